@@ -1,0 +1,86 @@
+"""The corpus: documents in a folder, each described by one entry of `sources.toml`.
+
+Loading checks that files and entries match one to one, so a dropped file that nobody
+described (or a description whose file went missing) is an error that names it rather
+than a silently smaller index.
+"""
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+METADATA = "sources.toml"
+# Files in a corpus folder that are not documents.
+NOT_DOCUMENTS = {METADATA, "glossary.tsv", "README.md"}
+
+
+class CorpusError(Exception):
+    """A problem with one document or the metadata; the message names the file (and line)."""
+
+    def __init__(self, path: Path | str, message: str, line: int | None = None):
+        self.path, self.line = str(path), line
+        where = f"{path}:{line}" if line else str(path)
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Source:
+    id: str
+    path: Path
+    title: str
+    family: str
+    languages: tuple[str, ...]
+    product: str = ""
+    date: str | None = None
+    edition: str | None = None
+    urls: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.id, "file": self.path.name, "title": self.title, "family": self.family,
+            "languages": list(self.languages), "product": self.product, "date": self.date,
+            "edition": self.edition, "urls": list(self.urls),
+        }
+
+
+def load_sources(folder: Path) -> list[Source]:
+    """The documents of a corpus folder, in metadata order. Raises CorpusError on any mismatch."""
+    meta_path = folder / METADATA
+    try:
+        meta = tomllib.loads(meta_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CorpusError(meta_path, "missing: every corpus folder describes its documents here") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CorpusError(meta_path, f"not valid TOML: {exc}") from None
+    sources, seen_ids, seen_files = [], set(), set()
+    for n, entry in enumerate(meta.get("source", []), 1):
+        missing = [k for k in ("id", "file", "title", "family", "languages") if not entry.get(k)]
+        if missing:
+            raise CorpusError(meta_path, f"entry {n} lacks {', '.join(missing)}")
+        if entry["id"] in seen_ids:
+            raise CorpusError(meta_path, f"entry {n}: duplicate source id {entry['id']!r}")
+        path = folder / entry["file"]
+        if not path.is_file():
+            raise CorpusError(path, f"described in {METADATA} (id {entry['id']!r}) but the file is missing")
+        seen_ids.add(entry["id"])
+        seen_files.add(entry["file"])
+        sources.append(Source(
+            id=entry["id"], path=path, title=entry["title"], family=entry["family"],
+            languages=tuple(entry["languages"]), product=entry.get("product", ""),
+            date=entry.get("date"), edition=entry.get("edition"), urls=tuple(entry.get("urls", ())),
+        ))
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS | seen_files:
+            raise CorpusError(path, f"has no entry in {METADATA}: describe it there or remove it")
+    return sources
+
+
+def content_hash(paths: list[Path]) -> str:
+    """A hash of the files' names and bytes: the index records it and rebuilds only when it changes."""
+    digest = hashlib.sha256()
+    for path in sorted(paths, key=str):
+        digest.update(str(path.name).encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()

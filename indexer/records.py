@@ -1,0 +1,121 @@
+"""The one record schema every parser produces and every reader consumes.
+
+A record carries everything a rule page, a card page or a search result needs, so nothing
+downstream goes back to the source text. Texts are stored per language as written in the
+source (`en`, `zh_hant`, `zh_hans`, `bg`); Simplified display of Traditional text is derived
+at read time, never stored twice.
+
+Records are serialised as JSON Lines; `Record.from_dict(record.to_dict()) == record`.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+KINDS = ("rule", "card", "planar_card", "section", "term")
+LANGS = ("en", "zh_hant", "zh_hans", "bg")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A rule reference found inside a text: `請參見規則601.2c`, `See rule 506.5`, `601.2f至h`.
+
+    `number` is the first rule named; `end` is the last one when a range is written
+    (601.2f至h gives number 601.2f, end 601.2h). `lang`, `start` and `stop` locate the
+    written reference in `record.text[lang]` (or in a ruling/example text: `where`).
+    """
+
+    number: str
+    end: str | None = None
+    lang: str = ""
+    start: int = 0
+    stop: int = 0
+    where: str = "text"  # "text", "rulings[3]", "examples[0]", "abilities[1]", "title"
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Reference":
+        return cls(**d)
+
+
+@dataclass
+class Record:
+    """One unit of knowledge: a rule, a card, a planar card, a document section or a term.
+
+    id        stable across runs: "<source>:<kind>:<key>" (key: rule number, name slug, ordinal)
+    source    the source id of the document it came from (corpus metadata, or "cr-<date>")
+    edition   the Comprehensive Rules edition its rule numbers belong to ("2008-05-01", "2009-07-08")
+    line      1-based line in the source file where the record starts
+    offset    0-based character offset in the decoded source file where the record starts
+    text      main clean text per language (a rule's text, a card's rules text, a section's body)
+    title     heading per language (a rule's keyword heading: {"en": "Cascade", "zh_hant": "傾曳"})
+    names     a card's, plane's or term's names per language
+    aliases   other written forms a reader may search for (era, regional and fan variants)
+    number    rule number ("702.30c") for rules; None otherwise
+    parent    parent rule number ("702.30" for "702.30c"; "702" for "702.30")
+    keyword   English keyword identity, lower case ("persist"): links one rule across editions
+    rulings   ruling bullets, each {lang: text}
+    examples  "Example:" paragraphs of a rule, each {lang: text}
+    abilities a planar card's abilities, each {lang: text} with the languages paired
+    attrs     small typed facts by kind: card mana_cost, type_line, power_toughness, set;
+              planar_card type_line, world; section heading level; term era/source notes
+    references every rule reference inside any of the texts above
+    """
+
+    id: str
+    kind: str
+    source: str
+    edition: str | None
+    line: int
+    offset: int
+    text: dict[str, str] = field(default_factory=dict)
+    title: dict[str, str] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+    aliases: list[str] = field(default_factory=list)
+    number: str | None = None
+    parent: str | None = None
+    keyword: str | None = None
+    rulings: list[dict[str, str]] = field(default_factory=list)
+    examples: list[dict[str, str]] = field(default_factory=list)
+    abilities: list[dict[str, str]] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)
+    references: list[Reference] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown record kind {self.kind!r}")
+        for part in [self.text, self.title, self.names, *self.rulings, *self.examples, *self.abilities]:
+            for lang in part:
+                if lang not in LANGS:
+                    raise ValueError(f"record {self.id}: unknown language {lang!r}")
+
+    def languages(self) -> list[str]:
+        """Languages present in any text of the record, in the canonical order."""
+        present = set()
+        for part in [self.text, self.title, self.names, *self.rulings, *self.examples, *self.abilities]:
+            present.update(lang for lang, value in part.items() if value)
+        return [lang for lang in LANGS if lang in present]
+
+    def texts(self, lang: str) -> list[str]:
+        """Every text of one language in reading order: title, names, text, abilities, rulings, examples."""
+        parts = [self.title.get(lang), self.names.get(lang), self.text.get(lang)]
+        for group in (self.abilities, self.rulings, self.examples):
+            parts.extend(item.get(lang) for item in group)
+        return [p for p in parts if p]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Record":
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in d.items() if k in known}
+        data["references"] = [Reference.from_dict(r) for r in data.get("references", [])]
+        return cls(**data)
+
+
+def rule_parent(number: str) -> str | None:
+    """The parent of a rule number: 702.30c -> 702.30, 702.30 -> 702, 702 -> 7 is not a rule: None."""
+    if number[-1].isalpha():
+        return number.rstrip("abcdefghijkmnpqrstuvwxyz")
+    if "." in number:
+        return number.split(".")[0]
+    return None

@@ -1,0 +1,72 @@
+"""Rule numbers: recognising them in queries and finding every reference inside a text.
+
+One grammar serves ingestion (references stored on records), query understanding (a rule
+number typed in any common form is a direct jump) and the forum linker, so the three never
+disagree about what counts as a rule reference.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .records import Reference
+
+# 100-999, then optionally .N and a subrule letter (the rules skip l and o).
+_NUMBER = r"[1-9]\d\d(?:\.\d{1,3}[a-hjkmnp-z]?)?"
+_PREFIX = r"(?:(?:comprehensive\s+)?rules?|cr|規則|规则|條|条)"
+_RANGE_SEP = r"\s*(?:至|到|~|～|-|–|—|through|to)\s*"
+# A bare three-digit number ("309") is a reference only after a prefix ("規則309", "rule 309").
+_REF = re.compile(
+    rf"(?<![0-9A-Za-z.])(?:(?P<prefix>{_PREFIX})\s*)?"
+    rf"(?P<num>{_NUMBER})"
+    rf"(?:{_RANGE_SEP}(?P<end>{_NUMBER}|[a-hjkmnp-z](?![A-Za-z])))?"
+    rf"(?![0-9A-Za-z]|\.\d)",
+    re.IGNORECASE,
+)
+_QUERY = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
+_FULLWIDTH = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} | {"．": ".", "\u3000": " "})
+
+
+def fold_fullwidth(text: str) -> str:
+    """Full-width digits, letters and the full-width full stop as ASCII: ７０２．３０ａ -> 702.30a."""
+    return unicodedata.normalize("NFKC", text.translate(_FULLWIDTH)) if _has_fullwidth(text) else text
+
+
+def _has_fullwidth(text: str) -> bool:
+    return any("\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text)
+
+
+def parse_rule_number(query: str) -> str | None:
+    """The rule number a query names, or None: `702.30a`, `702.30a.`, `rule 901.9`, `CR 702.82b`,
+    `規則901.3a`, `规则 901.6`, `７０２．３０ａ`. A bare three-digit number needs no prefix here:
+    a query of only `702` asks for that section."""
+    m = _QUERY.match(fold_fullwidth(query))
+    return m.group("num").lower() if m else None
+
+
+def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:
+    """Every rule reference in `text`, with its span. Offsets are offsets into `text` as given."""
+    refs = []
+    for m in _REF.finditer(text):
+        num = m.group("num").lower()
+        if "." not in num and not m.group("prefix"):
+            continue
+        end = m.group("end")
+        if end:
+            end = end.lower()
+            if len(end) == 1:  # 601.2f至h: the end shares the start's rule
+                end = num.rstrip("abcdefghijkmnpqrstuvwxyz") + end
+        refs.append(Reference(num, end or None, lang, m.start("num"), m.end(), where))
+    return refs
+
+
+def is_rule_number(value: str) -> bool:
+    return re.fullmatch(_NUMBER, value or "") is not None
+
+
+def rule_sort_key(number: str) -> tuple:
+    """Sort rule numbers in rule order: 702.9 < 702.30 < 702.30a < 702.30b."""
+    m = re.fullmatch(r"(\d+)(?:\.(\d+)([a-z]?))?", number)
+    if not m:
+        return (10**6, number)
+    return (int(m.group(1)), int(m.group(2) or -1), m.group(3) or "")
