@@ -9,6 +9,7 @@ Records are serialised as JSON Lines; `Record.from_dict(record.to_dict()) == rec
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, fields
 
 KINDS = ("rule", "card", "planar_card", "section", "term")
@@ -119,3 +120,9 @@ def rule_parent(number: str) -> str | None:
     if "." in number:
         return number.split(".")[0]
     return None
+
+
+def slug(text: str) -> str:
+    """A readable, stable id key: lower-case words joined by hyphens (`Murderous Redcap` ->
+    `murderous-redcap`); Chinese text is kept as it is (`映景明湖`)."""
+    return re.sub(r"[^\w]+", "-", text.strip().lower()).strip("-") or "x"
