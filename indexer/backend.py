@@ -1,0 +1,58 @@
+"""The search-backend interface: what the library needs from a full-text engine.
+
+The library (query understanding, ranking, result shaping) talks only to this interface, and
+the web layer talks only to the library, so neither imports an engine. Whoosh is the one
+implementation (`indexer.whoosh_backend`).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from .records import Record
+
+
+@dataclass
+class EngineQuery:
+    """A query ready for an engine: weighted free-text strings (the literal query weighs 1.0,
+    glossary expansions less), phrases that must all occur, and exact-value filters."""
+
+    terms: list[tuple[str, float]] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    filters: dict[str, str] = field(default_factory=dict)
+
+
+class SearchBackend(ABC):
+    """Index records once, then search them; records themselves are served by the library."""
+
+    @classmethod
+    @abstractmethod
+    def build(cls, records: Iterable[Record], directory: Path) -> None:
+        """Write a complete index of `records` into the empty folder `directory`."""
+
+    @classmethod
+    @abstractmethod
+    def open(cls, directory: Path) -> "SearchBackend":
+        """Open an index written by `build`; raise `IndexUnavailable` when it is missing or broken."""
+
+    @abstractmethod
+    def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
+        """Up to `limit` (record id, score) pairs, best first."""
+
+    @abstractmethod
+    def highlight(self, text: str, query: EngineQuery) -> str | None:
+        """`text` as escaped HTML with the matched words in <mark>, or None when nothing matches."""
+
+    @abstractmethod
+    def known_words(self, text: str) -> list[tuple[str, bool]]:
+        """The query's words with whether the index holds each one (for typo correction)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release files and searchers."""
+
+
+class IndexUnavailable(Exception):
+    """No usable index at a path: missing, half-written or corrupt. The message says which."""

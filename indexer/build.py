@@ -1,0 +1,151 @@
+"""Building the index beside the records, and switching to it atomically.
+
+An index lives in its own folder under the index root (records.jsonl, sources.json, the user
+dictionary it was segmented with, the engine's files, meta.json). `CURRENT` names the folder
+in use and is replaced in one rename, so a reader sees the old index or the new one, never a
+mixture; a build that fails (a broken document) never touches `CURRENT`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import analysis
+from .backend import IndexUnavailable
+from .corpus import METADATA, CorpusError, load_sources
+from .ingest import GLOSSARY, IngestResult, ingest, write_records
+from .records import Record
+from .whoosh_backend import WhooshBackend
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
+CURRENT = "CURRENT"
+KEEP_BUILDS = 3
+ENGINE = WhooshBackend
+
+
+class BuildError(Exception):
+    """The build did not happen; the previous index (if any) is still the one in use."""
+
+
+@dataclass
+class BuildOutcome:
+    folder: Path
+    corpus_hash: str
+    built: bool          # False when the index already matched the corpus
+    seconds: float = 0.0
+    result: IngestResult | None = None
+
+
+def input_files(paths: list[Path]) -> list[Path]:
+    """The files a build reads, found without parsing anything: for the change check."""
+    files = [GLOSSARY]
+    for path in paths:
+        if path.is_dir() and (path / METADATA).exists():
+            files.append(path / METADATA)
+            try:
+                files.extend(source.path for source in load_sources(path))
+            except CorpusError:
+                files.extend(p for p in path.iterdir() if p.is_file())
+        elif path.is_dir():
+            files.extend(p for p in path.iterdir() if p.suffix.lower() == ".txt")
+        elif path.exists():
+            files.append(path)
+    return files
+
+
+def corpus_hash(paths: list[Path]) -> str:
+    """Hash of every input file and of the indexing code: either changing means a rebuild."""
+    digest = hashlib.sha256()
+    for path in sorted(set(input_files(paths)), key=str):
+        digest.update(str(path.resolve()).encode() + b"\0" + path.read_bytes())
+    for code in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(code.read_bytes())
+    return digest.hexdigest()
+
+
+def current_folder(root: Path) -> Path | None:
+    try:
+        name = (root / CURRENT).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return root / name if name else None
+
+
+def current_meta(root: Path) -> dict:
+    folder = current_folder(root)
+    try:
+        return json.loads((folder / "meta.json").read_text(encoding="utf-8")) if folder else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def user_words(records: list[Record]) -> set[str]:
+    """Words jieba must keep whole: glossary forms, rule titles, card and plane names."""
+    from .glossary import Glossary
+
+    words = set(Glossary.load(GLOSSARY).all_forms())
+    for record in records:
+        if record.kind in ("card", "planar_card", "term") or (record.kind == "rule" and record.keyword):
+            words.update(record.names.values())
+            words.update(record.aliases)
+            words.update(record.title.values())
+    return {w for w in words if w and len(w) <= 12}
+
+
+def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = False,
+          progress: bool = False) -> BuildOutcome:
+    started = time.perf_counter()
+    digest = corpus_hash(paths)
+    folder = current_folder(root)
+    if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
+        return BuildOutcome(folder, digest, built=False)
+    result = ingest(paths, progress=progress)
+    if result.errors:
+        raise BuildError("index not rebuilt; the index in use is unchanged:\n  " + "\n  ".join(result.errors))
+    root.mkdir(parents=True, exist_ok=True)
+    name = f"{time.strftime('%Y%m%dT%H%M%S')}-{digest[:12]}"
+    tmp = root / f".tmp-{name}-{os.getpid()}"
+    try:
+        write_records(result, tmp)
+        analysis.set_user_words(user_words(result.records))
+        analysis.write_user_dictionary(tmp / "userdict.txt", analysis.user_words())
+        ENGINE.build(result.records, tmp)
+        meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),
+                "inputs": [str(p) for p in result.inputs]}
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        final = root / name
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    pointer = root / f".{CURRENT}.{os.getpid()}"
+    pointer.write_text(name + "\n", encoding="utf-8")
+    os.replace(pointer, root / CURRENT)
+    _prune(root, keep={name})
+    return BuildOutcome(final, digest, built=True, seconds=time.perf_counter() - started, result=result)
+
+
+def _usable(folder: Path) -> bool:
+    try:
+        ENGINE.open(folder).close()
+    except IndexUnavailable:
+        return False
+    return all((folder / name).exists() for name in ("records.jsonl", "sources.json", "userdict.txt", "meta.json"))
+
+
+def _prune(root: Path, keep: set[str]) -> None:
+    """Remove all but the newest builds; older ones may still be open in a serving process
+    for a moment, so a few are kept."""
+    builds = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), reverse=True)
+    for old in builds[KEEP_BUILDS:]:
+        if old.name not in keep:
+            shutil.rmtree(old, ignore_errors=True)
+    for stale in root.glob(".tmp-*"):
+        if time.time() - stale.stat().st_mtime > 3600:
+            shutil.rmtree(stale, ignore_errors=True)

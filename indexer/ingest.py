@@ -1,0 +1,216 @@
+"""The ingestion pipeline: paths in, records out.
+
+A path is a corpus folder (it has `sources.toml`), a folder of Comprehensive Rules files, or
+one rules file. Every document is read on its own: one that fails is reported with its file
+and position and the others still ingest. Records are written as JSON Lines by replacing the
+output file whole, so a reader never sees half a file.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import comprules
+from .corpus import METADATA, CorpusError, Source, content_hash, load_sources
+from .glossary import Glossary
+from .parsers import ParseError, parser_for
+from .records import Record
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = ROOT / "corpus"
+GLOSSARY = DEFAULT_CORPUS / "glossary.tsv"
+GLOSSARY_SOURCE = "glossary"
+# A document larger than this is refused before parsing: no seed comes near it, and it keeps
+# a hostile file from costing unbounded time and memory.
+MAX_DOCUMENT_BYTES = 32 * 1024 * 1024
+
+
+@dataclass
+class Summary:
+    """What one input file gave: shown to the person running ingestion."""
+
+    path: str
+    source: str
+    counts: dict[str, int]
+    warnings: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    def line(self) -> str:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(self.counts.items()))
+        return f"{self.path} [{self.source}] {counts}{' — ' + self.detail if self.detail else ''}"
+
+
+@dataclass
+class IngestResult:
+    records: list[Record] = field(default_factory=list)
+    sources: dict[str, dict] = field(default_factory=dict)
+    summaries: list[Summary] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    inputs: list[Path] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def corpus_hash(self) -> str:
+        return content_hash(self.inputs + [GLOSSARY])
+
+
+def decode_document(path: Path, data: bytes) -> str:
+    """A corpus document as text: UTF-8 (a BOM is dropped). Anything else is an error naming the
+    line and byte offset where decoding failed, so the owner can find the damage."""
+    if not data.strip():
+        raise CorpusError(path, "empty document")
+    if b"\0" in data[:8192]:
+        raise CorpusError(path, f"binary data (NUL byte at offset {data.index(b'\\0')}), not a text document")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CorpusError(path, f"not valid UTF-8 at byte offset {exc.start}: {exc.reason}", line) from None
+
+
+def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
+    parse = parser_for(source.family)
+    if parse is None:
+        raise CorpusError(source.path, f"unknown document family {source.family!r}")
+    data = source.path.read_bytes()
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise CorpusError(source.path, f"{len(data)} bytes: larger than {MAX_DOCUMENT_BYTES} bytes")
+    text = decode_document(source.path, data)
+    try:
+        parsed = parse(source, text)
+    except ParseError as exc:
+        raise CorpusError(source.path, str(exc), exc.line) from None
+    except RecursionError:
+        raise CorpusError(source.path, "structure too deeply nested to parse") from None
+    return parsed.records, parsed.warnings
+
+
+def assign_keywords(records: list[Record], glossary: Glossary) -> None:
+    """Give titled rules their English keyword identity (留存 -> persist), so one rule links
+    across editions and documents; subrules take their parent's."""
+    by_key = {(r.source, r.number): r for r in records if r.kind == "rule"}
+    for record in records:
+        if record.kind != "rule" or record.keyword:
+            continue
+        english = record.title.get("en")
+        if not english:
+            for lang in ("zh_hant", "zh_hans"):
+                if record.title.get(lang):
+                    english = glossary.english_for(record.title[lang])
+                    if english:
+                        break
+        if not english and record.parent:
+            parent = by_key.get((record.source, record.parent))
+            english = parent.keyword if parent else None
+        if english:
+            record.keyword = english.lower()
+
+
+def glossary_records(glossary: Glossary) -> list[Record]:
+    """Glossary entries as `term` records, so a term is itself a search result with a page."""
+    return [entry.to_record(GLOSSARY_SOURCE) for entry in glossary.entries]
+
+
+def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
+    started = time.perf_counter()
+    result = IngestResult()
+    glossary = Glossary.load(GLOSSARY)
+    rules_paths: list[Path] = []
+    for path in paths:
+        if path.is_dir() and (path / METADATA).exists():
+            _ingest_corpus(path, result)
+        elif path.is_dir():
+            rules_paths.extend(sorted(p for p in path.iterdir() if p.suffix.lower() == ".txt"))
+        elif path.is_file():
+            if comprules.is_rules_file(path.read_bytes()[:4096]):
+                rules_paths.append(path)
+            else:
+                result.errors.append(str(CorpusError(path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
+        else:
+            result.errors.append(str(CorpusError(path, "no such file or folder")))
+    if rules_paths:
+        _ingest_rules(rules_paths, result, progress)
+    result.records.extend(glossary_records(glossary))
+    result.sources[GLOSSARY_SOURCE] = {
+        "id": GLOSSARY_SOURCE, "file": GLOSSARY.name, "title": "Glossary / 詞彙表",
+        "family": "glossary", "languages": ["en", "zh_hant", "zh_hans"], "edition": None,
+        "date": None, "urls": [],
+    }
+    result.inputs.append(GLOSSARY)
+    assign_keywords(result.records, glossary)
+    _check_unique_ids(result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _ingest_corpus(folder: Path, result: IngestResult) -> None:
+    try:
+        sources = load_sources(folder)
+    except CorpusError as exc:
+        result.errors.append(str(exc))
+        return
+    for source in sources:
+        try:
+            records, warnings = _parse_source(source)
+        except CorpusError as exc:
+            result.errors.append(str(exc))
+            continue
+        result.records.extend(records)
+        result.sources[source.id] = source.to_dict()
+        result.inputs.append(source.path)
+        counts: dict[str, int] = {}
+        for record in records:
+            counts[record.kind] = counts.get(record.kind, 0) + 1
+        result.summaries.append(Summary(str(source.path), source.id, counts, warnings))
+
+
+def _ingest_rules(paths: list[Path], result: IngestResult, progress: bool) -> None:
+    rules = comprules.read_rules_files(paths, progress=progress)
+    result.records.extend(rules.records)
+    for source in rules.sources:
+        result.sources[source["id"]] = source
+    for summary in rules.summaries:
+        result.summaries.append(Summary(
+            summary.file, summary.source, summary.counts, [], summary.detail()))
+        result.inputs.append(Path(summary.file))
+    result.errors.extend(str(error) for error in rules.errors)
+
+
+def _check_unique_ids(result: IngestResult) -> None:
+    seen: dict[str, Record] = {}
+    for record in result.records:
+        if record.id in seen:
+            result.errors.append(f"{record.source}: duplicate record id {record.id!r} (line {record.line})")
+        seen[record.id] = record
+
+
+def write_records(result: IngestResult, out_dir: Path) -> None:
+    """records.jsonl and sources.json in `out_dir`, each replaced whole (write, fsync, rename)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.records)
+    _replace(out_dir / "records.jsonl", records)
+    _replace(out_dir / "sources.json", json.dumps(result.sources, ensure_ascii=False, indent=1))
+
+
+def read_records(folder: Path) -> tuple[list[Record], dict[str, dict]]:
+    with open(folder / "records.jsonl", encoding="utf-8") as fh:
+        records = [Record.from_dict(json.loads(line)) for line in fh if line.strip()]
+    sources = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
+    return records, sources
+
+
+def _replace(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+

@@ -1,0 +1,526 @@
+"""The library: everything the web layer and the command line ask of the knowledge base.
+
+It opens one built index (records, sources and the engine), answers searches (query
+understanding, glossary expansion, exact-name and keyword boosts, edition collapsing,
+snippets in the reader's script) and looks up rules, cards, terms and sources. The web layer
+holds no search logic; it renders what this returns.
+"""
+from __future__ import annotations
+
+import difflib
+import html
+import re
+import time
+import unicodedata
+from collections import defaultdict
+from pathlib import Path
+
+from . import analysis, editions
+from .backend import EngineQuery, IndexUnavailable
+from .build import DEFAULT_INDEX_ROOT, ENGINE, current_folder
+from .chinese import HAN_RUN, to_hans, to_hant
+from .glossary import Glossary
+from .ingest import GLOSSARY, read_records
+from .query import ParsedQuery, QueryError, parse_query
+from .records import Record
+from .references import rule_sort_key
+
+MAX_LIMIT = 50
+SCRIPTS = ("hant", "hans")
+# How much of the engine's (normalised) score each kind keeps: a rule ranks above a passage
+# that quotes it, and a glossary entry (a page of translations) below both.
+KIND_WEIGHT = {"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.6}
+# Added to the score for an exact answer to the query.
+BONUS_NAME = 3.0          # the query is a card's or plane's name
+BONUS_KEYWORD = 2.5       # the query is the keyword this rule defines (its heading)
+BONUS_KEYWORD_SUB = 1.2   # ... a subrule of that heading
+BONUS_TITLE = 0.6         # the query is in a section's heading
+BONUS_TERM = 0.4          # the query is a glossary term's name
+EXPANSION_WEIGHT = 0.5    # other forms of a glossary term, relative to the literal query
+CANDIDATES = 200
+_PUNCT = re.compile(r"[\W_]+")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
+
+
+def fold_key(text: str) -> str:
+    """The form names and titles are compared in: case, script, width, spacing and
+    punctuation folded (`Murderous Redcap` = `murderousredcap`, 奪魂紅帽客 = 夺魂红帽客)."""
+    return _PUNCT.sub("", to_hans(unicodedata.normalize("NFKC", text)).casefold())
+
+
+def display(text: str, lang: str, script: str | None) -> str:
+    """Chinese text in the script the reader asked for; anything else as written."""
+    if script == "hans" and lang == "zh_hant":
+        return to_hans(text)
+    if script == "hant" and lang == "zh_hans":
+        return to_hant(text)
+    return text
+
+
+def names_in_all_scripts(names: dict[str, str]) -> dict[str, str]:
+    """A name dict with both Chinese scripts filled in from whichever the source wrote."""
+    out = dict(names)
+    if out.get("zh_hant") and not out.get("zh_hans"):
+        out["zh_hans"] = to_hans(out["zh_hant"])
+    if out.get("zh_hans") and not out.get("zh_hant"):
+        out["zh_hant"] = to_hant(out["zh_hans"])
+    return out
+
+
+def record_url(record: Record) -> str:
+    if record.kind == "rule":
+        return f"/rules/{record.number}?edition={record.edition}" if record.edition else f"/rules/{record.number}"
+    if record.kind == "card":
+        return f"/cards/{record.id}"
+    if record.kind == "planar_card":
+        return f"/planes/{record.id}"
+    if record.kind == "term":
+        return f"/terms/{record.id}"
+    return f"/sources/{record.source}#{record.id}"
+
+
+def record_title(record: Record) -> str:
+    """One display title: the distinct titles (or names) of the record's languages."""
+    values = record.title or record.names
+    seen = []
+    for lang in ("zh_hant", "zh_hans", "en", "bg"):
+        value = values.get(lang)
+        if value and value not in seen:
+            seen.append(value)
+    title = " / ".join(seen)
+    if record.kind == "rule":
+        return f"{record.number} {title}".strip()
+    return title or record.id
+
+
+def plain_text(record: Record, script: str | None = None) -> str:
+    """The record's clean plain text in all its languages (Chinese in `script` when asked)."""
+    blocks = []
+    for lang in record.languages():
+        parts = [record.text.get(lang, "")]
+        for group in (record.abilities, record.rulings, record.examples):
+            parts.extend(item.get(lang, "") for item in group)
+        block = "\n".join(p for p in parts if p)
+        if block:
+            blocks.append(display(block, lang, script))
+    return "\n\n".join(blocks)
+
+
+class Library:
+    """One opened index. Cheap to query; open once per process (or per index switch)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        for name in ("records.jsonl", "sources.json", "userdict.txt"):
+            if not (folder / name).exists():
+                raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
+        analysis.load_user_dictionary(folder / "userdict.txt")
+        try:
+            records, self.sources = read_records(folder)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
+        self.engine = ENGINE.open(folder)
+        self.glossary = Glossary.load(GLOSSARY)
+        self.records = {r.id: r for r in records}
+        self._by_number: dict[str, list[Record]] = defaultdict(list)
+        self._names: dict[str, list[str]] = defaultdict(list)
+        self._keyword_heads: dict[str, list[str]] = defaultdict(list)
+        self._titles: dict[str, list[str]] = defaultdict(list)
+        self._vocabulary: set[str] = set()
+        self._suggestions: list[tuple[str, str, str, str]] = []
+        self._index_records(records)
+
+    # --- set-up -------------------------------------------------------------------------
+
+    def _index_records(self, records: list[Record]) -> None:
+        keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
+        for r in records:
+            if r.kind == "rule":
+                self._by_number[r.number].append(r)
+                parent = keyed.get((r.source, r.parent))
+                if r.keyword and not (parent and parent.keyword == r.keyword):
+                    self._keyword_heads[r.keyword].append(r.id)
+                    for title in r.title.values():
+                        self._titles[fold_key(title)].append(r.id)
+            elif r.kind == "section":
+                for title in r.title.values():
+                    self._titles[fold_key(title)].append(r.id)
+            if r.kind in ("card", "planar_card", "term"):
+                for name in [*r.names.values(), *r.aliases]:
+                    if name:
+                        self._names[fold_key(name)].append(r.id)
+                        self._suggestions.append((fold_key(name), name, r.kind, record_url(r)))
+            for value in [*r.names.values(), *r.title.values(), *r.aliases]:
+                self._vocabulary.update(w.lower() for w in _LATIN_WORD.findall(value))
+        for entry in self.glossary.entries:
+            for form in entry.forms():
+                self._vocabulary.update(w.lower() for w in _LATIN_WORD.findall(form))
+        seen = set()
+        for r in records:
+            if r.kind == "rule" and r.keyword and r.id in self._keyword_heads.get(r.keyword, ()):
+                for title in r.title.values():
+                    if (fold_key(title), title) not in seen:
+                        seen.add((fold_key(title), title))
+                        self._suggestions.append((fold_key(title), title, "rule", f"/rules/{r.number}"))
+        self._suggestions.sort(key=lambda s: (len(s[0]), s[0]))
+
+    def close(self) -> None:
+        self.engine.close()
+
+    # --- look-ups -----------------------------------------------------------------------
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def editions_of(self, number: str) -> list[str]:
+        return sorted({r.edition for r in self._by_number.get(number, []) if r.edition}, reverse=True)
+
+    def rule_records(self, number: str, edition: str | None = None) -> list[Record]:
+        """Records of one rule number in one edition (the newest holding it when not given):
+        the official rules file first, then documents that quote it."""
+        found = self._by_number.get(number, [])
+        if not found:
+            return []
+        edition = edition or self.editions_of(number)[0]
+        same = [r for r in found if r.edition == edition]
+        return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
+
+    def rule(self, number: str, edition: str | None = None) -> dict | None:
+        """Everything a rule page shows, or None when no edition has the number."""
+        records = self.rule_records(number, edition)
+        if not records:
+            return None
+        primary = records[0]
+        edition = primary.edition
+        children = sorted(
+            {c.number: c for c in self._children(number, edition)}.values(), key=lambda c: rule_sort_key(c.number))
+        parent = self.rule_records(primary.parent, edition)[:1] if primary.parent else []
+        all_records = list(self.records.values())
+        return {
+            "number": number,
+            "edition": edition,
+            "record": primary,
+            "quotes": records[1:],
+            "merged_text": _merge_texts(records),
+            "parent": parent[0] if parent else None,
+            "children": children,
+            "editions": editions.editions_of_number(all_records, number),
+            "keyword_numbers": editions.keyword_numbers(all_records, primary.keyword) if primary.keyword else [],
+            "history": editions.history(all_records, primary) if primary.keyword else [],
+        }
+
+    def _children(self, number: str, edition: str) -> list[Record]:
+        return [r for r in self.records.values()
+                if r.kind == "rule" and r.parent == number and r.edition == edition]
+
+    def records_of_source(self, source_id: str) -> list[Record]:
+        return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
+
+    def records_of_kind(self, kind: str) -> list[Record]:
+        return [r for r in self.records.values() if r.kind == kind]
+
+    def mentions(self, record: Record, limit: int = 50) -> list[Record]:
+        """Records whose text uses one of the record's names or titles (a term's occurrences)."""
+        query = EngineQuery(terms=[(form, 1.0) for form in [*record.names.values(), *record.aliases][:6]])
+        return [self.records[i] for i, _ in self.engine.search(query, limit) if i in self.records and i != record.id]
+
+    def referencing(self, number: str) -> list[Record]:
+        """Records with a reference to this rule number (or a range that covers it)."""
+        out = []
+        for r in self.records.values():
+            for ref in r.references:
+                if ref.number == number or (ref.end and rule_sort_key(ref.number) <= rule_sort_key(number) <= rule_sort_key(ref.end)):
+                    out.append(r)
+                    break
+        return out
+
+    # --- search -------------------------------------------------------------------------
+
+    def search(self, q: str, limit: int = 10, script: str | None = None) -> dict:
+        """The API's search answer. Raises QueryError for a query that cannot run."""
+        started = time.perf_counter()
+        if not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        if script not in (None, *SCRIPTS):
+            raise QueryError("script must be 'hant' or 'hans'")
+        parsed = parse_query(q)
+        answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
+        if parsed.empty:
+            answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
+            return answer
+        engine_query = self._engine_query(parsed)
+        ranked = self._rule_jump(parsed, answer) if parsed.rule_number else []
+        if not ranked:
+            ranked = self._ranked(parsed, engine_query)
+            suggestion = self._did_you_mean(parsed)
+            if suggestion:
+                answer["did_you_mean"] = suggestion
+                if not ranked:
+                    engine_query = self._engine_query(parse_query(suggestion))
+                    ranked = self._ranked(parse_query(suggestion), engine_query)
+        groups = self._collapse(ranked)
+        answer["total"] = len(groups)
+        answer["results"] = [self._result(group, engine_query, script) for group in groups[:limit]]
+        answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        return answer
+
+    def _engine_query(self, parsed: ParsedQuery) -> EngineQuery:
+        text = parsed.terms_text()
+        terms = [(text, 1.0)] if text else []
+        literal = fold_key(text)
+        for form in self._expansions(text):
+            if fold_key(form) != literal:
+                terms.append((form, EXPANSION_WEIGHT))
+        return EngineQuery(terms=terms, phrases=parsed.phrases, filters=parsed.filters)
+
+    def _expansions(self, text: str) -> list[str]:
+        """Other forms of every glossary term the query contains (whole query, word n-grams,
+        Chinese runs), so English finds Chinese-only text and back."""
+        found = []
+        words = text.split()
+        spans = [" ".join(words[i:j]) for i in range(len(words)) for j in range(min(len(words), i + 4), i, -1)]
+        spans += HAN_RUN.findall(text)
+        for span in dict.fromkeys(spans):
+            for form in self.glossary.expand(span):
+                if form not in found:
+                    found.append(form)
+        return found[:24]
+
+    def _query_keywords(self, text: str) -> set[str]:
+        """English keyword identities the whole query names (persist, 留存, 干枯 → wither)."""
+        keys = set()
+        english = self.glossary.english_for(text)
+        if english:
+            keys.add(english.lower())
+        if text.lower() in self._keyword_heads:
+            keys.add(text.lower())
+        return keys
+
+    def _ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> list[tuple[Record, float]]:
+        hits = self.engine.search(engine_query, CANDIDATES)
+        top = hits[0][1] if hits else 1.0
+        scores: dict[str, float] = {}
+        for record_id, score in hits:
+            record = self.records.get(record_id)
+            if record:
+                scores[record_id] = score / top * KIND_WEIGHT[record.kind]
+        text = parsed.terms_text()
+        key = fold_key(text)
+        if key and not parsed.phrases:
+            bonuses: dict[str, float] = defaultdict(float)
+            for record_id in self._names.get(key, []):
+                kind = self.records[record_id].kind
+                bonuses[record_id] = max(bonuses[record_id], BONUS_TERM if kind == "term" else BONUS_NAME)
+            for keyword in self._query_keywords(text):
+                for head_id in self._keyword_heads.get(keyword, []):
+                    bonuses[head_id] = max(bonuses[head_id], BONUS_KEYWORD)
+                    head = self.records[head_id]
+                    for child in self._children(head.number, head.edition):
+                        if child.source == head.source:
+                            bonuses[child.id] = max(bonuses[child.id], BONUS_KEYWORD_SUB)
+            for title_key, ids in self._titles.items():
+                if key == title_key:
+                    for record_id in ids:
+                        bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD)
+                elif len(key) >= 2 and key in title_key:
+                    for record_id in ids:
+                        bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE)
+            for record_id, bonus in bonuses.items():
+                record = self.records[record_id]
+                if self._passes(record, parsed.filters):
+                    scores[record_id] = scores.get(record_id, 0.0) + bonus
+        ranked = [(self.records[i], s) for i, s in scores.items()]
+        if parsed.phrases:
+            ranked = [(r, s) for r, s in ranked if all(_contains(r, p) for p in parsed.phrases)]
+        ranked.sort(key=lambda rs: (-rs[1], rule_sort_key(rs[0].number or ""), rs[0].id))
+        return ranked
+
+    @staticmethod
+    def _passes(record: Record, filters: dict[str, str]) -> bool:
+        for name, value in filters.items():
+            if name == "lang":
+                if value not in record.languages():
+                    return False
+            elif str(getattr(record, name) or "").lower() != value:
+                return False
+        return True
+
+    def _rule_jump(self, parsed: ParsedQuery, answer: dict) -> list[tuple[Record, float]]:
+        """A rule number: that rule first, then its subrules, then what quotes it."""
+        number = parsed.rule_number
+        edition = parsed.filters.get("edition")
+        records = [r for r in self.rule_records(number, edition) if self._passes(r, parsed.filters)]
+        if not records:
+            return []
+        head = records[0]
+        answer["rule_jump"] = {"number": number, "edition": head.edition, "id": head.id,
+                               "title": record_title(head), "url": record_url(head)}
+        ranked = [(r, 10.0) for r in records]
+        children = sorted(self._children(number, head.edition), key=lambda c: (rule_sort_key(c.number), c.source))
+        ranked += [(c, 5.0) for c in children if self._passes(c, parsed.filters)]
+        seen = {r.id for r, _ in ranked}
+        for r in self.referencing(number):
+            if r.id not in seen and self._passes(r, parsed.filters):
+                ranked.append((r, 1.0))
+        return ranked
+
+    def _collapse(self, ranked: list[tuple[Record, float]]) -> list[list[Record]]:
+        """The same rule in several editions is one result: the newest edition, then the others."""
+        groups: dict[tuple, list[Record]] = {}
+        order = []
+        for record, _ in ranked:
+            key = _edition_group(record)
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(record)
+        out = []
+        for key in order:
+            members = groups[key]
+            if len(members) > 1:
+                best = max(members, key=lambda r: (r.edition or "", r.source.startswith("cr-")))
+                members = [best] + [m for m in members if m is not best]
+            out.append(members)
+        return out
+
+    def _result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
+        record = group[0]
+        source = self.sources.get(record.source, {})
+        return {
+            "id": record.id,
+            "kind": record.kind,
+            "rule": record.number,
+            "edition": record.edition,
+            "title": display(record_title(record), "zh_hant" if record.title.get("zh_hant") or record.names.get("zh_hant") else "zh_hans", script),
+            "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
+            "text": plain_text(record, script),
+            "snippet": self.snippet(record, engine_query, script),
+            "source": {"id": record.source, "title": source.get("title", record.source)},
+            "url": record_url(record),
+            "other_editions": [
+                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
+                for r in group[1:]
+            ],
+        }
+
+    def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> str:
+        """Escaped HTML with the matched words marked, from the language that matched;
+        highlighted in the reader's script (the conversion keeps every offset)."""
+        query_text = " ".join(t for t, _ in engine_query.terms[:1])
+        prefer_zh = bool(HAN_RUN.search(query_text))
+        langs = sorted(record.languages(), key=lambda l: (l.startswith("zh") != prefer_zh, l))
+        for lang in langs:
+            parts = [record.text.get(lang, "")]
+            for group in (record.abilities, record.rulings, record.examples):
+                parts.extend(item.get(lang, "") for item in group)
+            text = display("\n".join(p for p in parts if p), lang, script)
+            marked = self.engine.highlight(text, engine_query)
+            if marked:
+                return marked
+        first = plain_text(record, script)
+        return html.escape(first[:200] + ("…" if len(first) > 200 else ""))
+
+    def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
+        """A corrected query when a Latin word of it is in no record but close to a known one."""
+        text = parsed.text
+        changed = False
+        for word in set(_LATIN_WORD.findall(text)):
+            lower = word.lower()
+            if lower in self._vocabulary:
+                continue
+            if all(known for _, known in self.engine.known_words(word)):
+                continue
+            close = difflib.get_close_matches(lower, self._vocabulary, n=1, cutoff=0.75)
+            if close:
+                text = re.sub(rf"\b{re.escape(word)}\b", close[0], text)
+                changed = True
+        return text if changed else None
+
+    # --- suggestions --------------------------------------------------------------------
+
+    def suggest(self, q: str, limit: int = 10) -> list[dict]:
+        """Names, titles and rule numbers that start with what was typed (any script)."""
+        if len(q) > 100 or not 1 <= limit <= MAX_LIMIT:
+            raise QueryError("suggest takes at most 100 characters and a limit of 1 to 50")
+        key = fold_key(q)
+        if not key:
+            return []
+        out, seen = [], set()
+        number_prefix = q.strip().lower()
+        if re.fullmatch(r"\d{1,3}(\.\d*[a-z]?)?", number_prefix):
+            numbers = sorted((n for n in self._by_number if n.startswith(number_prefix)), key=rule_sort_key)
+            for n in numbers[:limit]:
+                head = self.rule_records(n)[0]
+                out.append({"text": record_title(head), "kind": "rule", "url": record_url(head)})
+            return out
+        for folded, shown, kind, url in self._suggestions:
+            if folded.startswith(key) and (shown, url) not in seen:
+                seen.add((shown, url))
+                out.append({"text": shown, "kind": kind, "url": url})
+                if len(out) >= limit:
+                    break
+        return out
+
+
+def _edition_group(record: Record) -> tuple:
+    if record.kind == "rule" and record.keyword:
+        suffix = re.sub(r"^\d+(\.\d+)?", "", record.number or "")
+        depth = (record.number or "").count(".")
+        return ("rule", record.keyword, depth, suffix)
+    if record.kind == "rule":
+        return ("rule-number", record.number)
+    if record.kind == "term" and record.source.startswith("cr-"):
+        return ("cr-term", fold_key(record.names.get("en", record.id)))
+    return ("record", record.id)
+
+
+def _contains(record: Record, phrase: str) -> bool:
+    """Phrase match on folded text: script, case and spacing do not matter (a phrase that
+    crossed a line wrap in the source is one line in the clean text)."""
+    needle = " ".join(to_hans(phrase).casefold().split())
+    for lang in record.languages():
+        hay = " ".join(to_hans("\n".join(record.texts(lang))).casefold().split())
+        if needle in hay:
+            return True
+    return False
+
+
+def _merge_texts(records: list[Record]) -> dict[str, str]:
+    """One rule's text in every language any of its records gives (the rules file's English
+    beside a FAQ's Chinese)."""
+    merged: dict[str, str] = {}
+    for record in records:
+        for lang, text in record.text.items():
+            merged.setdefault(lang, text)
+    return merged
+
+
+class LiveLibrary:
+    """The library of whichever index `CURRENT` names, reopened when a rebuild switches it.
+
+    A request holds the Library it got for its whole duration, so a switch never mixes two
+    indexes in one answer; the old one is closed only by garbage collection."""
+
+    CHECK_SECONDS = 1.0
+
+    def __init__(self, root: Path = DEFAULT_INDEX_ROOT):
+        self.root = root
+        self._library: Library | None = None
+        self._folder: Path | None = None
+        self._checked = 0.0
+
+    def get(self) -> Library:
+        now = time.monotonic()
+        if self._library is None or now - self._checked >= self.CHECK_SECONDS:
+            self._checked = now
+            folder = current_folder(self.root)
+            if folder is None:
+                if self._library is None:
+                    raise IndexUnavailable(f"{self.root}: no index built yet (run: python -m indexer build)")
+            elif folder != self._folder:
+                try:
+                    self._library, self._folder = Library(folder), folder
+                except IndexUnavailable:
+                    if self._library is None:
+                        raise
+        return self._library

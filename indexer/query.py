@@ -1,0 +1,67 @@
+"""Query understanding: what a typed query asks for, before any engine sees it.
+
+Any string is a valid query. Filters (`kind:card`, `source:…`, `edition:…`) and quoted
+phrases are taken out; a rule number in any common form becomes a direct jump; the rest is
+free text. Operators and stray syntax characters are plain text here, so nothing a user
+types can make the engine's parser fail.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .references import fold_fullwidth, parse_rule_number
+from .records import KINDS
+
+MAX_QUERY_CHARS = 500
+FILTERS = ("kind", "source", "edition", "lang")
+_FILTER = re.compile(r"(?<!\S)(kind|source|edition|lang):(\S+)", re.IGNORECASE)
+_PHRASE = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
+_SYNTAX = re.compile(r"[()\[\]^~*?!:+\\]|(?<!\w)-|\b(?:AND|OR|NOT)\b")
+_KIND_ALIASES = {"plane": "planar_card", "planes": "planar_card", "cards": "card", "rules": "rule",
+                 "terms": "term", "sections": "section", "planar": "planar_card"}
+
+
+class QueryError(ValueError):
+    """A query that cannot run (too long, an unknown filter value); the message says why."""
+
+
+@dataclass
+class ParsedQuery:
+    raw: str
+    text: str = ""                   # free text, syntax characters removed
+    phrases: list[str] = field(default_factory=list)
+    filters: dict[str, str] = field(default_factory=dict)
+    rule_number: str | None = None   # set when the whole free text is a rule number
+
+    @property
+    def empty(self) -> bool:
+        return not (self.text or self.phrases or self.rule_number)
+
+    def terms_text(self) -> str:
+        """Everything the engine should match: the free text and the phrases' words."""
+        return " ".join([self.text, *self.phrases]).strip()
+
+
+def parse_query(raw: str) -> ParsedQuery:
+    if len(raw) > MAX_QUERY_CHARS:
+        raise QueryError(f"query too long: {len(raw)} characters (at most {MAX_QUERY_CHARS})")
+    text = unicodedata.normalize("NFC", fold_fullwidth(raw)).replace("\0", " ")
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    parsed = ParsedQuery(raw=raw)
+    for name, value in _FILTER.findall(text):
+        name, value = name.lower(), value.strip().lower()
+        if name == "kind":
+            value = _KIND_ALIASES.get(value, value)
+            if value not in KINDS:
+                raise QueryError(f"unknown kind {value!r}: use one of {', '.join(KINDS)}")
+        parsed.filters[name] = value
+    text = _FILTER.sub(" ", text)
+    parsed.phrases = [p.strip() for p in _PHRASE.findall(text) if p.strip()]
+    text = _PHRASE.sub(" ", text)
+    number = parse_rule_number(text)
+    if number and not parsed.phrases:
+        parsed.rule_number = number
+    parsed.text = " ".join(_SYNTAX.sub(" ", text).replace('"', " ").split())
+    return parsed

@@ -1,0 +1,50 @@
+"""The index schema: which parts of a record are searchable, and how.
+
+Names, titles and body text all use the one text analyzer (so indexing, querying and
+highlighting agree); a character-bigram copy of everything is searched at a lower weight as a
+recall fallback for words the dictionary segments differently. Record contents are not
+stored in the index: the library serves them from the records file built beside it.
+"""
+from whoosh.fields import ID, KEYWORD, TEXT, Schema
+
+from .analysis import bigram_analyzer, text_analyzer
+
+# Query-time weights of the searchable fields.
+FIELD_WEIGHTS = {"names": 4.0, "title": 3.0, "body": 1.0, "grams": 0.3}
+
+
+def build_schema() -> Schema:
+    text = text_analyzer()
+    return Schema(
+        id=ID(stored=True, unique=True),
+        kind=ID,
+        source=ID,
+        edition=ID,
+        lang=KEYWORD(commas=True),
+        number=ID,
+        names=TEXT(analyzer=text),
+        title=TEXT(analyzer=text),
+        body=TEXT(analyzer=text, phrase=True),
+        grams=TEXT(analyzer=bigram_analyzer(), phrase=False),
+    )
+
+
+def document(record) -> dict:
+    """The fields of one record as the index sees them."""
+    body = [record.text.get(lang, "") for lang in record.text]
+    for group in (record.abilities, record.rulings, record.examples):
+        body.extend(text for item in group for text in item.values())
+    names = [*record.names.values(), *record.aliases]
+    titles = list(record.title.values())
+    return {
+        "id": record.id,
+        "kind": record.kind,
+        "source": record.source,
+        "edition": record.edition or "",
+        "lang": ",".join(record.languages()),
+        "number": record.number or "",
+        "names": "\n".join(names),
+        "title": "\n".join(titles),
+        "body": "\n".join(body),
+        "grams": "\n".join([*names, *titles, *body]),
+    }

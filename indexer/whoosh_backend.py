@@ -1,0 +1,116 @@
+"""The Whoosh implementation of the search backend."""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Iterable
+
+from whoosh import highlight, index
+from whoosh.query import And, Or, Term
+from whoosh.scoring import BM25F
+
+from .backend import EngineQuery, IndexUnavailable, SearchBackend
+from .records import Record
+from .schema import FIELD_WEIGHTS, build_schema, document
+
+INDEX_NAME = "records"
+# Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
+MAX_QUERY_TOKENS = 48
+FILTER_FIELDS = ("kind", "source", "edition", "lang")
+
+
+class MarkFormatter(highlight.Formatter):
+    """Escaped HTML with matches in <mark>: a snippet is safe to insert as it is."""
+
+    between = " … "
+
+    def _text(self, text: str) -> str:
+        return html.escape(text, quote=True)
+
+    def format_token(self, text, token, replace=False):
+        return "<mark>%s</mark>" % html.escape(highlight.get_text(text, token, replace), quote=True)
+
+
+class WhooshBackend(SearchBackend):
+    def __init__(self, ix):
+        self._ix = ix
+        self._searcher = ix.searcher(weighting=BM25F())
+        self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
+
+    @classmethod
+    def build(cls, records: Iterable[Record], directory: Path) -> None:
+        ix = index.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
+        writer = ix.writer(limitmb=256)
+        try:
+            for record in records:
+                writer.add_document(**document(record))
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+    @classmethod
+    def open(cls, directory: Path) -> "WhooshBackend":
+        try:
+            if not index.exists_in(str(directory), indexname=INDEX_NAME):
+                raise IndexUnavailable(f"{directory}: no search index there")
+            return cls(index.open_dir(str(directory), indexname=INDEX_NAME))
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # whoosh raises many types for damaged files
+            raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
+
+    def _tokens(self, field: str, text: str) -> list[str]:
+        tokens = []
+        for token in self._analyzers[field](text, mode="query"):
+            if token.text not in tokens:
+                tokens.append(token.text)
+            if len(tokens) >= MAX_QUERY_TOKENS:
+                break
+        return tokens
+
+    def _query(self, query: EngineQuery):
+        clauses = []
+        for text, weight in query.terms:
+            for field, field_weight in FIELD_WEIGHTS.items():
+                clauses.extend(Term(field, tok, boost=weight * field_weight) for tok in self._tokens(field, text))
+        must = []
+        for phrase in query.phrases:
+            tokens = self._tokens("body", phrase)
+            if tokens:
+                must.append(And([Term("body", tok) for tok in tokens]))
+        if not clauses and not must:
+            return None
+        if must:
+            return And(must + ([Or(clauses)] if clauses else []))
+        return Or(clauses)
+
+    def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
+        q = self._query(query)
+        if q is None:
+            return []
+        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+        hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
+        return [(hit["id"], hit.score) for hit in hits]
+
+    def highlight(self, text: str, query: EngineQuery) -> str | None:
+        terms = set()
+        for text_part, _ in query.terms:
+            terms.update(self._tokens("body", text_part))
+        for phrase in query.phrases:
+            terms.update(self._tokens("body", phrase))
+        if not terms or not text:
+            return None
+        fragmenter = highlight.ContextFragmenter(maxchars=240, surround=60)
+        out = highlight.highlight(text, frozenset(terms), self._analyzers["body"], fragmenter,
+                                  MarkFormatter(), top=2, mode="index")
+        return out or None
+
+    def known_words(self, text: str) -> list[tuple[str, bool]]:
+        reader = self._searcher.reader()
+        return [(tok, reader.doc_frequency("body", tok) > 0 or reader.doc_frequency("names", tok) > 0)
+                for tok in self._tokens("body", text)]
+
+    def close(self) -> None:
+        self._searcher.close()
+        self._ix.close()
