@@ -35,20 +35,46 @@ def normalize(text: str) -> str:
     return _RULE_NUMBER_FW.sub(lambda m: fold_fullwidth(m.group()), text)
 
 
-def fold_homoglyphs(text: str) -> str:
+def fold_homoglyphs(text: str, restore_case: bool = False) -> str:
     """Cyrillic/Greek look-alikes inside Latin words back to Latin (`ruLЕS` -> `ruLES`).
 
     Only words that mix Latin letters with look-alikes change: a real Cyrillic or Greek word
-    has no Latin letter in it and is left as it is."""
+    has no Latin letter in it and is left as it is.
+
+    With `restore_case`, the capitals the damage brought with it go back to lower case too
+    (`hАVe` -> `have`, `ruLЕS` -> `rules`, `ТWo` -> `two`): the damage swaps a run of letters for
+    capitals, some of them look-alikes, so the capital run around each look-alike is lowered.
+    A word in capitals throughout stays in capitals, and a single look-alike initial capital
+    stays a capital (`Аkoum` -> `Akoum`)."""
 
     def fix(m: re.Match) -> str:
         word = m.group()
         foreign = [c for c in word if not c.isascii()]
         if foreign and len(foreign) < len(word) and all(c in _LOOKALIKE for c in foreign):
-            return word.translate(_HOMOGLYPHS)
+            folded = word.translate(_HOMOGLYPHS)
+            return _lower_damaged_capitals(word, folded) if restore_case else folded
         return word
 
     return _WORD.sub(fix, text)
+
+
+def _lower_damaged_capitals(original: str, folded: str) -> str:
+    """Lower the runs of capitals in `folded` that contain a capital look-alike of `original`."""
+    if folded.isupper():
+        return folded
+    chars = list(folded)
+    for i, ch in enumerate(original):
+        if ch not in _LOOKALIKE or not ch.isupper():
+            continue
+        start, stop = i, i + 1
+        while start > 0 and chars[start - 1].isupper():
+            start -= 1
+        while stop < len(chars) and chars[stop].isupper():
+            stop += 1
+        if (start, stop) == (0, 1):  # an initial capital: the word may be a name
+            continue
+        chars[start:stop] = [c.lower() for c in chars[start:stop]]
+    return "".join(chars)
 
 
 def is_cjk(ch: str) -> bool:
@@ -81,3 +107,88 @@ def mixed_script_words(text: str) -> list[str]:
         if latin and other:
             bad.append(word)
     return bad
+
+
+# Spaces that look like a space but are not one: no-break, typographic and ideographic spaces.
+_ODD_SPACE = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_SPACE_RUN = re.compile(" {2,}")
+
+
+def normalize_spaces(text: str) -> str:
+    """Odd spaces (no-break U+00A0, U+2000-U+200A, ideographic U+3000, ...) as plain spaces, runs
+    of spaces as one, no spaces at either end of a line; a line of only spaces becomes empty.
+
+    Documents pasted from web pages separate paragraphs with lines of a single no-break space
+    and pad words with them: left in, they make blank lines look like text and split words."""
+    lines = (_SPACE_RUN.sub(" ", _ODD_SPACE.sub(" ", line)).strip(" ") for line in text.split("\n"))
+    return "\n".join(lines)
+
+
+# A counting word before the classifier 位 (每位, 一位, 下一位, 哪位, 各位).
+_BIT_AFTER_COUNTING_WORD = re.compile("(?<=[每各哪這那某幾數一二兩三四五六七八九十])位元(?!組)")
+
+
+def fix_conversion_errors(text: str) -> str:
+    """Undo the known mistake of converting Simplified Chinese to Traditional with Taiwan phrases:
+    the classifier 位 after a counting word became 位元, the Taiwanese word for a computer
+    "bit" (每位元玩家 -> 每位玩家, 下一位元不會 -> 下一位不會, 哪位元對手 -> 哪位對手).
+
+    Only 位元 right after a counting word changes: there it can only be the classifier (a rules
+    document counts players, never bits), while 位元 elsewhere, and 位元組 "byte", stay."""
+    return _BIT_AFTER_COUNTING_WORD.sub("位", text)
+
+
+# 囘, an old variant of 回 that the documents never use as a word: they write 回 (回合, 回到,
+# 回應), and 囘 only turns up inserted inside words (套囘牌 for 套牌, 三囘條 for 三條).
+_JUNK_INSIDE_WORD = re.compile("(?<=[\u3400-\u9fff])囘(?=[\u3400-\u9fff])")
+
+
+def remove_junk_chars(text: str) -> str:
+    """Drop characters a source inserted into Chinese words as noise (套囘牌 -> 套牌).
+
+    Only between two Chinese characters: a 囘 standing alone or beside Latin text is left as it
+    is, since there it is not inside a word the noise could have split."""
+    return _JUNK_INSIDE_WORD.sub("", text)
+
+
+_CYRILLIC_THEN_LATIN = re.compile(r"\b([\u0400-\u04ff]{2,})([A-Za-z]{2,})\b")
+_LATIN_THEN_CYRILLIC = re.compile(r"\b([A-Za-z]{2,})([\u0400-\u04ff]{2,})\b")
+
+
+def separate_scripts(text: str) -> str:
+    """A lost space between a Cyrillic word and a Latin word put back (`нормалнатаMagic` ->
+    `нормалната Magic`, `картиMagic` -> `карти Magic`).
+
+    A word made of one run of Cyrillic and one run of Latin letters (two or more each) is
+    two words glued together; run fold_homoglyphs first, so a Latin word with look-alike
+    letters is repaired rather than split."""
+    text = _CYRILLIC_THEN_LATIN.sub(r"\1 \2", text)
+    return _LATIN_THEN_CYRILLIC.sub(r"\1 \2", text)
+
+
+def clean(text: str) -> str:
+    """Every repair above, in order, for one piece of text taken from a document: the text a
+    reader is shown. Safe on any language: each step changes only the damage it knows."""
+    text = normalize_spaces(normalize(text))
+    text = separate_scripts(fold_homoglyphs(text, restore_case=True))
+    return remove_junk_chars(fix_conversion_errors(text)).strip()
+
+
+def join_paragraphs(parts: list[str]) -> str:
+    """Join separate paragraphs or list items of one text, each on its own line.
+
+    Between two Chinese parts there is no line break: a newline inside a run of Chinese text
+    splits it for word segmentation and phrase search. After Chinese punctuation the parts
+    simply run on (Chinese needs no space between sentences); elsewhere one space marks the
+    break between list items (`大型側拉套牌盒 35張`)."""
+    out = ""
+    for part in (p.strip() for p in parts):
+        if not part:
+            continue
+        if not out:
+            out = part
+        elif is_cjk(out[-1]) and is_cjk(part[0]):
+            out += ("" if out[-1] in _CJK_PUNCT else " ") + part
+        else:
+            out += "\n" + part
+    return out
