@@ -62,8 +62,9 @@ def decode_document(path: Path, data: bytes) -> str:
     line and byte offset where decoding failed, so the owner can find the damage."""
     if not data.strip():
         raise CorpusError(path, "empty document")
-    if b"\0" in data[:8192]:
-        raise CorpusError(path, f"binary data (NUL byte at offset {data.index(b'\\0')}), not a text document")
+    nul = data.find(b"\0", 0, 8192)
+    if nul != -1:
+        raise CorpusError(path, f"binary data (NUL byte at offset {nul}), not a text document")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
