@@ -18,7 +18,7 @@ from . import comprules
 from .corpus import METADATA, CorpusError, Source, content_hash, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
-from .records import Record
+from .records import Record, Reference, slug
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = ROOT / "corpus"
@@ -112,7 +112,21 @@ def assign_keywords(records: list[Record], glossary: Glossary) -> None:
 
 def glossary_records(glossary: Glossary) -> list[Record]:
     """Glossary entries as `term` records, so a term is itself a search result with a page."""
-    return [entry.to_record(GLOSSARY_SOURCE) for entry in glossary.entries]
+    records = []
+    for entry in glossary.entries:
+        notes = [f"{v.form} ({v.note})" if v.note else v.form for v in entry.variants]
+        text = f"{entry.kind}." + (f" Other forms: {'; '.join(notes)}." if notes else "")
+        names = {"en": entry.name, "zh_hant": entry.zh_hant, "zh_hans": entry.zh_hans}
+        records.append(Record(
+            id=f"{GLOSSARY_SOURCE}:term:{slug(entry.english)}", kind="term", source=GLOSSARY_SOURCE,
+            edition=None, line=entry.line, offset=0, text={"en": text},
+            names={lang: value for lang, value in names.items() if value},
+            aliases=[v.form for v in entry.variants], keyword=entry.name.lower(),
+            attrs={"kind": entry.kind, "sources": ", ".join(entry.sources),
+                   "rules": ", ".join(f"{r.number}@{r.edition}" for r in entry.rules)},
+            references=[Reference(r.number, where="attrs") for r in entry.rules],
+        ))
+    return records
 
 
 def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
