@@ -29,13 +29,13 @@ MAX_LIMIT = 50
 SCRIPTS = ("hant", "hans")
 # How much of the engine's (normalised) score each kind keeps: a rule ranks above a passage
 # that quotes it, and a glossary entry (a page of translations) below both.
-KIND_WEIGHT = {"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.6}
+KIND_WEIGHT = {"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.35}
 # Added to the score for an exact answer to the query.
 BONUS_NAME = 3.0          # the query is a card's or plane's name
 BONUS_KEYWORD = 2.5       # the query is the keyword this rule defines (its heading)
 BONUS_KEYWORD_SUB = 1.2   # ... a subrule of that heading
-BONUS_TITLE = 0.6         # the query is in a section's heading
-BONUS_TERM = 0.4          # the query is a glossary term's name
+BONUS_LITERAL = 0.3       # the query occurs as written (script and case folded) in the text
+BONUS_TITLE = 0.9         # the query is in a heading (scaled by how much of the heading it is)
 EXPANSION_WEIGHT = 0.5    # other forms of a glossary term, relative to the literal query
 CANDIDATES = 200
 _PUNCT = re.compile(r"[\W_]+")
@@ -296,6 +296,26 @@ class Library:
             keys.add(text.lower())
         return keys
 
+    def _defining_rules(self, text: str) -> list[tuple[str, float]]:
+        """Rules the glossary names as defining the queried term, with a weight: the rule of
+        that number in the edition the glossary gives, and in other editions only where its
+        text uses the term (numbers move between editions: 702.79 is devour in 2009 and persist
+        in 2026). A query that is only a variant form (a fan or foreign word) weighs less, so
+        text written with that very word can still come first."""
+        entry = self.glossary.lookup(text)
+        if entry is None:
+            return []
+        primary = fold_key(text) in {fold_key(f) for f in (entry.name, entry.zh_hant, entry.zh_hans)}
+        weight = 1.0 if primary else 0.4
+        forms = [fold_key(f) for f in entry.forms()]
+        out = []
+        for ref in entry.rules:
+            for record in self._by_number.get(ref.number, []):
+                if record.edition == ref.edition or any(f and f in fold_key(" ".join(record.texts(lang)))
+                                                        for lang in record.languages() for f in forms):
+                    out.append((record.id, weight))
+        return out
+
     def _ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> list[tuple[Record, float]]:
         hits = self.engine.search(engine_query, CANDIDATES)
         top = hits[0][1] if hits else 1.0
@@ -309,8 +329,10 @@ class Library:
         if key and not parsed.phrases:
             bonuses: dict[str, float] = defaultdict(float)
             for record_id in self._names.get(key, []):
-                kind = self.records[record_id].kind
-                bonuses[record_id] = max(bonuses[record_id], BONUS_TERM if kind == "term" else BONUS_NAME)
+                if self.records[record_id].kind != "term":
+                    bonuses[record_id] = max(bonuses[record_id], BONUS_NAME)
+            for record_id, weight in self._defining_rules(text):
+                bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD * weight)
             for keyword in self._query_keywords(text):
                 for head_id in self._keyword_heads.get(keyword, []):
                     bonuses[head_id] = max(bonuses[head_id], BONUS_KEYWORD)
@@ -324,7 +346,12 @@ class Library:
                         bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD)
                 elif len(key) >= 2 and key in title_key:
                     for record_id in ids:
-                        bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE)
+                        bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE * len(key) / len(title_key))
+            if len(key) >= 2:
+                for record_id in scores:
+                    record = self.records[record_id]
+                    if any(key in fold_key(" ".join(record.texts(lang))) for lang in record.languages()):
+                        bonuses[record_id] += BONUS_LITERAL
             for record_id, bonus in bonuses.items():
                 record = self.records[record_id]
                 if self._passes(record, parsed.filters):

@@ -106,9 +106,13 @@ def test_murderous_redcap_is_one_card_from_both_sections(rec, text):
         "當奪魂紅帽客進場時，它對目標生物或牌手造成傷害，其數量等同於其力量。\n"
         "留存（當此生物從場上置入墳墓場時，若其上沒有-1/-1指示物，則將它在其擁有者的操控下返回場上，且其上有一個-1/-1指示物。）"
     )
-    # In the persist section the card is followed by the quoted rules 502.79-502.79a, so the
-    # bullets there are the rule's; the card part gives it one bullet of its own.
-    assert card.rulings == [{"zh_hant": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
+    # In the persist section the card is the example of the quoted rules 502.79-502.79a: the
+    # seven bullets after them are the rule's and the card's; the card part adds one more.
+    persist = rec["shadowmoor-faq:rule:502.79"]
+    assert len(persist.rulings) == 7
+    assert card.rulings == persist.rulings + [
+        {"zh_hant": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
+    assert card.rulings[0] == {"zh_hant": "所有暗影荒原中具留存異能的牌都是生物。如果這類牌在場上時因故不再是生物，留存依舊會生效。"}
 
 
 def test_cards_described_twice_collect_the_rulings_of_both_places(rec):
@@ -118,8 +122,10 @@ def test_cards_described_twice_collect_the_rulings_of_both_places(rec):
     assert len(torrent.rulings) == 5
     assert torrent.rulings[0]["zh_hant"].startswith("此咒語在乎的是支付其總費用時用了哪種法術力")
     assert torrent.rulings[4]["zh_hant"].startswith("此咒語的效應會依序發生。")
-    knight = rec["shadowmoor-faq:card:kulrath-knight"]
-    assert knight.rulings == [{"zh_hant": "這會檢查對手的生物上是否有指示物，而不只檢查-1/-1指示物。"}]
+    knight = rec["shadowmoor-faq:card:kulrath-knight"]  # the wither section's example card
+    wither = rec["shadowmoor-faq:rule:502.80"]
+    assert len(wither.rulings) == 5
+    assert knight.rulings == wither.rulings + [{"zh_hant": "這會檢查對手的生物上是否有指示物，而不只檢查-1/-1指示物。"}]
 
 
 def test_colour_headings_are_not_part_of_card_names(rec, text):

@@ -96,7 +96,9 @@ def test_gnarlid_pack(rec):
     assert card.attrs == {"mana_cost": "{一}{綠}", "type_line": "生物～野獸", "power_toughness": "2/2", "set": "Worldwake"}
     assert card.text == {"zh_hant": "多重增幅{一}{綠}（你施放此咒語時，可以任意次數地額外支付{一}{綠}。）\n"
                                     "咆哮獸群進場時上面有數個+1/+1指示物，其數量為它增幅過的次數。"}
-    assert (card.line, card.rulings) == (12, [])
+    # the multikicker section's example card: the bullets after the quoted 702.30 are its rulings too
+    assert card.line == 12
+    assert card.rulings == rec["worldwake-faq:rule:702.30"].rulings and len(card.rulings) == 9
 
 
 def test_other_cards(rec):

@@ -96,7 +96,9 @@ class FaqBuilder:
 
     A ruling bullet belongs to the last thing before it: a card entry, a block of quoted
     rules (its head rule, so the bullets after 702.30g that explain kicker as a whole are
-    702.30's), or the section's own prose."""
+    702.30's), or the section's own prose. A section that introduces a mechanic shows an
+    example card and then quotes the rules; the bullets after those rules are rulings of the
+    example card too (Murderous Redcap's persist rulings), so its page has them all."""
 
     def __init__(self, source: Source, text: str):
         self.source, self.text = source, text
@@ -105,6 +107,8 @@ class FaqBuilder:
         self._cards: dict[str, _Card] = {}
         self._rules: dict[str, _Rule] = {}
         self._owner: _Section | _Card | _Rule | None = None
+        self._section_card: _Card | None = None      # the last card entry of the current section
+        self._example_card: dict[str, _Card] = {}    # head rule number -> its section's example card
 
     def where(self, offset: int) -> str:
         return f"{self.source.path.name}:{position(self.text, offset)[0]} (offset {offset})"
@@ -115,6 +119,7 @@ class FaqBuilder:
     def section(self, offset: int, title: str, level: int = 2) -> None:
         self._sections.append(_Section(offset, clean(title), level))
         self._owner = self._sections[-1]
+        self._section_card = None
 
     def prose(self, offset: int, raw: str) -> None:
         """A paragraph of the current section's own text; bullets after it are the section's."""
@@ -142,7 +147,7 @@ class FaqBuilder:
             known = self._cards[key] = _Card(offset, names, attrs, {"zh_hant": text} if text else {})
         elif (known.names, known.attrs, known.text.get("zh_hant", "")) != (names, attrs, text):
             self.warn(offset, f"card {names['zh_hant']} is described again with a different entry: kept the first")
-        self._owner = known
+        self._owner = self._section_card = known
 
     def card_translation(self, offset: int, zh: str, en: str) -> None:
         """A card's rules text in English, quoted with the card's names in front
@@ -164,6 +169,8 @@ class FaqBuilder:
         head = number
         while (parent := rule_parent(head)) in self._rules:
             head = parent
+        if head == number and self._section_card is not None:
+            self._example_card[number] = self._section_card
         self._owner = self._rules[head]
 
     def ruling(self, offset: int, raw: str) -> None:
@@ -176,6 +183,8 @@ class FaqBuilder:
             self._owner.paragraphs.append(text)
         else:
             self._owner.rulings.append(text)
+            if isinstance(self._owner, _Rule) and self._owner.number in self._example_card:
+                self._example_card[self._owner.number].rulings.append(text)
 
     def records(self) -> list[Record]:
         """Every record, in the order of its position in the document."""
