@@ -1,0 +1,174 @@
+"""Fixtures for the browser tests: the real server over a fresh index, and Debian's chromium.
+
+The browser tests check what a reader actually gets, so they run the production stack:
+`scripts/serve` builds an index from the bundled corpus into a temporary folder and starts
+gunicorn on a free loopback port, and a real Chromium reads the pages. Playwright's Python
+package drives Debian's /usr/bin/chromium; Playwright's own browser download is never used
+(it needs the open Internet). Under CI=true a missing browser fails the tests instead of
+skipping them, so CI can never pass without having run them.
+
+Test files import the fixtures they use from here (tests/conftest.py belongs to the web app).
+"""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE = ROOT / "scripts" / "serve"
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+# As root in a sandbox: no setuid sandbox, no GPU, nothing that phones home. Playwright adds
+# --headless itself too, and gives every launch a new empty --user-data-dir.
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+IN_CI = os.environ.get("CI") == "true"
+# Upper bound for a server to answer /healthz: covers a first-time environment set-up and
+# an index build; reached only when something is broken.
+STARTUP_LIMIT_SECONDS = 600
+ACTION_TIMEOUT_MS = 20_000
+
+
+def unavailable(reason: str) -> None:
+    """Skip a test that cannot run here, except in CI, where not running is a failure."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI=true: these tests must run, not skip)", pytrace=False)
+    pytest.skip(reason)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running `scripts/serve`; its pid is gunicorn's master (the script execs it)."""
+
+    url: str
+    process: subprocess.Popen
+    log: Path
+    index_root: Path
+
+    def output(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+
+def start_server(index_root: Path, log: Path, *paths: str, port: int | None = None) -> Server:
+    """Starts scripts/serve on a free loopback port over `index_root`, extra `paths` passed on."""
+    port = port or free_port()
+    env = {**os.environ, "INDEX_ROOT": str(index_root)}
+    env.pop("PORT", None)
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(SERVE), "--host", "127.0.0.1", "--port", str(port), *paths],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+    return Server(f"http://127.0.0.1:{port}", process, log, index_root)
+
+
+def wait_until_healthy(server: Server, limit: float = STARTUP_LIMIT_SECONDS) -> None:
+    """Returns once /healthz answers 200; raises with the server's output if it exits first
+    or does not answer within `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"scripts/serve exited with {server.process.returncode} before answering:\n"
+                               f"{server.output()}")
+        try:
+            with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"{server.url}/healthz did not answer within {limit:.0f} s:\n{server.output()}")
+
+
+def stop_server(server: Server) -> None:
+    """Stops gunicorn (and its workers: its own process group) and waits for it."""
+    if server.process.poll() is not None:
+        return
+    os.killpg(server.process.pid, signal.SIGTERM)
+    try:
+        server.process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.process.pid, signal.SIGKILL)
+        server.process.wait()
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory) -> Server:
+    """The service as `./scripts/serve` runs it, over an index of the bundled corpus built
+    into a temporary folder; shared by every test of the session."""
+    folder = tmp_path_factory.mktemp("live-server")
+    server = start_server(folder / "index", folder / "serve.log")
+    try:
+        wait_until_healthy(server)
+    except RuntimeError as exc:
+        stop_server(server)
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's chromium, launched once per session through Playwright."""
+    if not CHROMIUM.exists():
+        unavailable(f"{CHROMIUM} is missing (as root: apt-get install chromium; ./scripts/test does it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright Python package is not installed (pip install -r requirements.txt)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def artifact_path(name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS / (re.sub(r"[^\w.-]+", "-", name).strip("-") + ".png")
+
+
+def screenshot(page, name: str) -> Path:
+    """Saves a full-page screenshot as test-artifacts/<name>.png."""
+    path = artifact_path(name)
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.fixture
+def page(browser, request):
+    """A page in a fresh browser context (no cookies or storage from other tests).
+
+    The page's last state is saved as test-artifacts/<test name>.png whether the test passed
+    or not, and a JavaScript error on any page the test opened fails the test.
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(ACTION_TIMEOUT_MS)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+    yield page
+    try:
+        screenshot(page, request.node.name)
+    finally:
+        context.close()
+    if errors:
+        pytest.fail("JavaScript errors:\n" + "\n".join(errors), pytrace=False)

@@ -1,0 +1,114 @@
+"""scripts/serve: its arguments, its PORT handling and what it does when a build fails.
+
+Argument handling is checked through --dry-run (it prints the commands it would run); the
+behaviour around a failed build is checked by really starting it on a free loopback port.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
+
+
+def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("PORT", "INDEX_ROOT")}
+    if port_env is not None:
+        env["PORT"] = port_env
+    return subprocess.run([str(SERVE), "--dry-run", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def plan(result: subprocess.CompletedProcess) -> dict[str, str]:
+    assert result.returncode == 0, result.stderr
+    return dict(line.split(": ", 1) for line in result.stdout.splitlines())
+
+
+def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
+    steps = plan(dry_run())
+    assert steps == {
+        "index root": str(ROOT / "var" / "index"),
+        "build": f"python -m indexer build --index-root {ROOT / 'var' / 'index'} corpus/",
+        "serve": "gunicorn --workers 2 --preload --bind 127.0.0.1:8000 webapp.wsgi:app",
+        "url": "http://127.0.0.1:8000/",
+    }
+
+
+def test_port_from_environment_and_option_overrides_it():
+    assert plan(dry_run(port_env="9123"))["url"] == "http://127.0.0.1:9123/"
+    steps = plan(dry_run("--port", "9200", port_env="9123"))
+    assert steps["serve"] == "gunicorn --workers 2 --preload --bind 127.0.0.1:9200 webapp.wsgi:app"
+    assert plan(dry_run("--port=9201", "--host=0.0.0.0"))["url"] == "http://0.0.0.0:9201/"
+
+
+def test_ipv6_host_is_bracketed():
+    assert plan(dry_run("--host", "::1", "--port", "8080"))["serve"] == \
+        "gunicorn --workers 2 --preload --bind [::1]:8080 webapp.wsgi:app"
+
+
+def test_extra_paths_resolve_from_the_callers_folder(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "MagicCompRules.txt").write_text("x", encoding="utf-8")
+    steps = plan(dry_run("rules", "rules/MagicCompRules.txt", cwd=tmp_path))
+    assert steps["build"].endswith(f" corpus/ {tmp_path / 'rules'} {tmp_path / 'rules' / 'MagicCompRules.txt'}")
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--port", "http"), "serve: port must be a number from 1 to 65535, got 'http'"),
+    (("--port", "70000"), "serve: port must be a number from 1 to 65535, got '70000'"),
+    (("--port",), "serve: --port needs a value"),
+    (("--workers", "4"), "serve: unknown option --workers (see --help)"),
+    (("no-such-rules.txt",), "serve: no such file or folder: no-such-rules.txt"),
+])
+def test_bad_arguments_exit_2_with_a_message(args, message):
+    result = dry_run(*args)
+    assert (result.returncode, result.stderr.strip(), result.stdout) == (2, message, "")
+
+
+def test_bad_port_in_environment_is_refused():
+    result = dry_run(port_env="eighty")
+    assert (result.returncode, result.stderr.strip()) == (2, "serve: port must be a number from 1 to 65535, got 'eighty'")
+
+
+def test_running_server_has_two_workers(live_server):
+    master = live_server.process.pid
+    children = [stat for stat in Path("/proc").glob("[0-9]*/stat") if _parent_pid(stat) == master]
+    assert len(children) == 2
+
+
+def _parent_pid(stat: Path) -> int | None:
+    try:
+        # "pid (comm) state ppid ...": comm may contain spaces, so split after its ')'.
+        return int(stat.read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def test_failed_build_keeps_serving_the_previous_index(live_server, tmp_path):
+    previous = (live_server.index_root / "CURRENT").read_text(encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a rules file\n", encoding="utf-8")
+    server = start_server(live_server.index_root, tmp_path / "serve.log", str(notes))
+    try:
+        wait_until_healthy(server)
+    finally:
+        stop_server(server)
+    output = server.output()
+    assert f"{notes}: not a Comprehensive Rules file" in output
+    assert f"serve: the index was not rebuilt (see above); serving the previous index " \
+           f"{live_server.index_root / previous.strip()}" in output
+    assert (live_server.index_root / "CURRENT").read_text(encoding="utf-8") == previous
+
+
+def test_failed_build_without_any_index_is_an_error(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a rules file\n", encoding="utf-8")
+    server = start_server(tmp_path / "index", tmp_path / "serve.log", str(notes))
+    assert server.process.wait(timeout=300) == 1
+    output = server.output()
+    assert f"serve: no index to serve: the build failed (see above) and {tmp_path / 'index'} holds no earlier index" \
+        in output
+    assert not (tmp_path / "index" / "CURRENT").exists()
