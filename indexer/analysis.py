@@ -1,0 +1,351 @@
+"""Text analysis for the search index: one analyzer indexes, parses queries and highlights.
+
+The documents mix English, Traditional Chinese (sometimes with Simplified characters left in
+by a converter), full-width rule numbers, mana symbols and one Bulgarian article, often
+inside one line (`702.30a 增幅Kicker`). A query may be typed in any of these. The analyzer
+therefore splits text into runs by script and treats each run as its script needs:
+
+* Chinese runs are folded to Simplified (`indexer.chinese.to_hans`, character for character)
+  and segmented with jieba, using a user dictionary of the project's terms so that 多重增幅 or
+  奪魂紅帽客 stay one word. Token text is Simplified; `startchar`/`endchar` are offsets in the
+  ORIGINAL text, so a highlight marks the characters the reader sees (乾枯 for a 干枯 query).
+* English words are lower-cased, accent-folded and stemmed with Snowball's English stemmer
+  (Whoosh's Porter stemmer turns "tapped" into "tapp"; Snowball gives "tap").
+* Bulgarian (Cyrillic) words are lower-cased whole words. Accent folding is not applied to
+  them: it would turn й into и.
+* A rule number (702.30a, ７０２．３０ａ) is one token; a subrule also yields its rule (702.30)
+  at the same position, so a search for 702.30 finds text that cites 702.30a.
+* A mana or game symbol ({藍/黑}, {CHAOS}, {重置}) is one token ({蓝/黑}, {chaos}); its parts
+  (蓝, 黑, chaos, 重置) are alternatives at the same position.
+
+Positions are word positions, one per primary token, so phrase queries work (jieba's own
+ChineseAnalyzer puts character offsets in `pos`, which breaks phrases). Alternatives - jieba's
+search-mode sub-words (多重, 增幅 inside 多重增幅), a subrule's rule, a symbol's parts - share
+the position of the token they belong to and are produced only when indexing (any mode but
+"query"). In "query" mode the analyzer yields the primary tokens alone, one per position,
+because Whoosh builds phrase queries and multi-token terms from the token texts as if they
+were consecutive words.
+
+Analyzers are pickled into the index schema, so they hold only plain settings: jieba's
+tokenizer and the OpenCC converters live in module-level caches, created on first use (or by
+`warm_up()` before a server forks). The user dictionary is process state, set with
+`set_user_words` or `load_user_dictionary`; an index stores the dictionary it was built with
+(`write_user_dictionary`) so that the query process segments queries the same way.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import jieba
+from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
+from whoosh.lang.snowball.english import EnglishStemmer
+
+from . import chinese
+from .chinese import HAN, HAN_RUN, to_hans
+from .records import rule_parent
+from .references import is_rule_number
+from .textclean import fold_homoglyphs
+
+__all__ = [
+    "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
+    "text_analyzer", "bigram_analyzer",
+    "set_user_words", "user_words", "load_user_dictionary", "write_user_dictionary",
+    "UserDictionaryError", "warm_up",
+]
+
+# Full-width ASCII forms and the ideographic space, one to one, so that ７０２．３０ａ
+# tokenises like 702.30a without changing any offset (NFKC would change lengths elsewhere).
+_FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
+_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+
+_TOKEN = re.compile(
+    rf"(?P<symbol>\{{[^{{}}\s]{{1,15}}\}})"               # {藍/黑} {CHAOS} {PW} {重置} {X}
+    rf"|(?P<pt>[+-]?\d+/[+-]?\d+)"                        # 2/2, +1/+1, -1/-1: power/toughness, counters
+    rf"|(?P<number>\d+(?:\.\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)"  # 702.30a, 2008, 3
+    rf"|(?P<han>[{HAN}]+)"
+    rf"|(?P<latin>[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*)"  # owner's, Two, Headed
+    rf"|(?P<word>[^\W\d_{_LATIN}{HAN}]+)"                 # Cyrillic and any other letters
+)
+_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{_LATIN}]+|\d+|[^\W\d_{_LATIN}{HAN}]+")
+
+
+def _normalize(text: str) -> str:
+    """The text tokens are read from: Simplified Chinese, ASCII for full-width forms, Latin
+    look-alike letters inside Latin words as Latin. Same length as `text`."""
+    return fold_homoglyphs(to_hans(text).translate(_FULLWIDTH))
+
+
+class MixedScriptTokenizer(Tokenizer):
+    """Splits mixed-script text into tokens (see the module docstring).
+
+    `chinese` chooses how Chinese runs are cut: "words" (jieba; search-mode sub-words as
+    alternatives when indexing) or "bigrams" (overlapping character pairs, a run of one
+    character as itself) for a recall field that does not depend on segmentation.
+
+    Tokens carry a `kind` attribute the filters act on: "han", "latin", "word" (other
+    letters), "number", "rule", "pt" (2/2, +1/+1), "symbol" or "raw" (untokenised input).
+    """
+
+    def __init__(self, chinese: str = "words"):
+        if chinese not in ("words", "bigrams"):
+            raise ValueError(f"chinese must be 'words' or 'bigrams', not {chinese!r}")
+        self.chinese = chinese
+
+    def __eq__(self, other):
+        return other is not None and self.__class__ is other.__class__ and self.__dict__ == other.__dict__
+
+    def __call__(self, value: str, positions: bool = False, chars: bool = False,
+                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
+                 start_char: int = 0, tokenize: bool = True, mode: str = "", **kwargs) -> Iterator[Token]:
+        norm = _normalize(value)
+        if not tokenize:
+            yield _token(norm, value, "raw", start_pos, start_char, 0, len(value),
+                         positions=positions, chars=chars, removestops=removestops, mode=mode)
+            return
+        alternatives = mode != "query"
+        pos = start_pos
+        for m in _TOKEN.finditer(norm):
+            kind = m.lastgroup
+            start, end = m.span()
+            text = m.group()
+            if kind == "han":
+                pieces = self._chinese(text, alternatives)
+            elif kind == "number":
+                pieces = [(text.lower(), 0, len(text), 0, "rule" if is_rule_number(text.lower()) else "number")]
+            else:
+                pieces = [(text, 0, len(text), 0, kind)]
+                if kind == "symbol" and alternatives:
+                    pieces += _symbol_parts(text)
+            for piece, s, e, step, piece_kind in pieces:
+                pos += step
+                yield _token(piece, value[start + s:start + e], piece_kind, pos, start_char, start + s, start + e,
+                             positions=positions, chars=chars, removestops=removestops, mode=mode)
+            pos += 1
+
+    def _chinese(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
+        """(text, start, end, position step, kind) for one Simplified Chinese run. The step is
+        1 for each primary token after the first and 0 for alternatives."""
+        if self.chinese == "bigrams":
+            if len(run) == 1:
+                return [(run, 0, 1, 0, "han")]
+            return [(run[i:i + 2], i, i + 2, 1 if i else 0, "han") for i in range(len(run) - 1)]
+        return _segment(run, alternatives)
+
+
+def _token(text: str, original: str, kind: str, pos: int, start_char: int, start: int, end: int,
+           **flags) -> Token:
+    # A fresh Token per token (Whoosh's tokenizers reuse one): alternatives are yielded
+    # next to the token they belong to, and a filter may hold both.
+    t = Token(**flags)
+    t.text, t.original, t.kind = text, original, kind
+    if flags.get("positions"):
+        t.pos = pos
+    if flags.get("chars"):
+        t.startchar, t.endchar = start_char + start, start_char + end
+    return t
+
+
+def _symbol_parts(symbol: str) -> list[tuple[str, int, int, int, str]]:
+    """The parts of `{藍/黑}` ({CHAOS}, {二/黑}) as alternatives of the whole symbol."""
+    parts = []
+    for m in _SYMBOL_PART.finditer(symbol):
+        part = m.group()
+        kind = "han" if HAN_RUN.fullmatch(part) else "latin" if part[0].isascii() and part[0].isalpha() \
+            else "number" if part.isdigit() else "word"
+        parts.append((part, m.start(), m.end(), 0, kind))
+    return parts
+
+
+def _segment(run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
+    """jieba's words of a Simplified run, in order; with `alternatives`, each word is
+    followed by the dictionary sub-words search mode finds inside it.
+
+    jieba's search mode yields, for each word, its sub-words and then the word itself. Read
+    backwards, the first token of each group is therefore the word, and the tokens after it
+    (before the previous word) start inside it; that is how words and sub-words are told
+    apart without re-implementing search mode."""
+    tokenizer = _jieba()
+    if not alternatives:
+        return [(w, s, e, 1 if s else 0, "han") for w, s, e in tokenizer.tokenize(run, mode="default")]
+    groups: list[list[tuple[str, int, int]]] = []
+    for w, s, e in reversed(list(tokenizer.tokenize(run, mode="search"))):
+        if groups and s >= groups[-1][0][1]:
+            groups[-1].append((w, s, e))
+        else:
+            groups.append([(w, s, e)])
+    pieces = []
+    for group in reversed(groups):
+        word, start, end = group[0]
+        subwords = set(group[1:]) | _user_subwords(word, start)
+        pieces.append((word, start, end, 1 if start else 0, "han"))
+        pieces.extend((w, s, e, 0, "han") for w, s, e in sorted(subwords, key=lambda t: (t[1], t[2])))
+    return pieces
+
+
+def _user_subwords(word: str, start: int) -> set[tuple[str, int, int]]:
+    """User words of four or more characters inside a longer word (时空换境 inside
+    时空换境异能), which jieba's search mode, looking only at two- and three-character
+    pieces, would not yield."""
+    found = set()
+    for size in range(4, len(word)):
+        for i in range(len(word) - size + 1):
+            piece = word[i:i + size]
+            if piece in _user_words:
+                found.add((piece, start + i, start + i + size))
+    return found
+
+
+class EnglishFilter(Filter):
+    """English words (kind "latin"): accents folded, Snowball English stem (tapped -> tap).
+
+    Expects lower-cased text (put it after `LowercaseFilter`). Other kinds pass untouched."""
+
+    is_morph = True
+
+    def __call__(self, tokens: Iterable[Token]) -> Iterator[Token]:
+        for t in tokens:
+            if getattr(t, "kind", None) == "latin":
+                t.text = _stem(t.text)
+            yield t
+
+
+_STEMMER = EnglishStemmer()
+
+
+@lru_cache(maxsize=50_000)
+def _stem(word: str) -> str:
+    if not word.isascii():
+        word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return _STEMMER.stem(word)
+
+
+class RuleParentFilter(Filter):
+    """After a subrule number (702.30a) the rule it belongs to (702.30), at the same
+    position, when indexing. A rule number without a subrule letter has no parent here:
+    702.30 is not a mention of section 702 in any useful sense."""
+
+    def __call__(self, tokens: Iterable[Token]) -> Iterator[Token]:
+        for t in tokens:
+            yield t
+            if t.kind == "rule" and t.mode != "query" and t.text[-1].isalpha():
+                parent = t.copy()
+                parent.text = rule_parent(t.text)
+                yield parent
+
+
+def text_analyzer():
+    """The main analyzer: Chinese words, English stems, whole rule numbers and symbols."""
+    return MixedScriptTokenizer("words") | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
+
+
+def bigram_analyzer():
+    """The recall analyzer: Chinese character bigrams; everything else as `text_analyzer`."""
+    return MixedScriptTokenizer("bigrams") | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
+
+
+# --- jieba and the user dictionary: process state, never part of a pickled analyzer ---
+
+# The least jieba frequency of a user word. jieba's own suggestion only makes a word beat its
+# parts in isolation; in running text a neighbour then takes a character (坟墓场所 read as
+# 坟墓 + 场所 "place", 增幅过后 as 增幅 + 过后). Measured on the corpus, a floor of 1000 keeps
+# every glossary form whole except where the text reads otherwise, at one cost: 先手牌手
+# ("the first player") becomes 先 + 手牌 + 手.
+USER_WORD_FREQ = 1000
+
+_lock = threading.Lock()
+_user_words: frozenset[str] = frozenset()
+_tokenizer: jieba.Tokenizer | None = None
+
+
+class UserDictionaryError(ValueError):
+    """A bad user dictionary file; the message names the file and line."""
+
+
+def _jieba() -> jieba.Tokenizer:
+    """The process's jieba tokenizer, holding the current user words; created on first use.
+
+    A dedicated `jieba.Tokenizer`, not jieba's global one, so no other code's words leak in."""
+    global _tokenizer
+    tokenizer = _tokenizer
+    if tokenizer is None:
+        with _lock:
+            if _tokenizer is None:
+                jieba.setLogLevel(logging.WARNING)
+                tokenizer = jieba.Tokenizer()
+                tokenizer.initialize()
+                for word in sorted(_user_words):
+                    tokenizer.add_word(word, max(tokenizer.suggest_freq(word), USER_WORD_FREQ))
+                _tokenizer = tokenizer
+            tokenizer = _tokenizer
+    return tokenizer
+
+
+def _simplified_words(words: Iterable[str]) -> frozenset[str]:
+    """The Chinese words among `words`, in Simplified. A form that is not all Han
+    characters (persist, +1/+1指示物) is not a jieba word: the other scripts' tokens never
+    reach jieba."""
+    return frozenset(to_hans(w.strip()) for w in words if HAN_RUN.fullmatch(w.strip()))
+
+
+def set_user_words(words: Iterable[str]) -> frozenset[str]:
+    """Make `words` (any script; non-Chinese forms are ignored) the user dictionary of this
+    process: they are segmented as whole words from now on. Returns the Simplified words."""
+    global _user_words, _tokenizer
+    new = _simplified_words(words)
+    with _lock:
+        if new != _user_words:
+            # Rebuilt from jieba's dictionary on first use, never extended in place: jieba
+            # weighs an added word against the words added before it, so only a fresh
+            # tokenizer given the words in sorted order segments the same in every process.
+            _user_words, _tokenizer = new, None
+    return new
+
+
+def user_words() -> frozenset[str]:
+    """The current user dictionary (Simplified)."""
+    return _user_words
+
+
+def write_user_dictionary(path: Path | str, words: Iterable[str]) -> list[str]:
+    """Write `words` (converted to Simplified, Chinese words only, sorted) to `path`, one per
+    line, for `load_user_dictionary`. Returns the words written."""
+    out = sorted(_simplified_words(words))
+    Path(path).write_text(
+        "# User dictionary of indexer.analysis: one Simplified word per line.\n" + "".join(w + "\n" for w in out),
+        encoding="utf-8",
+    )
+    return out
+
+
+def load_user_dictionary(path: Path | str) -> frozenset[str]:
+    """Read a file written by `write_user_dictionary` and make it the user dictionary.
+
+    Blank lines and lines starting with # are skipped; any other line must be one word of
+    Han characters, else `UserDictionaryError` names the file and line."""
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserDictionaryError(f"{path}: cannot read user dictionary: {exc}") from None
+    words = []
+    for n, line in enumerate(lines, 1):
+        word = line.strip()
+        if not word or word.startswith("#"):
+            continue
+        if not HAN_RUN.fullmatch(word):
+            raise UserDictionaryError(f"{path}:{n}: {word!r} is not one word of Chinese characters")
+        words.append(word)
+    return set_user_words(words)
+
+
+def warm_up() -> None:
+    """Load jieba (with the current user words) and OpenCC now, e.g. before a server forks,
+    so that workers share them instead of each loading them on its first request."""
+    chinese.warm_up()
+    _jieba()
