@@ -187,10 +187,13 @@ def _ingest_rules(paths: list[Path], result: IngestResult, progress: bool) -> No
     result.records.extend(rules.records)
     for source in rules.sources:
         result.sources[source["id"]] = source
-    for summary in rules.summaries:
-        result.summaries.append(Summary(
-            summary.file, summary.source, summary.counts, [], summary.detail()))
-        result.inputs.append(Path(summary.file))
+    for s in rules.summaries:
+        counts = {"sections": s.sections, "rules": s.rules, "examples": s.examples, "glossary terms": s.terms}
+        detail = f"edition {s.edition}, {s.lang}, {s.encoding}, {s.seconds:.2f} s"
+        result.summaries.append(Summary(s.file, f"cr-{s.edition}", counts, [], detail))
+        result.inputs.append(Path(s.file))
+    if rules.warnings:
+        result.summaries[-1].warnings.extend(rules.warnings)
     result.errors.extend(str(error) for error in rules.errors)
 
 

@@ -29,11 +29,10 @@ MAX_LIMIT = 50
 SCRIPTS = ("hant", "hans")
 # How much of the engine's (normalised) score each kind keeps: a rule ranks above a passage
 # that quotes it, and a glossary entry (a page of translations) below both.
-KIND_WEIGHT = {"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.35}
+KIND_WEIGHT = {"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.15}
 # Added to the score for an exact answer to the query.
 BONUS_NAME = 3.0          # the query is a card's or plane's name
 BONUS_KEYWORD = 2.5       # the query is the keyword this rule defines (its heading)
-BONUS_KEYWORD_SUB = 1.2   # ... a subrule of that heading
 BONUS_LITERAL = 0.3       # the query occurs as written (script and case folded) in the text
 BONUS_TITLE = 0.9         # the query is in a heading (scaled by how much of the heading it is)
 EXPANSION_WEIGHT = 0.5    # other forms of a glossary term, relative to the literal query
@@ -123,6 +122,8 @@ class Library:
         self.glossary = Glossary.load(GLOSSARY)
         self.records = {r.id: r for r in records}
         self._by_number: dict[str, list[Record]] = defaultdict(list)
+        self._children_of: dict[tuple, list[Record]] = defaultdict(list)
+        self._folded_cache: dict[str, str] = {}
         self._names: dict[str, list[str]] = defaultdict(list)
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
         self._titles: dict[str, list[str]] = defaultdict(list)
@@ -137,6 +138,8 @@ class Library:
         for r in records:
             if r.kind == "rule":
                 self._by_number[r.number].append(r)
+                if r.parent:
+                    self._children_of[(r.edition, r.parent)].append(r)
                 parent = keyed.get((r.source, r.parent))
                 if r.keyword and not (parent and parent.keyword == r.keyword):
                     self._keyword_heads[r.keyword].append(r.id)
@@ -163,6 +166,8 @@ class Library:
                         seen.add((fold_key(title), title))
                         self._suggestions.append((fold_key(title), title, "rule", f"/rules/{r.number}"))
         self._suggestions.sort(key=lambda s: (len(s[0]), s[0]))
+        for children in self._children_of.values():
+            children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
 
     def close(self) -> None:
         self.engine.close()
@@ -192,8 +197,10 @@ class Library:
             return None
         primary = records[0]
         edition = primary.edition
-        children = sorted(
-            {c.number: c for c in self._children(number, edition)}.values(), key=lambda c: rule_sort_key(c.number))
+        children: list[Record] = []
+        for child in self._children(number, edition):  # the rules file's record first per number
+            if not children or children[-1].number != child.number:
+                children.append(child)
         parent = self.rule_records(primary.parent, edition)[:1] if primary.parent else []
         all_records = list(self.records.values())
         return {
@@ -204,14 +211,25 @@ class Library:
             "merged_text": _merge_texts(records),
             "parent": parent[0] if parent else None,
             "children": children,
-            "editions": editions.editions_of_number(all_records, number),
-            "keyword_numbers": editions.keyword_numbers(all_records, primary.keyword) if primary.keyword else [],
-            "history": editions.history(all_records, primary) if primary.keyword else [],
+            "editions": editions.editions_of(all_records, number),
+            "keyword_numbers": editions.keyword_numbers(all_records, primary.keyword) if primary.keyword else {},
+            "history": editions.rule_history(all_records, number, edition),
         }
 
-    def _children(self, number: str, edition: str) -> list[Record]:
-        return [r for r in self.records.values()
-                if r.kind == "rule" and r.parent == number and r.edition == edition]
+    def _children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
+        """Subrules of a rule in one edition (and one source when given), in rule order."""
+        children = self._children_of.get((edition, number), [])
+        return [c for c in children if source is None or c.source == source]
+
+    def _folded(self, record_id: str) -> str:
+        """All of a record's texts in the form queries are compared in (cached: computed on
+        first use, so opening the library stays fast)."""
+        folded = self._folded_cache.get(record_id)
+        if folded is None:
+            record = self.records[record_id]
+            folded = self._folded_cache[record_id] = fold_key(
+                " ".join(t for lang in record.languages() for t in record.texts(lang)))
+        return folded
 
     def records_of_source(self, source_id: str) -> list[Record]:
         return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
@@ -224,10 +242,13 @@ class Library:
         query = EngineQuery(terms=[(form, 1.0) for form in [*record.names.values(), *record.aliases][:6]])
         return [self.records[i] for i, _ in self.engine.search(query, limit) if i in self.records and i != record.id]
 
-    def referencing(self, number: str) -> list[Record]:
-        """Records with a reference to this rule number (or a range that covers it)."""
+    def referencing(self, number: str, edition: str | None) -> list[Record]:
+        """Records of one edition with a reference to this rule number or a range that covers
+        it: a reference means the rule of its own document's edition."""
         out = []
         for r in self.records.values():
+            if r.edition != edition:
+                continue
             for ref in r.references:
                 if ref.number == number or (ref.end and rule_sort_key(ref.number) <= rule_sort_key(number) <= rule_sort_key(ref.end)):
                     out.append(r)
@@ -268,23 +289,32 @@ class Library:
         text = parsed.terms_text()
         terms = [(text, 1.0)] if text else []
         literal = fold_key(text)
-        for form in self._expansions(text):
+        for form, weight in self._expansions(text):
             if fold_key(form) != literal:
-                terms.append((form, EXPANSION_WEIGHT))
+                terms.append((form, weight))
         return EngineQuery(terms=terms, phrases=parsed.phrases, filters=parsed.filters)
 
-    def _expansions(self, text: str) -> list[str]:
+    def _expansions(self, text: str) -> list[tuple[str, float]]:
         """Other forms of every glossary term the query contains (whole query, word n-grams,
-        Chinese runs), so English finds Chinese-only text and back."""
-        found = []
+        Chinese runs), so English finds Chinese-only text and back. A query written in a
+        variant form (a fan or foreign word) expands at half the weight, so text written with
+        that very word stays first."""
+        found: dict[str, float] = {}
         words = text.split()
         spans = [" ".join(words[i:j]) for i in range(len(words)) for j in range(min(len(words), i + 4), i, -1)]
         spans += HAN_RUN.findall(text)
         for span in dict.fromkeys(spans):
+            entry = self.glossary.lookup(span)
+            if entry is None:
+                continue
+            weight = EXPANSION_WEIGHT if self._is_primary_form(entry, span) else EXPANSION_WEIGHT / 2
             for form in self.glossary.expand(span):
-                if form not in found:
-                    found.append(form)
-        return found[:24]
+                found[form] = max(found.get(form, 0.0), weight)
+        return list(found.items())[:24]
+
+    @staticmethod
+    def _is_primary_form(entry, form: str) -> bool:
+        return fold_key(form) in {fold_key(f) for f in (entry.name, entry.zh_hant, entry.zh_hans)}
 
     def _query_keywords(self, text: str) -> set[str]:
         """English keyword identities the whole query names (persist, 留存, 干枯 → wither)."""
@@ -305,8 +335,7 @@ class Library:
         entry = self.glossary.lookup(text)
         if entry is None:
             return []
-        primary = fold_key(text) in {fold_key(f) for f in (entry.name, entry.zh_hant, entry.zh_hans)}
-        weight = 1.0 if primary else 0.4
+        weight = 1.0 if self._is_primary_form(entry, text) else 0.15
         forms = [fold_key(f) for f in entry.forms()]
         out = []
         for ref in entry.rules:
@@ -317,13 +346,13 @@ class Library:
         return out
 
     def _ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> list[tuple[Record, float]]:
-        hits = self.engine.search(engine_query, CANDIDATES)
-        top = hits[0][1] if hits else 1.0
         scores: dict[str, float] = {}
-        for record_id, score in hits:
+        for record_id, score in self.engine.search(engine_query, CANDIDATES):
             record = self.records.get(record_id)
             if record:
-                scores[record_id] = score / top * KIND_WEIGHT[record.kind]
+                scores[record_id] = score * KIND_WEIGHT[record.kind]
+        top = max(scores.values(), default=1.0)
+        scores = {record_id: score / top for record_id, score in scores.items()}
         text = parsed.terms_text()
         key = fold_key(text)
         if key and not parsed.phrases:
@@ -333,13 +362,9 @@ class Library:
                     bonuses[record_id] = max(bonuses[record_id], BONUS_NAME)
             for record_id, weight in self._defining_rules(text):
                 bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD * weight)
-            for keyword in self._query_keywords(text):
-                for head_id in self._keyword_heads.get(keyword, []):
-                    bonuses[head_id] = max(bonuses[head_id], BONUS_KEYWORD)
-                    head = self.records[head_id]
-                    for child in self._children(head.number, head.edition):
-                        if child.source == head.source:
-                            bonuses[child.id] = max(bonuses[child.id], BONUS_KEYWORD_SUB)
+            heads = [head_id for keyword in self._query_keywords(text) for head_id in self._keyword_heads.get(keyword, [])]
+            for head_id in heads:
+                bonuses[head_id] = max(bonuses[head_id], BONUS_KEYWORD)
             for title_key, ids in self._titles.items():
                 if key == title_key:
                     for record_id in ids:
@@ -349,13 +374,19 @@ class Library:
                         bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE * len(key) / len(title_key))
             if len(key) >= 2:
                 for record_id in scores:
-                    record = self.records[record_id]
-                    if any(key in fold_key(" ".join(record.texts(lang))) for lang in record.languages()):
-                        bonuses[record_id] += BONUS_LITERAL
+                    if key in self._folded(record_id):
+                        bonuses[record_id] += BONUS_LITERAL * KIND_WEIGHT[self.records[record_id].kind]
             for record_id, bonus in bonuses.items():
                 record = self.records[record_id]
                 if self._passes(record, parsed.filters):
                     scores[record_id] = scores.get(record_id, 0.0) + bonus
+            # A keyword's heading rule is followed by its subrules, in rule order.
+            for head_id in heads:
+                if head_id in scores:
+                    head = self.records[head_id]
+                    for i, child in enumerate(self._children(head.number, head.edition, head.source), 1):
+                        if self._passes(child, parsed.filters):
+                            scores[child.id] = scores[head_id] - 0.001 * i
         ranked = [(self.records[i], s) for i, s in scores.items()]
         if parsed.phrases:
             ranked = [(r, s) for r, s in ranked if all(_contains(r, p) for p in parsed.phrases)]
@@ -383,10 +414,9 @@ class Library:
         answer["rule_jump"] = {"number": number, "edition": head.edition, "id": head.id,
                                "title": record_title(head), "url": record_url(head)}
         ranked = [(r, 10.0) for r in records]
-        children = sorted(self._children(number, head.edition), key=lambda c: (rule_sort_key(c.number), c.source))
-        ranked += [(c, 5.0) for c in children if self._passes(c, parsed.filters)]
+        ranked += [(c, 5.0) for c in self._children(number, head.edition) if self._passes(c, parsed.filters)]
         seen = {r.id for r, _ in ranked}
-        for r in self.referencing(number):
+        for r in self.referencing(number, head.edition):
             if r.id not in seen and self._passes(r, parsed.filters):
                 ranked.append((r, 1.0))
         return ranked
