@@ -1,0 +1,150 @@
+"""Search behaviour of the library over the bundled corpus: rule jumps, names, filters,
+phrases, typos, expansion, scripts, suggestions and hostile queries."""
+import pytest
+
+from indexer.query import QueryError, parse_query
+
+
+def first(library, q, **kw):
+    return library.search(q, **kw)["results"][0]
+
+
+@pytest.mark.parametrize("q", ["702.30a", "702.30a.", "rule 702.30a", "Rule702.30a", "CR 702.30a", "cr702.30a",
+                               "規則702.30a", "规则 702.30a", "７０２．３０ａ", "７０２.３０a", " 702.30A "])
+def test_rule_number_forms_jump_to_that_rule(corpus_library, q):
+    answer = corpus_library.search(q)
+    assert answer["rule_jump"]["number"] == "702.30a"
+    assert answer["rule_jump"]["url"] == "/rules/702.30a?edition=2010-02-01"
+    assert answer["results"][0]["rule"] == "702.30a"
+
+
+def test_a_rule_number_gives_the_rule_then_its_subrules(corpus_library):
+    rules = [r["rule"] for r in corpus_library.search("702.30", limit=10)["results"]]
+    assert rules[:8] == ["702.30", "702.30a", "702.30b", "702.30c", "702.30d", "702.30e", "702.30f", "702.30g"]
+
+
+def test_an_unknown_rule_number_is_no_jump(corpus_library):
+    answer = corpus_library.search("999.99z")
+    assert answer["rule_jump"] is None
+
+
+def test_keyword_heading_comes_first_then_its_subrules_in_order(corpus_library):
+    rules = [r["rule"] for r in corpus_library.search("conspire")["results"][:3]]
+    assert rules == ["502.78", "502.78a", "502.78b"]
+
+
+@pytest.mark.parametrize("q", ["乾枯", "干枯", "wither", "WITHER"])
+def test_every_form_of_a_keyword_finds_the_same_rule(corpus_library, q):
+    assert first(corpus_library, q)["id"] == "shadowmoor-faq:rule:502.80"
+
+
+@pytest.mark.parametrize("q", ["Murderous Redcap", "murderous redcap", "奪魂紅帽客", "夺魂红帽客"])
+def test_card_names_in_any_script_put_the_card_first(corpus_library, q):
+    assert first(corpus_library, q)["id"] == "shadowmoor-faq:card:murderous-redcap"
+
+
+def test_result_fields(corpus_library):
+    result = first(corpus_library, "奪魂紅帽客")
+    assert set(result) >= {"id", "kind", "rule", "edition", "title", "names", "text", "snippet", "source", "url"}
+    assert result["kind"] == "card" and result["rule"] is None and result["edition"] == "2008-05-01"
+    assert result["names"] == {"en": "Murderous Redcap", "zh_hant": "奪魂紅帽客", "zh_hans": "夺魂红帽客"}
+    assert result["source"] == {"id": "shadowmoor-faq", "title": "暗影荒原常見問題集 / Shadowmoor FAQ"}
+    assert result["url"] == "/cards/shadowmoor-faq:card:murderous-redcap"
+    assert "<mark>奪魂紅帽客</mark>" in result["snippet"]
+    assert "所有暗影荒原中具留存異能的牌都是生物" in result["text"]
+
+
+def test_script_converts_text_and_snippet_but_keeps_highlights(corpus_library):
+    hant = first(corpus_library, "乾枯")
+    hans = first(corpus_library, "乾枯", script="hans")
+    assert hant["id"] == hans["id"] == "shadowmoor-faq:rule:502.80"
+    assert "乾枯的效應適用於任何傷害" in hant["text"]
+    assert "干枯的效应适用于任何伤害" in hans["text"]
+    assert "<mark>干枯</mark>" in hans["snippet"] and "<mark>乾枯</mark>" in hant["snippet"]
+    assert len(hant["text"]) == len(hans["text"])
+
+
+def test_english_finds_chinese_only_text_through_the_glossary(corpus_library):
+    result = first(corpus_library, "multikicker")
+    assert result["rule"] == "702.30c" and "多重增幅" in result["text"]
+    assert "<mark>多重增幅</mark>" in result["snippet"]
+
+
+def test_era_forms_expand_to_each_other(corpus_library):
+    """移出對戰 (before Magic 2010) and 放逐 (after) each find text written with the other."""
+    old = corpus_library.search("移出對戰", limit=30)["results"]
+    new = corpus_library.search("放逐", limit=30)["results"]
+    assert any("放逐" in r["text"] and "移出對戰" not in r["text"] for r in old)
+    assert any("移出對戰" in r["text"] and "放逐" not in r["text"] for r in new)
+
+
+def test_filters(corpus_library):
+    cards = corpus_library.search("留存 kind:card", limit=20)["results"]
+    assert cards and all(r["kind"] == "card" for r in cards)
+    guide = corpus_library.search("時空骰 source:planechase-guide", limit=20)["results"]
+    assert guide and all(r["source"]["id"] == "planechase-guide" for r in guide)
+    dated = corpus_library.search("cascade edition:2009-07-08")["results"]
+    assert dated and all(r["edition"] == "2009-07-08" for r in dated)
+    assert corpus_library.search("cascade edition:1999-01-01")["results"] == []
+    with pytest.raises(QueryError, match="unknown kind"):
+        corpus_library.search("x kind:spaceship")
+
+
+def test_quoted_phrase_must_occur(corpus_library):
+    results = corpus_library.search('"你可以犧牲任意數量的生物"')["results"]
+    assert results[0]["rule"] == "702.79a"  # the phrase crossed a line wrap in the digest
+    assert {r["source"]["id"] for r in results} == {"keyword-digest", "planechase-guide"}
+    assert all("你可以犧牲任意數量的生物" in r["text"] for r in results)
+    assert corpus_library.search('"犧牲任意數量的咒語"')["results"] == []
+
+
+def test_typo_gives_did_you_mean_and_results(corpus_library):
+    answer = corpus_library.search("persit")
+    assert answer["did_you_mean"] == "persist"
+    assert answer["results"][0]["rule"] == "502.79"
+    assert corpus_library.search("persist")["did_you_mean"] is None
+
+
+def test_bulgarian_is_searched_as_words(corpus_library):
+    result = first(corpus_library, "зар")
+    assert result["source"]["id"] == "planechase-article-bg" and "<mark>зар</mark>" in result["snippet"]
+
+
+def test_suggestions_from_names_terms_and_numbers(corpus_library):
+    texts = [s["text"] for s in corpus_library.suggest("奪魂")]
+    assert "奪魂紅帽客" in texts
+    assert any(s["text"] == "Murderous Redcap" for s in corpus_library.suggest("murder"))
+    assert any(s["text"] == "夺魂红帽客" or s["text"] == "奪魂紅帽客" for s in corpus_library.suggest("夺魂"))
+    numbers = [s["url"] for s in corpus_library.suggest("702.3")]
+    assert "/rules/702.30?edition=2010-02-01" in numbers
+
+
+@pytest.mark.parametrize("q", ["", "   ", "*", "AND", "OR NOT", "(((", '"', '"unbalanced', "~^:", "kind:", "a" * 500,
+                               "\x00\x01", "<script>alert(1)</script>", "702.30a AND (", "\ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace")])
+def test_any_string_is_a_query(corpus_library, q):
+    answer = corpus_library.search(q)
+    assert isinstance(answer["results"], list)
+    for result in answer["results"]:
+        assert "<script>" not in result["snippet"]
+
+
+def test_limits_give_clear_errors(corpus_library):
+    with pytest.raises(QueryError, match="too long"):
+        corpus_library.search("a" * 501)
+    with pytest.raises(QueryError, match="limit"):
+        corpus_library.search("persist", limit=0)
+    with pytest.raises(QueryError, match="script"):
+        corpus_library.search("persist", script="latin")
+
+
+def test_snippets_are_escaped(corpus_library):
+    for result in corpus_library.search("<b>留存</b>")["results"]:
+        assert "<b>" not in result["snippet"]
+
+
+def test_parse_query_takes_filters_phrases_and_numbers_out():
+    parsed = parse_query('kind:rule "planar die" roll edition:2016-01')
+    assert parsed.filters == {"kind": "rule", "edition": "2016-01"}
+    assert parsed.phrases == ["planar die"] and parsed.text == "roll" and parsed.rule_number is None
+    assert parse_query("規則 901.9").rule_number == "901.9"
+    assert parse_query("901.9 planar").rule_number is None
