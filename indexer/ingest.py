@@ -83,7 +83,8 @@ def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
     try:
         parsed = parse(source, text)
     except ParseError as exc:
-        raise CorpusError(source.path, str(exc), exc.line) from None
+        where = f" (offset {exc.offset})" if exc.line is None and exc.offset is not None else ""
+        raise CorpusError(source.path, exc.message + where, exc.line) from None
     except RecursionError:
         raise CorpusError(source.path, "structure too deeply nested to parse") from None
     return parsed.records, parsed.warnings

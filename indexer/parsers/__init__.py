@@ -4,7 +4,7 @@ A parser is a module with `parse(source: Source, text: str) -> Parsed`. `text` i
 document decoded as UTF-8 exactly as it is on disk (no normalisation), so the `line` and
 `offset` a parser records point into the original file; the parser cleans the texts it
 extracts with `indexer.textclean`. A parser that cannot make sense of its input raises
-`ParseError` with the line or offset where it gave up.
+`ParseError` with the line or offset where it gave up; the caller names the file.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ FAMILIES = {
 
 class ParseError(Exception):
     def __init__(self, message: str, line: int | None = None, offset: int | None = None):
-        self.line, self.offset = line, offset
+        self.message, self.line, self.offset = message, line, offset
         where = f"line {line}" if line is not None else f"offset {offset}" if offset is not None else ""
         super().__init__(f"{where}: {message}" if where else message)
 

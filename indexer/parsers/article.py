@@ -131,7 +131,7 @@ def section_records(
 def parse(source: Source, text: str) -> Parsed:
     lines = [line for line in source_lines(text) if line.text]
     if not lines or not any(has_words(line.text) for line in lines):
-        raise ParseError(f"{source.path.name}: no text: an article needs a title and paragraphs", line=1, offset=0)
+        raise ParseError(f"no text: an article needs a title and paragraphs", line=1, offset=0)
     paragraphs: list[Paragraph] = []
     for line in lines:
         if _BULLET.match(line.text) and paragraphs:
@@ -143,6 +143,6 @@ def parse(source: Source, text: str) -> Parsed:
     if not records:
         last = lines[-1]
         raise ParseError(
-            f"{source.path.name}: headings but no paragraph of text", line=last.number, offset=last.offset
+            f"headings but no paragraph of text", line=last.number, offset=last.offset
         )
     return Parsed(records, warnings)

@@ -86,7 +86,7 @@ def _rule_records(source: Source, rules: list[tuple[Line, list[Line]]], warnings
 def parse(source: Source, text: str) -> Parsed:
     lines = [line for line in source_lines(text) if line.text]
     if not lines or not any(has_words(line.text) for line in lines):
-        raise ParseError(f"{source.path.name}: no text: a keyword digest needs keyword rules", line=1, offset=0)
+        raise ParseError(f"no text: a keyword digest needs keyword rules", line=1, offset=0)
     warnings: list[str] = []
     preamble: list[list[Line]] = [[]]
     rules: list[tuple[Line, list[Line]]] = []
@@ -104,7 +104,7 @@ def parse(source: Source, text: str) -> Parsed:
             preamble[-1].append(line)
     if not rules:
         raise ParseError(
-            f"{source.path.name}: no keyword rule (a line like '702.79. 吞噬 Devour'): not a keyword digest",
+            f"no keyword rule (a line like '702.79. 吞噬 Devour'): not a keyword digest",
             line=lines[0].number, offset=lines[0].offset,
         )
     sections = section_records(source, _preamble_paragraphs(preamble), "zh_hant", 1, warnings)

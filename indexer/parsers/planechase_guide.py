@@ -269,7 +269,7 @@ def _rule_records(source: Source, lines: list[Line], warnings: list[str]) -> lis
 def parse(source: Source, text: str) -> Parsed:
     lines = source_lines(text)
     if not any(has_words(line.text) for line in lines):
-        raise ParseError(f"{source.path.name}: no text: a Planechase guide needs cards or rules", line=1, offset=0)
+        raise ParseError(f"no text: a Planechase guide needs cards or rules", line=1, offset=0)
     warnings: list[str] = []
     front, *parts = _regions(lines)
     records = section_records(source, _front_matter(front, warnings), "zh_hant", 1, warnings)
@@ -284,7 +284,7 @@ def parse(source: Source, text: str) -> Parsed:
     if not any(r.kind in ("planar_card", "rule") for r in records):
         first = next(line for line in lines if line.text)
         raise ParseError(
-            f"{source.path.name}: no plane card ('Plane - <world>' line) and no rule: not a Planechase guide",
+            f"no plane card ('Plane - <world>' line) and no rule: not a Planechase guide",
             line=first.number, offset=first.offset,
         )
     return Parsed(records, warnings)
