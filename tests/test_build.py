@@ -1,0 +1,52 @@
+"""Index builds: only when the corpus changed, switched atomically, never replaced by a failed build."""
+import pytest
+
+from indexer.build import BuildError, build, current_folder, current_meta
+from indexer.library import Library
+from test_ingest import corpus_copy
+
+
+def test_build_switches_only_when_the_corpus_changes(tmp_path):
+    corpus = corpus_copy(tmp_path)
+    root = tmp_path / "index"
+    first = build([corpus], root=root)
+    assert first.built and current_folder(root) == first.folder
+    assert {p.name for p in first.folder.iterdir()} >= {"records.jsonl", "sources.json", "userdict.txt", "meta.json"}
+    again = build([corpus], root=root)
+    assert not again.built and again.folder == first.folder
+
+    digest = corpus / "keyword-digest-2009.txt"
+    digest.write_text(digest.read_text(encoding="utf-8").replace("頌威", "頌揚"), encoding="utf-8")
+    second = build([corpus], root=root)
+    assert second.built and second.folder != first.folder and current_folder(root) == second.folder
+    assert current_meta(root)["corpus_hash"] == second.corpus_hash != first.corpus_hash
+    assert first.folder.exists()  # kept for readers that still have it open
+    assert Library(second.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌揚"
+    assert Library(first.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌威"
+
+
+def test_a_failed_build_leaves_the_index_in_use(tmp_path):
+    corpus = corpus_copy(tmp_path)
+    root = tmp_path / "index"
+    good = build([corpus], root=root)
+    (corpus / "worldwake-faq-zh-hant.txt").write_bytes(b"\xff\xfe broken")
+    with pytest.raises(BuildError, match=r"worldwake-faq-zh-hant.txt:1: not valid UTF-8 at byte offset 0"):
+        build([corpus], root=root)
+    assert current_folder(root) == good.folder
+    assert not [p for p in root.iterdir() if p.name.startswith(".tmp-")]
+    assert Library(good.folder).get("worldwake-faq:rule:702.30c") is not None
+
+
+def test_the_index_keeps_the_user_dictionary_it_was_built_with(tmp_path):
+    corpus = corpus_copy(tmp_path)
+    outcome = build([corpus], root=tmp_path / "index")
+    words = (outcome.folder / "userdict.txt").read_text(encoding="utf-8").splitlines()
+    assert "多重增幅" in words and "咆哮兽群" in words  # Simplified, kept whole by the segmenter
+
+
+def test_missing_index_is_a_clear_error(tmp_path):
+    from indexer.backend import IndexUnavailable
+    from indexer.library import LiveLibrary
+
+    with pytest.raises(IndexUnavailable, match="no index built yet"):
+        LiveLibrary(tmp_path / "nothing").get()
