@@ -20,7 +20,7 @@ from .. import textclean
 from ..corpus import Source
 from ..records import Record, rule_parent
 from . import ParseError, Parsed
-from .article import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
+from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
 _RULE = re.compile(r"^(?P<number>[1-9]\d\d\.\d{1,3}[a-hjkmnp-z]?)\.?\s+(?P<body>\S.*)$")
 _SEPARATOR = re.compile(r"^={3,}$")
@@ -86,7 +86,7 @@ def _rule_records(source: Source, rules: list[tuple[Line, list[Line]]], warnings
 def parse(source: Source, text: str) -> Parsed:
     lines = [line for line in source_lines(text) if line.text]
     if not lines or not any(has_words(line.text) for line in lines):
-        raise ParseError(f"no text: a keyword digest needs keyword rules", line=1, offset=0)
+        raise ParseError("no text: a keyword digest needs keyword rules", line=1, offset=0)
     warnings: list[str] = []
     preamble: list[list[Line]] = [[]]
     rules: list[tuple[Line, list[Line]]] = []
@@ -104,7 +104,7 @@ def parse(source: Source, text: str) -> Parsed:
             preamble[-1].append(line)
     if not rules:
         raise ParseError(
-            f"no keyword rule (a line like '702.79. 吞噬 Devour'): not a keyword digest",
+            "no keyword rule (a line like '702.79. 吞噬 Devour'): not a keyword digest",
             line=lines[0].number, offset=lines[0].offset,
         )
     sections = section_records(source, _preamble_paragraphs(preamble), "zh_hant", 1, warnings)

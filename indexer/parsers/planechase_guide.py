@@ -27,7 +27,7 @@ from .. import textclean
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from . import ParseError, Parsed
-from .article import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
+from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
 _BANNER = re.compile(r"^\*{3,}.*\*{3,}$")
 _URL = re.compile(r"^https?://\S+$")
@@ -269,7 +269,7 @@ def _rule_records(source: Source, lines: list[Line], warnings: list[str]) -> lis
 def parse(source: Source, text: str) -> Parsed:
     lines = source_lines(text)
     if not any(has_words(line.text) for line in lines):
-        raise ParseError(f"no text: a Planechase guide needs cards or rules", line=1, offset=0)
+        raise ParseError("no text: a Planechase guide needs cards or rules", line=1, offset=0)
     warnings: list[str] = []
     front, *parts = _regions(lines)
     records = section_records(source, _front_matter(front, warnings), "zh_hant", 1, warnings)
@@ -284,7 +284,7 @@ def parse(source: Source, text: str) -> Parsed:
     if not any(r.kind in ("planar_card", "rule") for r in records):
         first = next(line for line in lines if line.text)
         raise ParseError(
-            f"no plane card ('Plane - <world>' line) and no rule: not a Planechase guide",
+            "no plane card ('Plane - <world>' line) and no rule: not a Planechase guide",
             line=first.number, offset=first.offset,
         )
     return Parsed(records, warnings)

@@ -28,13 +28,12 @@ _CARD_NAME = re.compile(r"[\u3400-\u9fff]{1,12}")
 
 
 def parse(source: Source, text: str) -> Parsed:
-    name = source.path.name
     if not text.strip():
-        raise ParseError(f"empty document, expected a set FAQ in paragraphs", line=1)
+        raise ParseError("empty document, expected a set FAQ in paragraphs", line=1)
     lines = _lines(text)
     first = next((n for n, (_, line) in enumerate(lines) if _HEADING.fullmatch(line)), None)
     if first is None:
-        raise ParseError(f"no `***heading***` line: not a set FAQ", line=1)
+        raise ParseError("no `***heading***` line: not a set FAQ", line=1)
     b = FaqBuilder(source, text)
     skipped = " / ".join(line for _, line in lines[:first] if line)
     if skipped:
@@ -43,7 +42,7 @@ def parse(source: Source, text: str) -> Parsed:
         _read(b, paragraph)
     records = b.records()
     if not any(r.kind in ("card", "rule") for r in records):
-        raise ParseError(f"no card entry or quoted rule under the headings", line=first + 1)
+        raise ParseError("no card entry or quoted rule under the headings", line=first + 1)
     return Parsed(records, b.warnings)
 
 

@@ -72,10 +72,10 @@ class _Unit:
 
 def parse(source: Source, text: str) -> Parsed:
     if not text.strip():
-        raise ParseError(f"empty document, expected a FAQ exported from a PTT digest", line=1)
+        raise ParseError("empty document, expected a FAQ exported from a PTT digest", line=1)
     seps = list(_SEPARATOR.finditer(text))
     if not seps or not _HEADING.search(text) or not _CARD.search(text):
-        raise ParseError(f"no `-----` separators, `***heading***` or "
+        raise ParseError("no `-----` separators, `***heading***` or "
                          "`中文名/ English Name` card entries: not a PTT FAQ export", line=1)
     b = FaqBuilder(source, text)
     bounds = [0] + [m.end() for m in seps]
@@ -90,7 +90,7 @@ def parse(source: Source, text: str) -> Parsed:
         b.card_translation(offset, zh, en)
     records = b.records()
     if not any(r.kind == "card" for r in records):
-        raise ParseError(f"no card entry could be read", line=1)
+        raise ParseError("no card entry could be read", line=1)
     return Parsed(records, b.warnings)
 
 
@@ -98,7 +98,7 @@ def _header(b: FaqBuilder, text: str, start: int, end: int) -> None:
     """The FAQ's title, credits, dates and introduction, before the first part."""
     m = _FAQ_TITLE.match(text, start, end)
     if m is None:
-        raise ParseError(f"no FAQ title (…常見問題集) after the first separator",
+        raise ParseError("no FAQ title (…常見問題集) after the first separator",
                          *position(text, start))
     b.section(m.start(1), m.group(1), level=1)
     for line in _HEADER_FIELD.split(text[m.end():end]):
