@@ -176,3 +176,22 @@ def test_unknown_paths_and_files_of_no_family_are_errors(tmp_path):
     result = ingest([tmp_path / "missing", tmp_path / "notes.txt"])
     assert any("missing: no such file or folder" in e for e in result.errors)
     assert any("notes.txt: not a Comprehensive Rules file" in e for e in result.errors)
+
+
+def test_displayed_text_is_clean_in_every_record():
+    """No English word mixes scripts, no Chinese sentence is broken by a line break, no invisible
+    or control character and no full-width rule number is left, in any text of any record."""
+    from indexer.textclean import mixed_script_words
+
+    # a sentence goes on after a comma, and punctuation never starts a line: a break there is a wrap
+    broken = re.compile(r"[，、；「（]\n|\n[，。、；」）]")
+    invisible = re.compile("[\u200b-\u200f\u2060\ufeff\x00-\x08\x0b-\x1f]")
+    fullwidth_number = re.compile(r"[０-９]{3}[．.][０-９]")
+    for record in ingest([DEFAULT_CORPUS]).records:
+        for lang in record.languages():
+            for text in record.texts(lang):
+                if lang == "en":
+                    assert mixed_script_words(text) == [], record.id
+                assert not broken.search(text), (record.id, broken.search(text).group())
+                assert not invisible.search(text), record.id
+                assert not fullwidth_number.search(text), record.id
