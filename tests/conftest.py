@@ -1,0 +1,90 @@
+"""Fixtures for the web app (flaskr style) and for every test that searches the corpus.
+
+`app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
+FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
+into a temporary folder and built once per session. `corpus_library` opens an index of the
+whole bundled corpus, also built once per session. No test touches var/index.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexer.build import build, current_folder
+from indexer.corpus import METADATA
+from indexer.ingest import DEFAULT_CORPUS
+from indexer.library import Library
+from webapp import create_app
+
+SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+
+
+def copy_corpus(source_ids: tuple[str, ...], folder: Path) -> Path:
+    """The named documents of corpus/ and their sources.toml entries (copied as written,
+    comments and all) in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (DEFAULT_CORPUS / METADATA).read_text(encoding="utf-8")
+    header, *entries = re.split(r"(?m)^(?=\[\[source\]\])", text)
+    kept = [entry for entry in entries if re.search(r'(?m)^id = "([^"]+)"', entry).group(1) in source_ids]
+    assert len(kept) == len(source_ids), f"not all of {source_ids} are in {METADATA}"
+    for entry in kept:
+        name = re.search(r'(?m)^file = "([^"]+)"', entry).group(1)
+        shutil.copyfile(DEFAULT_CORPUS / name, folder / name)
+    (folder / METADATA).write_text(header + "".join(kept), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory) -> Path:
+    """Index root of the three-document corpus."""
+    base = tmp_path_factory.mktemp("small")
+    corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
+    build([corpus], root=base / "index")
+    return base / "index"
+
+
+@pytest.fixture(scope="session")
+def corpus_index(tmp_path_factory) -> Path:
+    """Index root of the whole bundled corpus."""
+    root = tmp_path_factory.mktemp("corpus") / "index"
+    build([DEFAULT_CORPUS], root=root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def corpus_library(corpus_index) -> Library:
+    library = Library(current_folder(corpus_index))
+    yield library
+    library.close()
+
+
+@pytest.fixture(scope="session")
+def app(small_index):
+    return create_app({"TESTING": True, "INDEX_ROOT": small_index})
+
+
+@pytest.fixture
+def client(app):
+    """A fresh client per test: no script cookie left over from another test."""
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture(scope="session")
+def library(app):
+    """The library the app serves (the small corpus)."""
+    with app.app_context():
+        return app.extensions["kb.library"].get()
+
+
+@pytest.fixture
+def no_index_app(tmp_path):
+    """An app whose index root holds no index: every page needing the index is a 503."""
+    return create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "empty"})
