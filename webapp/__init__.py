@@ -1,0 +1,44 @@
+"""The web layer: server-rendered pages, their JSON twins, the forum linker and embed script.
+
+Everything shown comes from `indexer.library`; this package only chooses what to ask for and
+how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`).
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from flask import Flask
+
+from indexer.build import DEFAULT_INDEX_ROOT
+from indexer.library import LiveLibrary
+
+from . import respond
+from .cli import cli
+from .views import cards, errors, forum, meta, rules, search, sources, terms
+
+MAX_BODY_BYTES = 100 * 1024
+
+
+def create_app(test_config: dict | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.from_mapping(
+        INDEX_ROOT=DEFAULT_INDEX_ROOT,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        # Reader-facing defaults; a query string may ask for up to the library's maximum.
+        SEARCH_LIMIT=10,
+    )
+    if test_config:
+        app.config.update(test_config)
+    app.config["INDEX_ROOT"] = Path(app.config["INDEX_ROOT"])
+    # Readable Chinese in JSON, and keys in the order the library builds them.
+    app.json.ensure_ascii = False
+    app.json.sort_keys = False
+    app.extensions["kb.library"] = LiveLibrary(app.config["INDEX_ROOT"])
+    app.extensions["kb.library.lock"] = threading.Lock()
+
+    for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp):
+        app.register_blueprint(blueprint)
+    respond.install(app)
+    app.cli.add_command(cli, "kb")
+    return app

@@ -1,0 +1,138 @@
+"""How every view answers: one payload, shown as a page or returned as JSON.
+
+A page and its JSON twin come from the same view function (Datasette style): the view builds
+a payload and `respond` renders it with a template, or returns it as JSON when the request
+asks for JSON (`/api/...`, a `.json` suffix, `?format=json`, or `Accept: application/json`).
+This module also holds what every request shares: the open library, the reader's script,
+argument parsing, and the response headers (security policy, CORS, the script cookie).
+"""
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from flask import Flask, abort, current_app, g, jsonify, make_response, redirect, render_template, request
+
+from indexer.library import SCRIPTS, Library
+
+from .linkify import LibraryResolver
+
+FORMATS = ("html", "json")
+SCRIPT_COOKIE = "script"
+SCRIPT_COOKIE_SECONDS = 365 * 24 * 3600
+DEFAULT_PAGE_SCRIPT = "hant"
+# No inline script or style anywhere: every script and style sheet is a static file.
+CONTENT_SECURITY_POLICY = "; ".join([
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+    "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'",
+    "frame-ancestors 'none'",
+])
+
+
+def wants_json() -> bool:
+    if request.path.startswith("/api/") or request.path.endswith(".json"):
+        return True
+    if request.method == "GET" and "format" in request.args:
+        return request.args["format"] == "json"
+    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+
+
+def without_json_suffix(value: str) -> str:
+    """A path value with the `.json` that asked for the JSON twin removed."""
+    return value[: -len(".json")] if value.endswith(".json") else value
+
+
+def respond(template: str, payload: dict, status: int = 200, **page):
+    """The payload as JSON, or rendered with `template` (which sees it as `data`)."""
+    if wants_json():
+        response = jsonify(payload)
+    else:
+        response = make_response(render_template(template, data=payload, **page))
+    response.status_code = status
+    response.vary.update(("Accept", "Cookie"))
+    return response
+
+
+def library() -> Library:
+    """The library this request uses, fixed for the whole request (a rebuild that switches
+    the index mid-request is seen by the next request). Raises IndexUnavailable."""
+    if "library" not in g:
+        with current_app.extensions["kb.library.lock"]:
+            g.library = current_app.extensions["kb.library"].get()
+    return g.library
+
+
+def reader_script(default: str | None = DEFAULT_PAGE_SCRIPT) -> str | None:
+    """The Chinese script the reader asked for: `?script=`, else the cookie, else `default`.
+    JSON answers default to the text as written; pages to Traditional."""
+    value = request.args.get("script") or request.cookies.get(SCRIPT_COOKIE)
+    return value if value in SCRIPTS else default
+
+
+def view_script() -> str | None:
+    return reader_script(None if wants_json() else DEFAULT_PAGE_SCRIPT)
+
+
+def int_arg(name: str, default: int) -> int:
+    value = request.args.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        abort(400, f"{name} must be a whole number, not {value[:20]!r}")
+
+
+def _check_common_args() -> None:
+    """`format` and `script` mean the same on every GET; a bad value is a clear 400."""
+    if request.method != "GET":
+        return
+    fmt = request.args.get("format")
+    if fmt is not None and fmt not in FORMATS:
+        abort(400, f"format must be one of {', '.join(FORMATS)}, not {fmt[:20]!r}")
+    script = request.args.get("script")
+    if script is not None and script not in SCRIPTS:
+        abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")
+
+
+def _finish(response):
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
+    headers["X-Frame-Options"] = "DENY"
+    if request.path.startswith("/api/"):
+        headers["Access-Control-Allow-Origin"] = "*"
+        if request.method == "OPTIONS":
+            headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            headers["Access-Control-Allow-Headers"] = "Content-Type"
+            headers["Access-Control-Max-Age"] = "86400"
+    script = request.args.get("script") if request.method == "GET" else None
+    if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script:
+        response.set_cookie(SCRIPT_COOKIE, script, max_age=SCRIPT_COOKIE_SECONDS, samesite="Lax",
+                            httponly=True, secure=request.is_secure)
+    return response
+
+
+def install(app: Flask) -> None:
+    from . import present
+
+    app.before_request(_check_common_args)
+    app.after_request(_finish)
+    present.install(app)
+
+
+def record_in_path(value: str, kind: str, noun: str):
+    """The record of `kind` a path names: by its id, or by any of its names (any language,
+    script or case), which redirects to the id's address so a typed name works as a URL."""
+    lib = library()
+    key = without_json_suffix(value)
+    record = lib.get(key)
+    if record is not None and record.kind == kind:
+        return record
+    named = LibraryResolver(lib).record(key)
+    if named is not None and named.kind == kind:
+        suffix = ".json" if value.endswith(".json") else ""
+        target = request.path.rsplit("/", 1)[0] + "/" + quote(named.id + suffix, safe=":")
+        query = request.query_string.decode("latin-1")
+        abort(redirect(f"{target}?{query}" if query else target))
+    abort(404, f"No {noun} {key[:80]!r}.")

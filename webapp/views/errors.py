@@ -1,0 +1,64 @@
+"""One error shape for everything: `{"error": {"status": 404, "message": "..."}}` as JSON,
+and the same status and message on an HTML page, whichever route and whatever went wrong."""
+from __future__ import annotations
+
+from flask import Blueprint, current_app, jsonify, make_response, render_template
+from werkzeug.exceptions import HTTPException
+
+from indexer.backend import IndexUnavailable
+from indexer.query import QueryError
+
+from ..respond import wants_json
+
+bp = Blueprint("errors", __name__)
+
+UNAVAILABLE = "The search index is not available right now; please try again in a moment."
+MESSAGES = {
+    404: "No such page.",
+    405: "This address does not accept that method.",
+    413: "The request body is too large.",
+    500: "Something went wrong on our side.",
+}
+
+
+def error_response(status: int, message: str):
+    error = {"status": status, "message": message}
+    if wants_json():
+        response = jsonify({"error": error})
+    else:
+        response = make_response(render_template("error.html", error=error))
+    response.status_code = status
+    return response
+
+
+@bp.app_errorhandler(HTTPException)
+def http_error(exc: HTTPException):
+    status = exc.code or 500
+    # Werkzeug's stock descriptions are long and generic; a view's own message is kept.
+    default = type(exc).description
+    message = exc.description if exc.description and exc.description != default else MESSAGES.get(status, exc.name)
+    if status == 413:
+        message = f"The request body is too large (at most {current_app.config['MAX_CONTENT_LENGTH']} bytes)."
+    response = error_response(status, message)
+    if status == 405 and getattr(exc, "valid_methods", None):
+        response.headers["Allow"] = ", ".join(exc.valid_methods)
+    return response
+
+
+@bp.app_errorhandler(QueryError)
+def query_error(exc: QueryError):
+    return error_response(400, str(exc))
+
+
+@bp.app_errorhandler(IndexUnavailable)
+def index_unavailable(exc: IndexUnavailable):
+    current_app.logger.error("index unavailable: %s", exc)
+    response = error_response(503, UNAVAILABLE)
+    response.headers["Retry-After"] = "30"
+    return response
+
+
+@bp.app_errorhandler(Exception)
+def internal_error(exc: Exception):
+    current_app.logger.exception("unhandled error")
+    return error_response(500, MESSAGES[500])

@@ -1,0 +1,23 @@
+"""Service endpoints: `/healthz` for the load balancer, `/opensearch.xml` for browsers."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, render_template, request
+
+from ..respond import library
+
+bp = Blueprint("meta", __name__)
+
+
+@bp.get("/healthz")
+def healthz():
+    """200 with the open index's folder and size; 503 (error shape) when no index opens."""
+    lib = library()
+    response = jsonify({"status": "ok", "records": len(lib.records), "index": lib.folder.name})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/opensearch.xml")
+def opensearch():
+    xml = render_template("opensearch.xml", base=request.host_url.rstrip("/"))
+    return Response(xml, mimetype="application/opensearchdescription+xml")
