@@ -2,8 +2,11 @@
 
 `app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
 FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
-into a temporary folder and built once per session. `corpus_library` opens an index of the
-whole bundled corpus, also built once per session. No test touches var/index.
+into a temporary folder and built once per session. `cr_client` serves the same three plus
+the real 2010-02-01 Comprehensive Rules (the Worldwake FAQ's edition) from ../shared/cr, so
+a rule has its English beside the FAQ's Chinese; tests using it skip when that folder is
+absent. `corpus_library` opens an index of the whole bundled corpus. Every index is built
+once per session in a temporary folder; no test touches var/index.
 """
 from __future__ import annotations
 
@@ -15,11 +18,12 @@ import pytest
 
 from indexer.build import build, current_folder
 from indexer.corpus import METADATA
-from indexer.ingest import DEFAULT_CORPUS
+from indexer.ingest import DEFAULT_CORPUS, ROOT
 from indexer.library import Library
 from webapp import create_app
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+CR_2010 = ROOT.parent / "shared" / "cr" / "MagicCompRules-2010-02-01.txt"
 
 
 def copy_corpus(source_ids: tuple[str, ...], folder: Path) -> Path:
@@ -43,6 +47,17 @@ def small_index(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("small")
     corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
     build([corpus], root=base / "index")
+    return base / "index"
+
+
+@pytest.fixture(scope="session")
+def cr_index(tmp_path_factory) -> Path:
+    """Index root of the three-document corpus and the 2010-02-01 rules file."""
+    if not CR_2010.is_file():
+        pytest.skip(f"{CR_2010} (a real rules file) is not present")
+    base = tmp_path_factory.mktemp("small-cr")
+    corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
+    build([corpus, CR_2010], root=base / "index")
     return base / "index"
 
 
@@ -82,6 +97,22 @@ def library(app):
     """The library the app serves (the small corpus)."""
     with app.app_context():
         return app.extensions["kb.library"].get()
+
+
+@pytest.fixture(scope="session")
+def cr_app(cr_index):
+    return create_app({"TESTING": True, "INDEX_ROOT": cr_index})
+
+
+@pytest.fixture
+def cr_client(cr_app):
+    return cr_app.test_client()
+
+
+@pytest.fixture(scope="session")
+def cr_library(cr_app):
+    with cr_app.app_context():
+        return cr_app.extensions["kb.library"].get()
 
 
 @pytest.fixture
