@@ -28,10 +28,14 @@ CONTENT_SECURITY_POLICY = "; ".join([
 ])
 
 
+# Addresses that only ever answer JSON, errors included.
+JSON_ONLY = ("/api/", "/healthz")
+
+
 def wants_json() -> bool:
-    if request.path.startswith("/api/") or request.path.endswith(".json"):
+    if request.path.startswith(JSON_ONLY) or request.path.endswith(".json"):
         return True
-    if request.method == "GET" and "format" in request.args:
+    if request.method == "GET" and request.args.get("format") in FORMATS:
         return request.args["format"] == "json"
     return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
 
