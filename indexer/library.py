@@ -462,15 +462,18 @@ class Library:
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> str:
         """Escaped HTML with the matched words marked, from the language that matched;
-        highlighted in the reader's script (the conversion keeps every offset)."""
+        highlighted in the reader's script (the conversion keeps every offset). Only a window
+        around the first place a query word occurs is analysed, so a card with many rulings
+        costs no more than a short rule."""
         query_text = " ".join(t for t, _ in engine_query.terms[:1])
         prefer_zh = bool(HAN_RUN.search(query_text))
+        needles = _needles([t for t, _ in engine_query.terms] + engine_query.phrases)
         langs = sorted(record.languages(), key=lambda l: (l.startswith("zh") != prefer_zh, l))
         for lang in langs:
             parts = [record.text.get(lang, "")]
             for group in (record.abilities, record.rulings, record.examples):
                 parts.extend(item.get(lang, "") for item in group)
-            text = display("\n".join(p for p in parts if p), lang, script)
+            text = _window(display("\n".join(p for p in parts if p), lang, script), needles)
             marked = self.engine.highlight(text, engine_query)
             if marked:
                 return marked
@@ -517,6 +520,33 @@ class Library:
                 if len(out) >= limit:
                     break
         return out
+
+
+SNIPPET_WINDOW = 300
+
+
+def _needles(texts: list[str]) -> list[str]:
+    """Strings to look for when placing a snippet: each query word (Simplified, lower case) and,
+    for long Latin words, their first five letters, which survive stemming (kicker, kicked)."""
+    out = []
+    for text in texts:
+        for word in to_hans(text).lower().split():
+            out.append(word)
+            if len(word) > 5 and word.isascii():
+                out.append(word[:5])
+    return out
+
+
+def _window(text: str, needles: list[str]) -> str:
+    """The part of a long text around the first occurrence of a needle (its start if none)."""
+    if len(text) <= SNIPPET_WINDOW:
+        return text
+    folded = to_hans(text).lower()
+    if len(folded) != len(text):  # a rare letter whose lower case is longer: search as written
+        folded = text
+    found = [pos for pos in (folded.find(n) for n in needles) if pos >= 0]
+    start = max(0, min(found) - 100) if found else 0
+    return text[start:start + SNIPPET_WINDOW]
 
 
 def _edition_group(record: Record) -> tuple:
