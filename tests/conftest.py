@@ -3,9 +3,9 @@
 `app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
 FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
 into a temporary folder and built once per session. `cr_client` serves the same three plus
-the real 2010-02-01 Comprehensive Rules (the Worldwake FAQ's edition) from ../shared/cr, so
-a rule has its English beside the FAQ's Chinese; tests using it skip when that folder is
-absent. `corpus_library` opens an index of the whole bundled corpus. Every index is built
+two real editions of the Comprehensive Rules from ../shared/cr: 2010-02-01 (the Worldwake
+FAQ's edition, so a rule has its English beside the FAQ's Chinese) and 2009-07-11 (the one
+before, so a rule has a history and a diff); tests using it skip when that folder is absent. `corpus_library` opens an index of the whole bundled corpus. Every index is built
 once per session in a temporary folder; no test touches var/index.
 """
 from __future__ import annotations
@@ -23,7 +23,8 @@ from indexer.library import Library
 from webapp import create_app
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
-CR_2010 = ROOT.parent / "shared" / "cr" / "MagicCompRules-2010-02-01.txt"
+CR = ROOT.parent / "shared" / "cr"
+CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 
 
 def copy_corpus(source_ids: tuple[str, ...], folder: Path) -> Path:
@@ -52,12 +53,13 @@ def small_index(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def cr_index(tmp_path_factory) -> Path:
-    """Index root of the three-document corpus and the 2010-02-01 rules file."""
-    if not CR_2010.is_file():
-        pytest.skip(f"{CR_2010} (a real rules file) is not present")
+    """Index root of the three-document corpus and two editions of the rules."""
+    missing = [path for path in CR_FILES if not path.is_file()]
+    if missing:
+        pytest.skip(f"{missing[0]} (a real rules file) is not present")
     base = tmp_path_factory.mktemp("small-cr")
     corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
-    build([corpus, CR_2010], root=base / "index")
+    build([corpus, *CR_FILES], root=base / "index")
     return base / "index"
 
 

@@ -188,7 +188,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
     return {
         "number": number,
         "edition": edition,
-        "title": heading(primary, script),
+        "title": _rule_heading(number, records, script),
         "keyword": primary.keyword,
         "url": f"/rules/{number}?edition={edition}",
         "text": blocks(info["merged_text"], script),
@@ -211,6 +211,19 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
     }
+
+
+def _rule_heading(number: str, records: list[Record], script: str | None) -> str:
+    """The number and every title its records give, each once as shown (the rules file's
+    `Kicker` beside a FAQ's 增幅)."""
+    titles: list[str] = []
+    for lang in ("zh_hant", "zh_hans", "en", "bg"):
+        for record in records:
+            title = record.title.get(lang)
+            shown = display(title, lang, script) if title else None
+            if shown and shown not in titles:
+                titles.append(shown)
+    return " ".join([number, " / ".join(titles)]).strip()
 
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:

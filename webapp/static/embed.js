@@ -119,7 +119,7 @@
     var b = preview();
     b.replaceChildren();
     var title = document.createElement("strong");
-    title.textContent = data.title + (data.edition ? "  (" + data.edition + ")" : "");
+    title.textContent = data.title + (data.edition ? " · " + data.edition : "");
     b.appendChild(title);
     (data.text || []).slice(0, 2).forEach(function (block) {
       var p = document.createElement("div");

@@ -1,0 +1,354 @@
+"""Server-rendered pages: search, rules, cards, planes, terms and sources over real records;
+the reader's script (toggle, cookie, override); escaping; lang attributes; security headers
+and the no-inline-script policy."""
+import re
+import threading
+from html.parser import HTMLParser
+
+import pytest
+from werkzeug.serving import make_server
+
+from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the browser fixture)
+
+PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
+         "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
+         "/sources/worldwake-faq", "/forum-sample", "/rules/999.9"]
+
+
+class Page(HTMLParser):
+    """Elements of a page: tags with attributes, and the text inside elements of a class."""
+
+    def __init__(self, html):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.inside: list[tuple[str, dict]] = []
+        self.snippet_tags: list[str] = []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if any("snippet" in (a.get("class") or "").split() for _, a in self.inside):
+            self.snippet_tags.append(tag)
+        self.elements.append((tag, attrs))
+        if tag not in ("br", "meta", "link", "input", "img", "hr"):
+            self.inside.append((tag, attrs))
+
+    def handle_endtag(self, tag):
+        while self.inside:
+            if self.inside.pop()[0] == tag:
+                break
+
+    def having(self, cls):
+        return [(tag, attrs) for tag, attrs in self.elements if cls in (attrs.get("class") or "").split()]
+
+
+def page(client, url, status=200):
+    response = client.get(url)
+    assert response.status_code == status, url
+    assert response.mimetype == "text/html"
+    return response.get_data(as_text=True)
+
+
+def main(html):
+    return html[html.index("<main>"):html.index("</main>")]
+
+
+# --- search -----------------------------------------------------------------------------
+
+def test_home_has_an_autofocused_search_box_and_opensearch(client):
+    html = page(client, "/")
+    assert re.search(r'<input id="q" type="search" name="q" value="" maxlength="500" autofocus', html)
+    assert '<form id="search-form" class="search big" action="/" method="get" role="search">' in html
+    assert '<script src="/static/search.js" defer></script>' in html
+    assert 'class="result"' not in html
+
+
+def test_results_are_grouped_by_kind_in_page_order(client):
+    html = main(page(client, "/?q=留存"))
+    headings = re.findall(r'<h2><span lang="zh-Hant">(\S+)</span> <span lang="en">([^<]+)</span></h2>', html)
+    assert headings == [("規則", "Rules"), ("牌", "Cards"), ("詞彙", "Terms"), ("段落", "Sections")]
+    rules = html[:html.index("Cards</span></h2>")]
+    assert '<a class="title" href="/rules/502.79?edition=2008-05-01" lang="zh-Hant">502.79 留存 / Persist</a>' in rules
+    assert "<mark>留存</mark>屬於觸發式異能" in rules
+    assert ('<span lang="en">Edition</span> <span class="edition">2008-05-01</span> · '
+            '<a href="/sources/shadowmoor-faq">暗影荒原常見問題集 / Shadowmoor FAQ</a>') in rules
+    assert '<p class="count">12 <span lang="zh-Hant">筆結果</span>' in html
+
+
+def test_a_rule_number_gets_a_jump_banner(client):
+    html = page(client, "/?q=規則702.30c")
+    assert ('<p class="jump"><span lang="zh-Hant">直接前往規則</span> <span lang="en">Go to rule</span>: '
+            '<a href="/rules/702.30c?edition=2010-02-01">702.30c 增幅</a>') in html
+
+
+def test_a_misspelling_gets_a_did_you_mean_link(client):
+    html = page(client, "/?q=Murderus+Redcap")
+    assert '<a href="/?q=murderous+Redcap">murderous Redcap</a>' in html
+
+
+def test_a_long_result_list_offers_more(client):
+    html = page(client, "/?q=留存&limit=5")
+    assert '<p class="more"><a href="/?q=%E7%95%99%E5%AD%98&amp;limit=10">' in html
+    assert len(Page(html).having("result")) == 5
+
+
+def test_snippets_are_escaped_text_with_only_mark_elements(client):
+    """The library escapes snippets (a real text with <www.wizards.com/...> proves it), so
+    the page may insert them as HTML: nothing but <mark> appears inside one."""
+    html = page(client, "/?q=贊迪卡常見問題集")
+    assert "&lt;www.wizards.com/Magic/TCG/Resources.asp ... rules/faqs" in html
+    assert "<www." not in html
+    parsed = Page(html)
+    assert len(parsed.having("snippet")) >= 2
+    assert set(parsed.snippet_tags) == {"mark"}
+
+
+def test_a_script_in_the_query_never_comes_back_as_markup(client):
+    html = page(client, "/?q=%3Cscript%3Ealert(1)%3C/script%3E")
+    assert "<script>alert" not in html
+    assert 'value="&lt;script&gt;alert(1)&lt;/script&gt;"' in html
+    assert "<title>&lt;script&gt;alert(1)&lt;/script&gt; · " in html
+    assert set(Page(html).snippet_tags) <= {"mark"}
+
+
+# --- rules ------------------------------------------------------------------------------
+
+def test_rule_page_shows_its_chinese_text_and_parent(client):
+    html = main(page(client, "/rules/702.30c"))
+    assert '<h1 lang="zh-Hant">702.30c 增幅</h1>' in html
+    assert ('<div class="texts main"><div class="text" lang="zh-Hant">多重增幅是增幅異能的變化。'
+            '「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。</div></div>') in html
+    assert '<a href="/rules/702.30?edition=2010-02-01">702.30 增幅</a>' in html
+    assert ('<a href="/sources/worldwake-faq#worldwake-faq:rule:702.30c">天地醒轉常見問題集 / Worldwake FAQ</a>') in html
+
+
+def test_rule_page_lists_subrules_and_rulings(client):
+    html = main(page(client, "/rules/702.30"))
+    subrules = re.findall(r'<a class="num" href="/rules/([^?"]+)\?edition=2010-02-01">', html)
+    assert subrules == ["702.30a", "702.30b", "702.30c", "702.30d", "702.30e", "702.30f", "702.30g"]
+    rulings = html[html.index('<section class="rulings">'):]
+    assert rulings.count("<li>") == 9
+    assert "增幅不會改變咒語的法術力費用或總法術力費用。" in rulings
+
+
+def test_rule_page_shows_english_beside_chinese_with_references_linked(cr_client):
+    html = main(page(cr_client, "/rules/702.30a"))
+    assert '<h1 lang="zh-Hant">702.30a 增幅 / Kicker</h1>' in html
+    assert '<div class="texts main side-by-side"><div class="text" lang="en">Kicker is a static ability' in html
+    assert ('in rules <a href="/rules/601.2b?edition=2010-02-01">601.2b</a> and '
+            '<a href="/rules/601.2e?edition=2010-02-01">601.2e-g</a>.</div>') in html
+    assert ('需依照規則<a href="/rules/601.2b?edition=2010-02-01">601.2b</a>與規則'
+            '<a href="/rules/601.2f?edition=2010-02-01">601.2f至h</a>之規範來支付額外費用。</div>') in html
+
+
+def test_rule_page_shows_editions_keyword_numbers_history_and_diff(cr_client):
+    html = main(page(cr_client, "/rules/702.30a"))
+    editions = html[html.index('<section class="editions">'):html.index('<section class="keyword-numbers">')]
+    assert re.findall(r'<a href="/rules/702.30a\?edition=([\d-]+)">', editions) == ["2009-07-11", "2010-02-01"]
+    assert '<li aria-current="true"><a href="/rules/702.30a?edition=2010-02-01">2010-02-01</a>' in editions
+    numbers = html[html.index('<section class="keyword-numbers">'):html.index('<section class="history">')]
+    assert "2009-07-11: <a" in numbers and '<span lang="en">(kicker)</span>' in numbers
+    diff = html[html.index('<p class="diff" lang="en">'):]
+    assert "functions while the spell<ins> with kicker</ins> is on the stack." in diff
+    assert ('<del>The phrase &#34;Kicker [cost 1] and/or [cost 2]&#34; means the same thing as '
+            '&#34;Kicker [cost 1], kicker [cost 2].&#34; </del>Paying') in diff
+
+
+def test_an_older_edition_of_a_rule(cr_client):
+    html = main(page(cr_client, "/rules/702.30c?edition=2009-07-11"))
+    assert "Objects with more than one kicker cost have abilities that each correspond" in html
+    assert "多重增幅" not in html.split('<section class="editions">')[0]
+
+
+def test_a_missing_rule_is_a_404_page(client):
+    html = page(client, "/rules/999.9", 404)
+    assert '<p class="message" lang="en">No edition of the rules has 999.9.</p>' in html
+
+
+# --- cards, planes, terms, sources ------------------------------------------------------
+
+def test_card_page_has_names_in_three_scripts_cost_type_and_rulings(client):
+    html = main(page(client, "/cards/shadowmoor-faq:card:murderous-redcap"))
+    assert '<h1 lang="zh-Hant">奪魂紅帽客 / Murderous Redcap</h1>' in html
+    assert '<dd lang="en">Murderous Redcap</dd>' in html
+    assert '<dd lang="zh-Hant">奪魂紅帽客</dd>' in html
+    assert '<dd lang="zh-Hans">夺魂红帽客</dd>' in html
+    assert '<dd class="cost" lang="zh-Hant">{二}{黑/紅}{黑/紅}</dd>' in html
+    assert '<dd lang="zh-Hant">生物～精靈／殺手</dd>' in html and "<dd>2/2</dd>" in html
+    rulings = html[html.index('<section class="rulings">'):]
+    assert rulings.count("<li>") == 8
+    assert "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。" in rulings
+
+
+def test_plane_page_has_its_ability_in_english_and_chinese(client):
+    html = main(page(client, "/planes/planechase-guide:planar_card:chaotic-aether"))
+    assert '<h1 lang="zh-Hant">混亂乙太 / Chaotic Aether</h1>' in html
+    assert '<dd lang="zh-Hans">混乱乙太</dd>' in html
+    assert '<dd lang="en">Phenomenon <span lang="zh-Hant">奇跡</span></dd>' in html
+    assert ('<div class="texts side-by-side"><div class="text" lang="en">When you encounter Chaotic Aether, each '
+            'blank roll of the planar die is a chaos symbol') in html
+    assert '<div class="text" lang="zh-Hant">當你遭遇Chaotic Aether 混亂乙太時，每個時空骰子的空白面都視作混亂標記' in html
+
+
+def test_a_typed_card_name_finds_the_card_page(client):
+    response = client.get("/cards/奪魂紅帽客", follow_redirects=True)
+    assert response.request.path == "/cards/shadowmoor-faq:card:murderous-redcap"
+    assert "<dd lang=\"en\">Murderous Redcap</dd>" in response.get_data(as_text=True)
+
+
+def test_term_page_has_forms_defining_rules_and_occurrences(client):
+    html = main(page(client, "/terms/glossary:term:persist"))
+    assert '<li lang="en">persist</li><li lang="zh-Hant">留存</li><li lang="zh-Hans">留存</li>' in html
+    assert '<li><a href="/rules/502.79?edition=2008-05-01">502.79</a> <span class="edition">2008-05-01</span></li>' in html
+    assert '<li>702.79 <span class="edition">2026-04-17</span></li>' in html  # that edition is not indexed
+    occurrences = html[html.index('<section class="mentions">'):]
+    assert '<a href="/cards/shadowmoor-faq:card:murderous-redcap">奪魂紅帽客 / Murderous Redcap</a>' in occurrences
+
+
+def test_source_page_is_the_clean_document_with_anchors(client, library):
+    html = main(page(client, "/sources/worldwake-faq"))
+    anchors = re.findall(r'<section class="item \w+" id="([^"]+)">', html)
+    assert anchors == [r.id for r in library.records_of_source("worldwake-faq")]
+    assert '<dt><span lang="zh-Hant">日期</span> <span lang="en">Date</span></dt><dd>2010-01-14</dd>' in html
+    assert '<li class="url">http://www.wizards.com/dci/downloads/EN ... 100114.rtf</li>' in html
+    card = html[html.index('id="worldwake-faq:card:咆哮獸群"'):]
+    assert '<h3><a href="/cards/worldwake-faq:card:咆哮獸群" lang="zh-Hant">咆哮獸群</a></h3>' in card
+    assert '<p class="card-line" lang="zh-Hant">{一}{綠} 生物～野獸 2/2</p>' in card
+
+
+# --- the reader's script ----------------------------------------------------------------
+
+def test_script_override_converts_chinese_and_sets_the_cookie(client):
+    response = client.get("/cards/shadowmoor-faq:card:murderous-redcap?script=hans")
+    html = response.get_data(as_text=True)
+    assert '<html lang="zh-Hans" data-script="hans">' in html
+    assert '<h1 lang="zh-Hans">夺魂红帽客 / Murderous Redcap</h1>' in html
+    assert '<div class="text" lang="zh-Hans">当夺魂红帽客进场时' in html
+    assert '<span lang="zh-Hans">规则释疑</span> <span lang="en">Rulings</span>' in html
+    assert '<dd lang="en">Murderous Redcap</dd>' in html
+    cookie = response.headers["Set-Cookie"]
+    assert cookie.startswith("script=hans;") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_the_cookie_is_remembered_and_the_override_wins(client):
+    client.get("/?script=hans")
+    remembered = page(client, "/rules/702.30c")
+    assert '<div class="text" lang="zh-Hans">多重增幅是增幅异能的变化。' in remembered
+    overridden = client.get("/rules/702.30c?script=hant")
+    assert '<div class="text" lang="zh-Hant">多重增幅是增幅異能的變化。' in overridden.get_data(as_text=True)
+    assert overridden.headers["Set-Cookie"].startswith("script=hant;")
+
+
+def test_english_is_never_converted(client):
+    hant = main(page(client, "/planes/planechase-guide:planar_card:chaotic-aether?script=hant"))
+    hans = main(page(client, "/planes/planechase-guide:planar_card:chaotic-aether?script=hans"))
+    english = re.compile(r'<div class="text" lang="en">([^<]+)</div>')
+    assert english.findall(hant) == english.findall(hans) != []
+
+
+def test_the_toggle_links_keep_the_page(client):
+    html = page(client, "/?q=留存&limit=5")
+    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hant" lang="zh-Hant" aria-current="true">繁</a>' in html
+    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hans" lang="zh-Hans">简</a>' in html
+
+
+# --- every page -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_text_block_has_a_lang(client, url):
+    parsed = Page(client.get(url).get_data(as_text=True))
+    blocks = [attrs for tag, attrs in parsed.elements
+              if tag in ("div", "dd", "h1", "li", "p") and "text" in (attrs.get("class") or "").split()]
+    blocks += parsed.having("snippet") and [attrs for _, attrs in parsed.having("snippet")]
+    assert all(attrs.get("lang") in ("en", "zh-Hant", "zh-Hans", "bg") for attrs in blocks)
+    assert parsed.elements[0] == ("html", {"lang": "zh-Hant", "data-script": "hant"})
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_has_security_headers_and_no_inline_script_or_style(client, url):
+    response = client.get(url)
+    csp = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "style-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "unsafe-inline" not in csp
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+    parsed = Page(response.get_data(as_text=True))
+    for tag, attrs in parsed.elements:
+        assert tag != "style"
+        assert "style" not in attrs and not any(name.startswith("on") for name in attrs), (tag, attrs)
+        if tag == "script":
+            assert attrs["src"].startswith("/"), attrs
+
+
+# --- in a browser: the scripts, and a phone-sized screen ---------------------------------
+
+@pytest.fixture(scope="module")
+def served(app):
+    """The app over the small index on a loopback port, for the browser."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture
+def phone(browser):
+    """A page 360 px wide, failing the test on any JavaScript error."""
+    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-TW")
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("url", PAGES + ["/sources/shadowmoor-faq", "/?q=Murderous+Redcap&limit=50"])
+def test_no_page_scrolls_sideways_at_360_px(served, phone, url):
+    phone.goto(served + url)
+    widths = phone.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths == [360, 360]
+
+
+def test_results_appear_while_typing_without_leaving_the_page(served, phone):
+    phone.goto(served + "/")
+    phone.evaluate("window.stillHere = true")
+    phone.fill("#q", "留存")
+    phone.wait_for_selector("#results .result")
+    assert phone.inner_text("#results .result .title") == "502.79 留存 / Persist"
+    assert phone.locator("#results .result mark").first.inner_text() == "留存"
+    assert phone.evaluate("window.stillHere") is True
+    assert phone.url == served + "/?q=%E7%95%99%E5%AD%98"
+    assert phone.locator("#results h2").first.inner_text() == "規則 Rules"
+
+
+def test_slash_focuses_the_search_box(served, phone):
+    phone.goto(served + "/rules/702.30c")
+    phone.keyboard.press("/")
+    assert phone.evaluate("document.activeElement.name") == "q"
+
+
+def test_the_embed_script_links_rule_numbers_in_posts_only(served, phone):
+    phone.goto(served + "/forum-sample")
+    phone.wait_for_selector("a[data-rule-ref]")  # every link of the page is made at once
+    linked = phone.eval_on_selector_all("a[data-rule-ref]", "links => links.map(a => [a.textContent, a.href])")
+    assert linked == [[label, f"{served}/rules/{number}"] for label, number in [
+        ("702.30c", "702.30c"), ("702.30a", "702.30a"), ("901.9", "901.9"), ("901.3a", "901.3a"),
+        ("901.9a至c", "901.9a"), ("502.79", "502.79")]]
+    assert phone.inner_text("pre code") == "// pasted from my notes, not linked: 702.30a 901.9"
+    assert phone.input_value("textarea") == "702.30a in a text box stays as typed"
+    assert phone.eval_on_selector('a[href="https://magic.wizards.com/en/rules"]', "a => a.children.length") == 0
+    post = phone.inner_text("#post-2")
+    assert "http://www.wizards.com/rules/702.30a" in post and "Rule 999.9 does not exist" in post
+
+
+def test_the_embed_preview_shows_the_rule(served, phone):
+    phone.goto(served + "/forum-sample")
+    link = phone.locator('a[data-rule-ref="702.30c"]')
+    link.hover()
+    tooltip = phone.locator('[role="tooltip"]')
+    tooltip.wait_for(state="visible")
+    assert tooltip.inner_text().startswith("702.30c 增幅 · 2010-02-01\n多重增幅是增幅異能的變化。")
