@@ -1,0 +1,72 @@
+"""`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
+
+PART is one or more of peers, http, growth, coldstart, profile (default: all of them, in
+that order). The output is Markdown, ready for docs/benchmarks.md.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from indexer.build import build
+from indexer.ingest import DEFAULT_CORPUS
+
+from . import coldstart, growth, http_load, peers, profile_app
+from .measure import machine
+
+PARTS = ("peers", "http", "growth", "coldstart", "profile")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="scripts/bench", description="Run benchmarks and print their tables.")
+    ap.add_argument("parts", nargs="*", metavar="PART", help=f"any of {', '.join(PARTS)} (default: all)")
+    ap.add_argument("--quick", action="store_true",
+                    help="leave out the slow parts: growth without the rules files and ×100, 5 s HTTP runs")
+    ap.add_argument("--seconds", type=int, default=None, help="length of each wrk run (default 20, --quick 5)")
+    ap.add_argument("--connections", default="16,2", help="wrk connection counts, comma-separated (default 16,2)")
+    ap.add_argument("--rounds", type=int, default=3, help="timed rounds of the judged queries (default 3)")
+    args = ap.parse_args(argv)
+    parts = args.parts or list(PARTS)
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        ap.error(f"unknown part {unknown[0]!r}: choose from {', '.join(PARTS)}")
+    seconds = args.seconds or (5 if args.quick else 20)
+    try:
+        connections = tuple(int(c) for c in args.connections.split(","))
+    except ValueError:
+        ap.error(f"--connections takes numbers separated by commas, not {args.connections!r}")
+
+    print(f"# Benchmarks, {time.strftime('%Y-%m-%d %H:%M')}\n\nMachine: {machine()}\n", flush=True)
+    work = Path(tempfile.mkdtemp(prefix="bench-"))
+    try:
+        index_root = work / "index"
+        if {"http", "coldstart", "profile"} & set(parts):
+            build([DEFAULT_CORPUS], root=index_root)
+        for part in parts:
+            started = time.perf_counter()
+            print(f"## {part}\n", flush=True)
+            if part == "peers":
+                print(peers.compare([DEFAULT_CORPUS], rounds=args.rounds))
+            elif part == "http":
+                try:
+                    print(http_load.compare(index_root, seconds, connections))
+                except http_load.WrkMissing as exc:
+                    print(f"skipped: {exc}")
+            elif part == "growth":
+                print(growth.report(quick=args.quick, rounds=min(args.rounds, 2)))
+            elif part == "coldstart":
+                print(coldstart.report(index_root))
+            elif part == "profile":
+                print(profile_app.report(index_root))
+            print(f"\n({part}: {time.perf_counter() - started:.0f} s)\n", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,89 @@
+"""The corpora the benchmarks index: the bundled corpus, the corpus with the real
+Comprehensive Rules files, and synthetic corpora made by replicating the corpus's records.
+
+Every index is built by `indexer.build.build`, the code the service runs, so a figure here
+is the figure of the real build (writing records, user dictionary, engine files, switching
+`CURRENT`). For records that did not come from documents (the synthetic corpora, or records
+ingested once and indexed by several engines) `build_records` hands them to that same
+function in place of its ingestion step.
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import replace
+from pathlib import Path
+from unittest import mock
+
+from indexer import build as build_module
+from indexer.build import BuildOutcome
+from indexer.ingest import DEFAULT_CORPUS, GLOSSARY_SOURCE, IngestResult, ingest
+
+from .measure import stopwatch
+
+# Share of the letters of a synthetic copy replaced by another letter of the same record, so
+# copies are new text (new names, new word counts) in the corpus's own scripts and letters.
+PERTURB_SHARE = 0.08
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+class IngestFailed(Exception):
+    """A corpus the benchmarks need did not ingest cleanly; the message lists the errors."""
+
+
+def ingest_paths(paths: list[Path]) -> tuple[IngestResult, float]:
+    """Records of `paths` and the seconds ingestion took."""
+    with stopwatch() as elapsed:
+        result = ingest(paths)
+    if result.errors:
+        raise IngestFailed("; ".join(result.errors))
+    return result, elapsed[0]
+
+
+def build_records(result: IngestResult, root: Path) -> BuildOutcome:
+    """Index already-ingested records into `root` with the service's own build code."""
+    with mock.patch.object(build_module, "ingest", lambda paths, progress=False: result):
+        return build_module.build([DEFAULT_CORPUS], root=root, force=True)
+
+
+def _perturb(text: str, rng: random.Random, letters: list[str]) -> str:
+    """`text` with a share of its letters replaced; length, digits, spacing and punctuation
+    kept, so rule numbers and reference offsets still hold."""
+    if not text or not letters:
+        return text
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        if _LETTER.match(ch) and rng.random() < PERTURB_SHARE:
+            chars[i] = rng.choice(letters)
+    return "".join(chars)
+
+
+def _perturbed_record(record, copy: int, rng: random.Random):
+    source = f"{record.source}~{copy}"
+    letters = _LETTER.findall(" ".join(t for lang in record.languages() for t in record.texts(lang)))
+    change = lambda d: {lang: _perturb(v, rng, letters) for lang, v in d.items()}  # noqa: E731
+    prefix = record.source + ":"
+    new_id = source + ":" + record.id[len(prefix):] if record.id.startswith(prefix) else f"{source}:{record.id}"
+    return replace(
+        record, id=new_id, source=source,
+        text=change(record.text), title=change(record.title), names=change(record.names),
+        aliases=[_perturb(a, rng, letters) for a in record.aliases],
+        rulings=[change(r) for r in record.rulings], examples=[change(e) for e in record.examples],
+        abilities=[change(a) for a in record.abilities],
+    )
+
+
+def synthetic(seed: IngestResult, factor: int, rng_seed: int = 7) -> IngestResult:
+    """`factor` times the documents of `seed`: the originals and factor-1 perturbed copies of
+    every document record, each copy a new source with new ids (`planechase-guide~3:card:…`).
+    The glossary stays one: it is the project's, not a document's."""
+    rng = random.Random(rng_seed)
+    documents = [r for r in seed.records if r.source != GLOSSARY_SOURCE]
+    out = IngestResult(records=list(seed.records), sources=dict(seed.sources), inputs=list(seed.inputs))
+    for copy in range(1, factor):
+        for record in documents:
+            out.records.append(_perturbed_record(record, copy, rng))
+        for source_id, source in seed.sources.items():
+            if source_id != GLOSSARY_SOURCE:
+                out.sources[f"{source_id}~{copy}"] = {**source, "id": f"{source_id}~{copy}"}
+    return out

@@ -1,0 +1,115 @@
+"""What every benchmark shares: timing, percentiles, sizes, the judged queries, the machine
+description and Markdown tables (so a run's output can be pasted into docs/benchmarks.md)."""
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import statistics
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_CR = ROOT.parent / "shared" / "cr"
+sys.path.insert(0, str(ROOT / "tests"))
+import judged  # noqa: E402  (the project's judged queries and scorer live with the tests)
+
+PACKAGES = ("whoosh-reloaded", "jieba", "opencc", "flask", "gunicorn", "werkzeug", "tantivy", "hypothesis")
+
+
+def percentile(values: list[float], p: float) -> float:
+    """The p-th percentile (0-100) by the nearest-rank method: p99 of 100 values is the 99th."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * p // 100))
+    return ordered[int(rank) - 1]
+
+
+@contextmanager
+def stopwatch() -> Iterator[list[float]]:
+    """`with stopwatch() as t: ...` then `t[0]` is the elapsed seconds."""
+    holder: list[float] = []
+    started = time.perf_counter()
+    try:
+        yield holder
+    finally:
+        holder.append(time.perf_counter() - started)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def megabytes(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+def judged_queries() -> list[str]:
+    return [query for _, query, _ in judged.load()]
+
+
+def time_queries(search: Callable[[str], object], queries: list[str], rounds: int = 3) -> list[float]:
+    """Seconds per call of `search` over every query, `rounds` times after one warm-up round
+    (the first query of a process pays for loading dictionaries, not for searching)."""
+    for query in queries:
+        search(query)
+    times = []
+    for _ in range(rounds):
+        for query in queries:
+            started = time.perf_counter()
+            search(query)
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def latency_cells(times: list[float]) -> list[str]:
+    return [ms(percentile(times, 50)), ms(percentile(times, 99))]
+
+
+def table(headers: list[str], rows: Iterable[list]) -> str:
+    """A Markdown table."""
+    rows = [[str(cell) for cell in row] for row in rows]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def version(package: str) -> str:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def machine() -> str:
+    """The machine a run happened on, for the record next to its figures."""
+    memory = ""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+    except OSError:
+        pass
+    cpu = ""
+    try:
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), "")
+    except OSError:
+        pass
+    packages = ", ".join(f"{p} {version(p)}" for p in PACKAGES)
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return (f"{os.cpu_count()} cores ({cpu or platform.machine()}), {memory} memory, "
+            f"Python {platform.python_version()} on {platform.platform()}; {packages}; "
+            f"load average at the start {load}")
+
+
+def mean(values: list[float]) -> float:
+    return statistics.mean(values) if values else float("nan")

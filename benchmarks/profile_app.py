@@ -1,0 +1,59 @@
+"""Where a request's time goes in the real app: /api/search for every judged query through
+Flask's test client under cProfile (the same code a gunicorn worker runs, without the
+network), split into the parts a fix would target."""
+from __future__ import annotations
+
+import cProfile
+import io
+import pstats
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from indexer import analysis
+from webapp import create_app
+
+from .measure import judged_queries, table
+
+# (label, file suffix, function name): cumulative time of each, as a share of all requests.
+PARTS = [
+    ("Library.search (all of the library's work)", "indexer/library.py", "search"),
+    ("  engine search (Whoosh query and scoring)", "indexer/whoosh_backend.py", "search"),
+    ("  snippets (highlighting: re-analysing record texts)", "indexer/library.py", "snippet"),
+    ("  did-you-mean (Latin words not in the index)", "indexer/library.py", "_did_you_mean"),
+    ("  result records (text in all languages, titles)", "indexer/library.py", "plain_text"),
+    ("present.group_results (page grouping, also run for JSON)", "webapp/present.py", "group_results"),
+    ("JSON encoding of the answer", "flask/json/provider.py", "response"),
+]
+
+
+def _cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
+    return sum(row[3] for (filename, _, func), row in stats.stats.items()
+               if func == name and filename.endswith(suffix))
+
+
+def report(index_root: Path) -> str:
+    analysis.warm_up()
+    client = create_app({"INDEX_ROOT": index_root}).test_client()
+    paths = ["/api/search?q=" + quote(q, safe="") for q in judged_queries()]
+    for path in paths:
+        client.get(path)
+    started = time.perf_counter()
+    for path in paths:
+        client.get(path)
+    plain = (time.perf_counter() - started) / len(paths)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for path in paths:
+        client.get(path)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = _cumulative(stats, "flask/app.py", "wsgi_app")
+    rows = [[label, f"{_cumulative(stats, suffix, name) / total:.0%}"] for label, suffix, name in PARTS]
+    top = io.StringIO()
+    pstats.Stats(profiler, stream=top).sort_stats("tottime").print_stats(12)
+    own = [line for line in top.getvalue().splitlines() if line.strip()][-13:]
+    return (f"Mean time of /api/search in-process, without the profiler: {plain * 1000:.1f} ms over "
+            f"{len(paths)} judged queries. Share of the profiled request time:\n\n"
+            + table(["part", "share"], rows)
+            + "\n\nFunctions with the most own time:\n\n```\n" + "\n".join(own) + "\n```")
