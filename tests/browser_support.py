@@ -11,6 +11,7 @@ Test files import the fixtures they use from here (tests/conftest.py belongs to 
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -81,9 +82,10 @@ def start_server(index_root: Path, log: Path, *paths: str, port: int | None = No
     return Server(f"http://127.0.0.1:{port}", process, log, index_root)
 
 
-def wait_until_healthy(server: Server, limit: float = STARTUP_LIMIT_SECONDS) -> None:
-    """Returns once /healthz answers 200; raises with the server's output if it exits first
-    or does not answer within `limit` seconds."""
+def wait_until_healthy(server: Server, limit: float = STARTUP_LIMIT_SECONDS) -> dict:
+    """/healthz's answer once it is 200. Raises with the server's output if the server exits
+    first, answers anything but 200 (with --preload the app is whole once it listens, so
+    that is final), or does not answer within `limit` seconds."""
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
@@ -91,11 +93,12 @@ def wait_until_healthy(server: Server, limit: float = STARTUP_LIMIT_SECONDS) -> 
                                f"{server.output()}")
         try:
             with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.25)
+                return json.load(response)
+        except urllib.error.HTTPError as exc:
+            raise RuntimeError(f"{server.url}/healthz answered {exc.code}: {exc.read()[:500]!r}\n"
+                               f"{server.output()}") from None
+        except OSError:
+            time.sleep(0.25)
     raise RuntimeError(f"{server.url}/healthz did not answer within {limit:.0f} s:\n{server.output()}")
 
 
@@ -111,19 +114,33 @@ def stop_server(server: Server) -> None:
         server.process.wait()
 
 
+# Each test module imports `live_server`, and pytest registers a fixture once per module that
+# defines it: the server is kept here so the whole session still starts only one.
+_session_server: list[Server] = []
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Server:
     """The service as `./scripts/serve` runs it, over an index of the bundled corpus built
     into a temporary folder; shared by every test of the session."""
-    folder = tmp_path_factory.mktemp("live-server")
-    server = start_server(folder / "index", folder / "serve.log")
-    try:
-        wait_until_healthy(server)
-    except RuntimeError as exc:
-        stop_server(server)
-        pytest.fail(str(exc), pytrace=False)
-    yield server
-    stop_server(server)
+    if not _session_server:
+        folder = tmp_path_factory.mktemp("live-server")
+        server = start_server(folder / "index", folder / "serve.log")
+        problem = None
+        try:
+            health = wait_until_healthy(server)
+            built = (folder / "index" / "CURRENT").read_text(encoding="utf-8").strip()
+            if health.get("index") != built:
+                problem = (f"the server opened index {health.get('index')!r}, not {built!r} from "
+                           f"INDEX_ROOT={folder / 'index'}: the app must take INDEX_ROOT from the environment")
+        except (RuntimeError, OSError) as exc:
+            problem = str(exc)
+        if problem:
+            stop_server(server)
+            pytest.fail(problem, pytrace=False)
+        _session_server.append(server)
+    yield _session_server[0]
+    stop_server(_session_server[0])  # at the end of the session; a second call does nothing
 
 
 @pytest.fixture(scope="session")
@@ -146,10 +163,11 @@ def artifact_path(name: str) -> Path:
     return ARTIFACTS / (re.sub(r"[^\w.-]+", "-", name).strip("-") + ".png")
 
 
-def screenshot(page, name: str) -> Path:
-    """Saves a full-page screenshot as test-artifacts/<name>.png."""
+def screenshot(page, name: str, full_page: bool = True) -> Path:
+    """Saves a screenshot (of the whole page, or of what the viewport shows) as
+    test-artifacts/<name>.png."""
     path = artifact_path(name)
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path
 
 

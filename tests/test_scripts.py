@@ -93,9 +93,10 @@ def test_failed_build_keeps_serving_the_previous_index(live_server, tmp_path):
     notes.write_text("not a rules file\n", encoding="utf-8")
     server = start_server(live_server.index_root, tmp_path / "serve.log", str(notes))
     try:
-        wait_until_healthy(server)
+        health = wait_until_healthy(server)
     finally:
         stop_server(server)
+    assert health["index"] == previous.strip()
     output = server.output()
     assert f"{notes}: not a Comprehensive Rules file" in output
     assert f"serve: the index was not rebuilt (see above); serving the previous index " \
