@@ -14,7 +14,6 @@ from indexer.build import DEFAULT_INDEX_ROOT
 from indexer.library import LiveLibrary
 
 from . import respond
-from .cli import cli
 from .views import cards, errors, forum, meta, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
@@ -40,5 +39,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp):
         app.register_blueprint(blueprint)
     respond.install(app)
+    from .cli import cli  # here, not at the top: `python -m webapp.cli` must import it only once
+
     app.cli.add_command(cli, "kb")
     return app

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from flask import current_app, has_app_context
+from flask.cli import ScriptInfo
 
 from indexer.backend import IndexUnavailable
 from indexer.build import DEFAULT_INDEX_ROOT
-from indexer.library import SCRIPTS, Library, LiveLibrary
+from indexer.library import SCRIPTS, Library, LiveLibrary, display
 from indexer.query import QueryError
 from indexer.references import parse_rule_number
 
@@ -32,7 +32,13 @@ from .linkify import LibraryResolver
 from .present import LABELS, record_view, rule_view, term_view
 
 LANG_NAMES = {"en": "English", "zh_hant": "繁體", "zh_hans": "简体", "bg": "Български"}
-_TOKEN = re.compile(r"\s+|[A-Za-z0-9\u00c0-\u024f\u0400-\u04ff'’./+\-{}]+|.", re.S)
+# Wrapping units: terminal styling (no width), whitespace, a run of anything but spaces and
+# CJK (an English word with its punctuation), or one CJK character.
+_STYLE = re.compile(r"\x1b\[[0-9;]*m")
+_CJK = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"
+_TOKEN = re.compile(rf"\x1b\[[0-9;]*m|\s+|[^\s\x1b{_CJK}]+|.", re.S)
+# Chinese punctuation that never starts a line: it stays at the end of the previous one.
+_NO_LINE_START = set("，。、；：！？」』）》〉…")
 
 
 @dataclass
@@ -40,12 +46,11 @@ class Options:
     index_root: Path | None
     script: str | None
     as_json: bool
+    live: LiveLibrary | None = None  # the application's, when run as `flask kb`
 
     def library(self) -> Library:
         try:
-            if self.index_root is None and has_app_context():
-                return current_app.extensions["kb.library"].get()
-            return LiveLibrary(self.index_root or DEFAULT_INDEX_ROOT).get()
+            return (self.live or LiveLibrary(self.index_root or DEFAULT_INDEX_ROOT)).get()
         except IndexUnavailable as exc:
             raise click.ClickException(str(exc)) from None
 
@@ -53,8 +58,8 @@ class Options:
 # --- terminal text ----------------------------------------------------------------------
 
 def width(text: str) -> int:
-    """Columns a text takes in a terminal: East Asian wide characters take two."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    """Columns a text takes in a terminal: East Asian wide characters take two, styling none."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in _STYLE.sub("", text))
 
 
 def wrap(text: str, indent: str = "", columns: int | None = None) -> str:
@@ -70,7 +75,7 @@ def wrap(text: str, indent: str = "", columns: int | None = None) -> str:
                     line, used = line + " ", used + 1
                 continue
             w = width(token)
-            if used + w > columns and used > width(indent):
+            if used + w > columns and used > width(indent) and token not in _NO_LINE_START:
                 out.append(line.rstrip())
                 line, used = indent, width(indent)
             line, used = line + token, used + w
@@ -78,9 +83,9 @@ def wrap(text: str, indent: str = "", columns: int | None = None) -> str:
     return "\n".join(out)
 
 
-def heading(key: str) -> str:
+def heading(key: str, script: str | None) -> str:
     zh, en = LABELS[key]
-    return click.style(f"{zh} {en}", bold=True)
+    return click.style(f"{display(zh, 'zh_hant', script)} {en}", bold=True)
 
 
 def echo_blocks(blocks: list[dict], indent: str = "  ") -> None:
@@ -97,43 +102,58 @@ def plain_snippet(snippet: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", marked))
 
 
-def print_rule(view: dict) -> None:
+def _diff_piece(op: str, piece: str) -> str:
+    """A diff piece as terminal text: [+inserted+] in green, [-deleted-] in red."""
+    if op == "insert":
+        return click.style(f"[+{piece}+]", fg="green")
+    if op == "delete":
+        return click.style(f"[-{piece}-]", fg="red")
+    return piece
+
+
+def print_rule(view: dict, script: str | None) -> None:
     click.echo(click.style(view["title"], bold=True) + click.style(f"  · {view['edition']}", dim=True))
     for source in view["sources"]:
         click.echo(click.style(f"  {source['title']} (line {source['line']})", dim=True))
     click.echo()
     echo_blocks(view["text"])
     if view["parent"]:
-        click.echo(f"\n{heading('parent')}: {view['parent']['title']}")
+        click.echo(f"\n{heading('parent', script)}: {view['parent']['title']}")
     if view["examples"]:
-        click.echo(f"\n{heading('examples')}")
+        click.echo(f"\n{heading('examples', script)}")
         for example in view["examples"]:
             echo_blocks(example)
     if view["children"]:
-        click.echo(f"\n{heading('subrules')}")
+        click.echo(f"\n{heading('subrules', script)}")
         for child in view["children"]:
             click.echo(click.style(f"  {child['number']}", bold=True))
             echo_blocks(child["text"], "    ")
     if view["rulings"]:
-        click.echo(f"\n{heading('rulings')}")
+        click.echo(f"\n{heading('rulings', script)}")
         for ruling in view["rulings"]:
             for block in ruling["text"]:
                 click.echo(wrap("• " + block["text"], "  "))
     if len(view["editions"]) > 1:
-        click.echo(f"\n{heading('other_editions')} {view['number']}")
+        click.echo(f"\n{heading('other_editions', script)} {view['number']}")
         for e in view["editions"]:
             click.echo(f"  {e['edition']}  {e['name']}{'  ←' if e['current'] else ''}")
     if len(view["keyword_numbers"]) > 1:
-        click.echo(f"\n{heading('keyword_numbers')} ({view['keyword']})")
+        click.echo(f"\n{heading('keyword_numbers', script)} ({view['keyword']})")
         for k in view["keyword_numbers"]:
             click.echo(f"  {k['edition']}  {k['number']}{'  ←' if k['current'] else ''}")
+    if len(view["history"]) > 1:
+        click.echo(f"\n{heading('history', script)}")
+        for version in view["history"]:
+            click.echo(f"  {version['edition']}  {version['number']}{'  ←' if version['current'] else ''}")
+            for change in version["changes"]:
+                click.echo(wrap("".join(_diff_piece(op, piece) for op, piece in change["pieces"]), "    "))
     if view["referenced_by"]:
-        click.echo(f"\n{heading('referenced_by')}")
+        click.echo(f"\n{heading('referenced_by', script)}")
         for r in view["referenced_by"]:
             click.echo(wrap(f"{r['title']}  ({r['source']['title']})", "  "))
 
 
-def print_record(view: dict) -> None:
+def print_record(view: dict, script: str | None) -> None:
     click.echo(click.style(view["title"], bold=True))
     for lang, name in view["names"].items():
         click.echo(f"  {LANG_NAMES.get(lang, lang)}: {name}")
@@ -146,25 +166,25 @@ def print_record(view: dict) -> None:
     for ability in view["abilities"] or [view["text"]]:
         echo_blocks(ability)
     if view["rulings"]:
-        click.echo(f"\n{heading('rulings')}")
+        click.echo(f"\n{heading('rulings', script)}")
         for ruling in view["rulings"]:
             for block in ruling:
                 click.echo(wrap("• " + block["text"], "  "))
     if view.get("forms"):
-        click.echo(f"\n{heading('forms')}")
+        click.echo(f"\n{heading('forms', script)}")
         click.echo(wrap(" · ".join(form["text"] for form in view["forms"]), "  "))
     if view.get("mentions"):
-        click.echo(f"\n{heading('mentions')}")
+        click.echo(f"\n{heading('mentions', script)}")
         for r in view["mentions"]:
             click.echo(wrap(f"{r['title']}  ({r['source']['title']})", "  "))
 
 
-def print_search(answer: dict) -> None:
+def print_search(answer: dict, script: str | None) -> None:
     if answer["rule_jump"]:
         jump = answer["rule_jump"]
-        click.echo(f"{heading('jump')}: {jump['title']} ({jump['edition']})")
+        click.echo(f"{heading('jump', script)}: {jump['title']} ({jump['edition']})")
     if answer["did_you_mean"]:
-        click.echo(f"{heading('did_you_mean')}: {answer['did_you_mean']}")
+        click.echo(f"{heading('did_you_mean', script)}: {answer['did_you_mean']}")
     click.echo(click.style(f"{answer['total']} results, {answer['took_ms']} ms", dim=True))
     for n, result in enumerate(answer["results"], 1):
         where = " · ".join(x for x in (result["edition"], result["source"]["title"]) if x)
@@ -176,7 +196,7 @@ def emit(payload: dict, printer, options: Options) -> None:
     if options.as_json:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=1))
     else:
-        printer(payload)
+        printer(payload, options.script)
 
 
 # --- commands ---------------------------------------------------------------------------
@@ -188,7 +208,9 @@ def emit(payload: dict, printer, options: Options) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print the JSON the web API returns")
 @click.pass_context
 def cli(ctx: click.Context, index_root: Path | None, script: str | None, as_json: bool) -> None:
-    ctx.obj = Options(index_root, script, as_json)
+    info = ctx.find_object(ScriptInfo)
+    live = info.load_app().extensions["kb.library"] if info is not None and index_root is None else None
+    ctx.obj = Options(index_root, script, as_json, live)
 
 
 @cli.command(help="Show a rule: text in every language, subrules, rulings, other editions.")
