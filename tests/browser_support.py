@@ -114,33 +114,39 @@ def stop_server(server: Server) -> None:
         server.process.wait()
 
 
+def start_checked_server(folder: Path) -> Server:
+    """scripts/serve over a new index in `folder`, once it answers from that index."""
+    server = start_server(folder / "index", folder / "serve.log")
+    try:
+        health = wait_until_healthy(server)
+        built = (folder / "index" / "CURRENT").read_text(encoding="utf-8").strip()
+        if health.get("index") != built:
+            raise RuntimeError(f"the server opened index {health.get('index')!r}, not {built!r} from "
+                               f"INDEX_ROOT={folder / 'index'}: the app must take INDEX_ROOT from the environment")
+    except (RuntimeError, OSError):
+        stop_server(server)
+        raise
+    return server
+
+
 # Each test module imports `live_server`, and pytest registers a fixture once per module that
-# defines it: the server is kept here so the whole session still starts only one.
-_session_server: list[Server] = []
+# defines it: the server, or why it could not start, is kept here so a session starts one.
+_session: dict = {}
 
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory) -> Server:
     """The service as `./scripts/serve` runs it, over an index of the bundled corpus built
     into a temporary folder; shared by every test of the session."""
-    if not _session_server:
-        folder = tmp_path_factory.mktemp("live-server")
-        server = start_server(folder / "index", folder / "serve.log")
-        problem = None
+    if not _session:
         try:
-            health = wait_until_healthy(server)
-            built = (folder / "index" / "CURRENT").read_text(encoding="utf-8").strip()
-            if health.get("index") != built:
-                problem = (f"the server opened index {health.get('index')!r}, not {built!r} from "
-                           f"INDEX_ROOT={folder / 'index'}: the app must take INDEX_ROOT from the environment")
+            _session["server"] = start_checked_server(tmp_path_factory.mktemp("live-server"))
         except (RuntimeError, OSError) as exc:
-            problem = str(exc)
-        if problem:
-            stop_server(server)
-            pytest.fail(problem, pytrace=False)
-        _session_server.append(server)
-    yield _session_server[0]
-    stop_server(_session_server[0])  # at the end of the session; a second call does nothing
+            _session["problem"] = str(exc)
+    if "problem" in _session:
+        pytest.fail(_session["problem"], pytrace=False)
+    yield _session["server"]
+    stop_server(_session["server"])  # at the end of the session; a second call does nothing
 
 
 @pytest.fixture(scope="session")
