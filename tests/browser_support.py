@@ -129,8 +129,10 @@ def start_checked_server(folder: Path) -> Server:
     return server
 
 
-# Each test module imports `live_server`, and pytest registers a fixture once per module that
-# defines it: the server, or why it could not start, is kept here so a session starts one.
+# Test modules import these fixtures, and pytest registers a fixture once per module that
+# defines it; a second Playwright in the same thread cannot even start. So the session's one
+# server (or why it could not start) and one browser are kept here, and the first teardown
+# at the end of the session stops them.
 _session: dict = {}
 
 
@@ -138,30 +140,39 @@ _session: dict = {}
 def live_server(tmp_path_factory) -> Server:
     """The service as `./scripts/serve` runs it, over an index of the bundled corpus built
     into a temporary folder; shared by every test of the session."""
-    if not _session:
+    if "server" not in _session and "server problem" not in _session:
         try:
             _session["server"] = start_checked_server(tmp_path_factory.mktemp("live-server"))
         except (RuntimeError, OSError) as exc:
-            _session["problem"] = str(exc)
-    if "problem" in _session:
-        pytest.fail(_session["problem"], pytrace=False)
+            _session["server problem"] = str(exc)
+    if "server problem" in _session:
+        pytest.fail(_session["server problem"], pytrace=False)
     yield _session["server"]
-    stop_server(_session["server"])  # at the end of the session; a second call does nothing
+    stop_server(_session["server"])  # a second call does nothing
 
 
 @pytest.fixture(scope="session")
 def browser():
     """Debian's chromium, launched once per session through Playwright."""
-    if not CHROMIUM.exists():
-        unavailable(f"{CHROMIUM} is missing (as root: apt-get install chromium; ./scripts/test does it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        unavailable("the playwright Python package is not installed (pip install -r requirements.txt)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+    if "browser" not in _session:
+        if not CHROMIUM.exists():
+            unavailable(f"{CHROMIUM} is missing (as root: apt-get install chromium; ./scripts/test does it)")
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            unavailable("the playwright Python package is not installed (pip install -r requirements.txt)")
+        playwright = sync_playwright().start()
+        try:
+            _session["browser"] = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        except Exception:
+            playwright.stop()
+            raise
+        _session["playwright"] = playwright
+    yield _session["browser"]
+    if "playwright" in _session:
+        _session["browser"].close()
+        _session.pop("playwright").stop()
 
 
 def artifact_path(name: str) -> Path:

@@ -105,7 +105,8 @@ def test_forum_page_links_rule_numbers_with_a_preview(live_server, page):
     link.hover()
     tooltip = page.get_by_role("tooltip")
     expect(tooltip).to_be_visible()
-    expect(tooltip).to_contain_text("702.30c 增幅  (2010-02-01)")
+    expect(tooltip.locator("strong")).to_contain_text("702.30c 增幅")
+    expect(tooltip.locator("strong")).to_contain_text("2010-02-01")
     expect(tooltip).to_contain_text("多重增幅是增幅異能的變化。")
     screenshot(page, "forum-preview")
 
