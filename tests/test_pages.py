@@ -1,14 +1,10 @@
 """Server-rendered pages: search, rules, cards, planes, terms and sources over real records;
 the reader's script (toggle, cookie, override); escaping; lang attributes; security headers
-and the no-inline-script policy."""
+and the no-inline-script policy. What the scripts do in a browser is tests/test_browser.py."""
 import re
-import threading
 from html.parser import HTMLParser
 
 import pytest
-from werkzeug.serving import make_server
-
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the browser fixture)
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -280,75 +276,14 @@ def test_every_page_has_security_headers_and_no_inline_script_or_style(client, u
             assert attrs["src"].startswith("/"), attrs
 
 
-# --- in a browser: the scripts, and a phone-sized screen ---------------------------------
-
-@pytest.fixture(scope="module")
-def served(app):
-    """The app over the small index on a loopback port, for the browser."""
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join()
-
-
-@pytest.fixture
-def phone(browser):
-    """A page 360 px wide, failing the test on any JavaScript error."""
-    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-TW")
-    tab = context.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    errors = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    context.close()
-    assert errors == []
-
-
-@pytest.mark.parametrize("url", PAGES + ["/sources/shadowmoor-faq", "/?q=Murderous+Redcap&limit=50"])
-def test_no_page_scrolls_sideways_at_360_px(served, phone, url):
-    phone.goto(served + url)
-    widths = phone.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    assert widths == [360, 360]
-
-
-def test_results_appear_while_typing_without_leaving_the_page(served, phone):
-    phone.goto(served + "/")
-    phone.evaluate("window.stillHere = true")
-    phone.fill("#q", "留存")
-    phone.wait_for_selector("#results .result")
-    assert phone.inner_text("#results .result .title") == "502.79 留存 / Persist"
-    assert phone.locator("#results .result mark").first.inner_text() == "留存"
-    assert phone.evaluate("window.stillHere") is True
-    assert phone.url == served + "/?q=%E7%95%99%E5%AD%98"
-    assert phone.locator("#results h2").first.inner_text() == "規則 Rules"
-
-
-def test_slash_focuses_the_search_box(served, phone):
-    phone.goto(served + "/rules/702.30c")
-    phone.keyboard.press("/")
-    assert phone.evaluate("document.activeElement.name") == "q"
-
-
-def test_the_embed_script_links_rule_numbers_in_posts_only(served, phone):
-    phone.goto(served + "/forum-sample")
-    phone.wait_for_selector("a[data-rule-ref]")  # every link of the page is made at once
-    linked = phone.eval_on_selector_all("a[data-rule-ref]", "links => links.map(a => [a.textContent, a.href])")
-    assert linked == [[label, f"{served}/rules/{number}"] for label, number in [
-        ("702.30c", "702.30c"), ("702.30a", "702.30a"), ("901.9", "901.9"), ("901.3a", "901.3a"),
-        ("901.9a至c", "901.9a"), ("502.79", "502.79")]]
-    assert phone.inner_text("pre code") == "// pasted from my notes, not linked: 702.30a 901.9"
-    assert phone.input_value("textarea") == "702.30a in a text box stays as typed"
-    assert phone.eval_on_selector('a[href="https://magic.wizards.com/en/rules"]', "a => a.children.length") == 0
-    post = phone.inner_text("#post-2")
-    assert "http://www.wizards.com/rules/702.30a" in post and "Rule 999.9 does not exist" in post
-
-
-def test_the_embed_preview_shows_the_rule(served, phone):
-    phone.goto(served + "/forum-sample")
-    link = phone.locator('a[data-rule-ref="702.30c"]')
-    link.hover()
-    tooltip = phone.locator('[role="tooltip"]')
-    tooltip.wait_for(state="visible")
-    assert tooltip.inner_text().startswith("702.30c 增幅 · 2010-02-01\n多重增幅是增幅異能的變化。")
+def test_pages_are_laid_out_for_a_phone_first(client):
+    """What keeps a 360 px screen from scrolling sideways (tests/test_browser.py measures it
+    in a real browser): the device's viewport, long words and addresses wrap, and English
+    beside Chinese only on screens wider than 40rem."""
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page(client, "/")
+    css = client.get("/static/style.css").get_data(as_text=True)
+    assert re.search(r"body \{[^}]*overflow-wrap: anywhere", css)
+    assert re.search(r"\.url \{[^}]*word-break: break-all", css)
+    narrow, wide = css.split("@media (min-width: 40rem)")
+    assert ".side-by-side" not in narrow
+    assert ".side-by-side { display: grid;" in wide

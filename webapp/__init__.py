@@ -1,10 +1,12 @@
 """The web layer: server-rendered pages, their JSON twins, the forum linker and embed script.
 
 Everything shown comes from `indexer.library`; this package only chooses what to ask for and
-how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`).
+how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`);
+the index root is `INDEX_ROOT` from the test config, else from the environment, else var/index.
 """
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -22,7 +24,8 @@ MAX_BODY_BYTES = 100 * 1024
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
     app.config.from_mapping(
-        INDEX_ROOT=DEFAULT_INDEX_ROOT,
+        # The variable scripts/serve sets for both the build and the server.
+        INDEX_ROOT=os.environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         # Reader-facing defaults; a query string may ask for up to the library's maximum.
         SEARCH_LIMIT=10,
