@@ -252,6 +252,13 @@ def test_api_rejects_bad_bodies_with_the_error_shape(client, body, message):
     assert response.get_json() == {"error": {"status": 400, "message": message}}
 
 
+def test_api_rejects_a_lone_surrogate(client):
+    response = client.post("/api/linkify", data=b'{"text": "702.30a \\ud800"}', content_type="application/json")
+    assert response.status_code == 400
+    assert response.get_json() == {"error": {"status": 400,
+                                             "message": "text is not valid Unicode: a lone surrogate at offset 8."}}
+
+
 def test_api_rejects_malformed_json(client):
     response = client.post("/api/linkify", data="{not json", content_type="application/json")
     assert response.status_code == 400

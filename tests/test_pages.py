@@ -1,10 +1,15 @@
 """Server-rendered pages: search, rules, cards, planes, terms and sources over real records;
 the reader's script (toggle, cookie, override); escaping; lang attributes; security headers
-and the no-inline-script policy. What the scripts do in a browser is tests/test_browser.py."""
+and the no-inline-script policy; and, in a browser, every page at 360 px and the scripts'
+cases that tests/test_browser.py (the production stack at 375 px) does not cover."""
 import re
+import threading
 from html.parser import HTMLParser
 
 import pytest
+from werkzeug.serving import make_server
+
+from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -277,9 +282,8 @@ def test_every_page_has_security_headers_and_no_inline_script_or_style(client, u
 
 
 def test_pages_are_laid_out_for_a_phone_first(client):
-    """What keeps a 360 px screen from scrolling sideways (tests/test_browser.py measures it
-    in a real browser): the device's viewport, long words and addresses wrap, and English
-    beside Chinese only on screens wider than 40rem."""
+    """What keeps a 360 px screen from scrolling sideways: the device's viewport, long words
+    and addresses wrap, and English beside Chinese only on screens wider than 40rem."""
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page(client, "/")
     css = client.get("/static/style.css").get_data(as_text=True)
     assert re.search(r"body \{[^}]*overflow-wrap: anywhere", css)
@@ -287,3 +291,51 @@ def test_pages_are_laid_out_for_a_phone_first(client):
     narrow, wide = css.split("@media (min-width: 40rem)")
     assert ".side-by-side" not in narrow
     assert ".side-by-side { display: grid;" in wide
+
+
+# --- in a browser -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def served(app):
+    """The app over the small index on a loopback port."""
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture
+def phone(browser):
+    """A page 360 px wide; a JavaScript error on it fails the test."""
+    context = browser.new_context(viewport={"width": 360, "height": 740}, locale="zh-TW")
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    errors = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("url", PAGES + ["/sources/shadowmoor-faq", "/?q=Murderous+Redcap&limit=50&script=hans"])
+def test_no_page_scrolls_sideways_at_360_px(served, phone, url):
+    phone.goto(served + url)
+    assert phone.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]") == [360, 360]
+
+
+def test_slash_focuses_the_search_box(served, phone):
+    phone.goto(served + "/rules/702.30c")
+    phone.keyboard.press("/")
+    assert phone.evaluate("document.activeElement.name") == "q"
+
+
+def test_the_embed_script_leaves_form_fields_and_addresses_alone(served, phone):
+    phone.goto(served + "/forum-sample")
+    phone.wait_for_selector("a[data-rule-ref]")  # every link of the page is made at once
+    labels = phone.eval_on_selector_all("a[data-rule-ref]", "links => links.map(a => a.textContent)")
+    assert labels == ["702.30c", "702.30a", "901.9", "901.3a", "901.9a至c", "502.79"]  # no 702.82b here
+    assert phone.input_value("textarea") == "702.30a in a text box stays as typed"
+    assert "The old FAQ is at http://www.wizards.com/rules/702.30a (that number" in phone.inner_text("#post-2")
+    assert phone.eval_on_selector('a[href="https://magic.wizards.com/en/rules"]', "a => a.children.length") == 0

@@ -35,6 +35,10 @@ def linkify_text():
     text, fmt = body.get("text"), body.get("format") or DEFAULT_FORMAT
     if not isinstance(text, str):
         abort(400, "text is required: the post to link, as a string.")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # JSON may escape a lone surrogate (\ud800): not text
+        abort(400, f"text is not valid Unicode: a lone surrogate at offset {exc.start}.")
     if fmt not in FORMATS:
         abort(400, f"format must be one of {', '.join(FORMATS)}, not {str(fmt)[:20]!r}.")
     result = linkify(text, fmt, LibraryResolver(library(), base=request.host_url))
