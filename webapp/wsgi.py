@@ -1,13 +1,21 @@
-"""The production entry point: `gunicorn webapp.wsgi:app` (add `--preload` so the workers
-fork from one process).
+"""The production entry point: `gunicorn --preload webapp.wsgi:app` (scripts/serve).
 
-Chinese analysis (jieba's dictionary, the OpenCC converters) is loaded here, at import, so
-forked workers share it instead of each loading it on its first request. The index itself
-is opened lazily by each worker: open index files are not shared across a fork.
+Chinese analysis is loaded here, at import, so the workers fork with it and share it instead
+of each loading it on its first request: OpenCC's converters and jieba's dictionary, the
+latter together with the current index's user dictionary, because a tokenizer built without
+those words would be built again when a worker opens the index. The index itself is opened
+lazily by each worker: open index files are not shared across a fork.
 """
 from indexer import analysis
+from indexer.build import current_folder
 
 from . import create_app
 
-analysis.warm_up()
 app = create_app()
+_folder = current_folder(app.config["INDEX_ROOT"])
+if _folder is not None and (_folder / "userdict.txt").is_file():
+    try:
+        analysis.load_user_dictionary(_folder / "userdict.txt")
+    except analysis.UserDictionaryError as exc:
+        app.logger.warning("not warming up with the index's user words: %s", exc)
+analysis.warm_up()
