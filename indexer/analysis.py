@@ -55,7 +55,7 @@ from .textclean import fold_homoglyphs
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
     "text_analyzer", "bigram_analyzer",
-    "set_user_words", "user_words", "load_user_dictionary", "write_user_dictionary",
+    "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
     "UserDictionaryError", "warm_up",
 ]
 
@@ -323,8 +323,8 @@ def write_user_dictionary(path: Path | str, words: Iterable[str]) -> list[str]:
     return out
 
 
-def load_user_dictionary(path: Path | str) -> frozenset[str]:
-    """Read a file written by `write_user_dictionary` and make it the user dictionary.
+def read_user_dictionary(path: Path | str) -> list[str]:
+    """The words of a file written by `write_user_dictionary`, checked but not yet in use.
 
     Blank lines and lines starting with # are skipped; any other line must be one word of
     Han characters, else `UserDictionaryError` names the file and line."""
@@ -341,7 +341,12 @@ def load_user_dictionary(path: Path | str) -> frozenset[str]:
         if not HAN_RUN.fullmatch(word):
             raise UserDictionaryError(f"{path}:{n}: {word!r} is not one word of Chinese characters")
         words.append(word)
-    return set_user_words(words)
+    return words
+
+
+def load_user_dictionary(path: Path | str) -> frozenset[str]:
+    """Read a file written by `write_user_dictionary` and make it the user dictionary."""
+    return set_user_words(read_user_dictionary(path))
 
 
 def warm_up() -> None:

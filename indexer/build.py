@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from pathlib import Path
 from . import analysis
 from .backend import IndexUnavailable
 from .corpus import METADATA, CorpusError, load_sources
-from .ingest import GLOSSARY, IngestResult, ingest, write_records
+from .ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
 from .records import Record
 from .whoosh_backend import WhooshBackend
 
@@ -69,12 +70,17 @@ def corpus_hash(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
+_BUILD_NAME = re.compile(r"\d{8}T\d{6}-[0-9a-f]{12}")
+
+
 def current_folder(root: Path) -> Path | None:
+    """The build folder `CURRENT` names, or None when there is none: no file, or anything in
+    it that is not a build name (a damaged pointer is repaired by the next build)."""
     try:
-        name = (root / CURRENT).read_text(encoding="utf-8").strip()
-    except OSError:
+        name = (root / CURRENT).read_bytes().decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
         return None
-    return root / name if name else None
+    return root / name if _BUILD_NAME.fullmatch(name) else None
 
 
 def current_meta(root: Path) -> dict:
@@ -132,11 +138,15 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
 
 
 def _usable(folder: Path) -> bool:
+    """Whether an index folder opens and reads whole: if not, a build replaces it even when
+    the corpus did not change."""
     try:
         ENGINE.open(folder).close()
-    except IndexUnavailable:
+        read_records(folder)
+        analysis.read_user_dictionary(folder / "userdict.txt")
+    except (IndexUnavailable, analysis.UserDictionaryError, OSError, ValueError, TypeError, KeyError):
         return False
-    return all((folder / name).exists() for name in ("records.jsonl", "sources.json", "userdict.txt", "meta.json"))
+    return True
 
 
 def _prune(root: Path, keep: set[str]) -> None:

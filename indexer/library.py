@@ -113,12 +113,17 @@ class Library:
         for name in ("records.jsonl", "sources.json", "userdict.txt"):
             if not (folder / name).exists():
                 raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
-        analysis.load_user_dictionary(folder / "userdict.txt")
+        try:
+            words = analysis.read_user_dictionary(folder / "userdict.txt")
+        except analysis.UserDictionaryError as exc:
+            raise IndexUnavailable(f"{folder}: {exc}") from None
         try:
             records, self.sources = read_records(folder)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
         self.engine = ENGINE.open(folder)
+        # Only an index that opened changes how this process segments Chinese.
+        analysis.set_user_words(words)
         self.glossary = Glossary.load(GLOSSARY)
         self.records = {r.id: r for r in records}
         self._by_number: dict[str, list[Record]] = defaultdict(list)

@@ -90,8 +90,11 @@ class WhooshBackend(SearchBackend):
         if q is None:
             return []
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
-        hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
-        return [(hit["id"], hit.score) for hit in hits]
+        try:
+            hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
+            return [(hit["id"], hit.score) for hit in hits]
+        except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
+            raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
     def highlight(self, text: str, query: EngineQuery) -> str | None:
         terms = set()
@@ -108,8 +111,11 @@ class WhooshBackend(SearchBackend):
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         reader = self._searcher.reader()
-        return [(tok, reader.doc_frequency("body", tok) > 0 or reader.doc_frequency("names", tok) > 0)
-                for tok in self._tokens("body", text)]
+        try:
+            return [(tok, reader.doc_frequency("body", tok) > 0 or reader.doc_frequency("names", tok) > 0)
+                    for tok in self._tokens("body", text)]
+        except Exception as exc:
+            raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
     def close(self) -> None:
         self._searcher.close()
