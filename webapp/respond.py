@@ -14,6 +14,7 @@ from flask import Flask, abort, current_app, g, jsonify, make_response, redirect
 
 from indexer.library import SCRIPTS, Library
 
+from . import present
 from .linkify import LibraryResolver
 
 FORMATS = ("html", "json")
@@ -45,13 +46,12 @@ def without_json_suffix(value: str) -> str:
     return value[: -len(".json")] if value.endswith(".json") else value
 
 
-def respond(template: str, payload: dict, status: int = 200, **page):
+def respond(template: str, payload: dict, **page):
     """The payload as JSON, or rendered with `template` (which sees it as `data`)."""
     if wants_json():
         response = jsonify(payload)
     else:
         response = make_response(render_template(template, data=payload, **page))
-    response.status_code = status
     response.vary.update(("Accept", "Cookie"))
     return response
 
@@ -118,8 +118,6 @@ def _finish(response):
 
 
 def install(app: Flask) -> None:
-    from . import present
-
     app.before_request(_check_common_args)
     app.after_request(_finish)
     present.install(app)
