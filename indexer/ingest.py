@@ -125,7 +125,7 @@ def glossary_records(glossary: Glossary) -> list[Record]:
             aliases=[v.form for v in entry.variants], keyword=entry.name.lower(),
             attrs={"kind": entry.kind, "sources": ", ".join(entry.sources),
                    "rules": ", ".join(f"{r.number}@{r.edition}" for r in entry.rules)},
-            references=[Reference(r.number, where="attrs") for r in entry.rules],
+            references=[Reference(r.number, where="attrs", edition=r.edition) for r in entry.rules],
         ))
     return records
 

@@ -92,6 +92,26 @@ def record_title(record: Record) -> str:
     return title or record.id
 
 
+def chinese_of(record: Record) -> str:
+    """The Chinese script a record's Chinese text is written in (`zh_hant` unless only
+    Simplified is given)."""
+    written = [record.title, record.names, record.text]
+    hans_only = any(p.get("zh_hans") for p in written) and not any(p.get("zh_hant") for p in written)
+    return "zh_hans" if hans_only else "zh_hant"
+
+
+def display_title(record: Record, script: str | None) -> str:
+    """`record_title` in the reader's script."""
+    return display(record_title(record), chinese_of(record), script)
+
+
+def shown_lang(lang: str, script: str | None) -> str:
+    """The language a text of `lang` is shown in: Chinese takes the reader's script."""
+    if lang in ("zh_hant", "zh_hans") and script in SCRIPTS:
+        return f"zh_{script}"
+    return lang
+
+
 def plain_text(record: Record, script: str | None = None) -> str:
     """The record's clean plain text in all its languages (Chinese in `script` when asked)."""
     blocks = []
@@ -181,6 +201,13 @@ class Library:
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = ("card", "planar_card", "term")) -> Record | None:
+        """The record a name names in any language, script or case: a card before a plane
+        before a glossary term."""
+        found = [self.records[i] for i in self._names.get(fold_key(name), [])]
+        found = [r for r in found if r.kind in kinds]
+        return min(found, key=lambda r: (kinds.index(r.kind), r.id)) if found else None
 
     def editions_of(self, number: str) -> list[str]:
         return sorted({r.edition for r in self._by_number.get(number, []) if r.edition}, reverse=True)
@@ -448,15 +475,17 @@ class Library:
     def _result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
         record = group[0]
         source = self.sources.get(record.source, {})
+        snippet, snippet_lang = self.snippet(record, engine_query, script)
         return {
             "id": record.id,
             "kind": record.kind,
             "rule": record.number,
             "edition": record.edition,
-            "title": display(record_title(record), "zh_hant" if record.title.get("zh_hant") or record.names.get("zh_hant") else "zh_hans", script),
+            "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(record, script),
-            "snippet": self.snippet(record, engine_query, script),
+            "snippet": snippet,
+            "snippet_lang": snippet_lang,
             "source": {"id": record.source, "title": source.get("title", record.source)},
             "url": record_url(record),
             "other_editions": [
@@ -465,8 +494,9 @@ class Library:
             ],
         }
 
-    def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> str:
-        """Escaped HTML with the matched words marked, from the language that matched;
+    def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
+        """Escaped HTML with the matched words marked, and the language it is shown in, from
+        the language that matched;
         highlighted in the reader's script (the conversion keeps every offset). Only a window
         around the first place a query word occurs is analysed, so a card with many rulings
         costs no more than a short rule."""
@@ -481,9 +511,10 @@ class Library:
             text = _window(display("\n".join(p for p in parts if p), lang, script), needles)
             marked = self.engine.highlight(text, engine_query)
             if marked:
-                return marked
+                return marked, shown_lang(lang, script)
+        lang = langs[0] if langs else "en"
         first = plain_text(record, script)
-        return html.escape(first[:200] + ("…" if len(first) > 200 else ""))
+        return html.escape(first[:200] + ("…" if len(first) > 200 else "")), shown_lang(lang, script)
 
     def _did_you_mean(self, parsed: ParsedQuery) -> str | None:
         """A corrected query when a Latin word of it is in no record but close to a known one."""
@@ -497,14 +528,16 @@ class Library:
                 continue
             close = difflib.get_close_matches(lower, self._vocabulary, n=1, cutoff=0.75)
             if close:
-                text = re.sub(rf"\b{re.escape(word)}\b", close[0], text)
+                fixed = close[0].capitalize() if word[0].isupper() else close[0]
+                text = re.sub(rf"\b{re.escape(word)}\b", fixed, text)
                 changed = True
         return text if changed else None
 
     # --- suggestions --------------------------------------------------------------------
 
-    def suggest(self, q: str, limit: int = 10) -> list[dict]:
-        """Names, titles and rule numbers that start with what was typed (any script)."""
+    def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
+        """Names, titles and rule numbers that start with what was typed (any script), Chinese
+        shown in the reader's script when one is asked for."""
         if len(q) > 100 or not 1 <= limit <= MAX_LIMIT:
             raise QueryError("suggest takes at most 100 characters and a limit of 1 to 50")
         key = fold_key(q)
@@ -516,9 +549,10 @@ class Library:
             numbers = sorted((n for n in self._by_number if n.startswith(number_prefix)), key=rule_sort_key)
             for n in numbers[:limit]:
                 head = self.rule_records(n)[0]
-                out.append({"text": record_title(head), "kind": "rule", "url": record_url(head)})
+                out.append({"text": display_title(head, script), "kind": "rule", "url": record_url(head)})
             return out
         for folded, shown, kind, url in self._suggestions:
+            shown = display(shown, "zh_hans" if script == "hant" else "zh_hant", script)
             if folded.startswith(key) and (shown, url) not in seen:
                 seen.add((shown, url))
                 out.append({"text": shown, "kind": kind, "url": url})

@@ -23,6 +23,8 @@ class Reference:
     `number` is the first rule named; `end` is the last one when a range is written
     (601.2f至h gives number 601.2f, end 601.2h). `lang`, `start` and `stop` locate the
     written reference in `record.text[lang]` (or in a ruling/example text: `where`).
+    `edition` is the edition the number belongs to when it is not the record's own (a
+    glossary entry names defining rules of several editions).
     """
 
     number: str
@@ -30,7 +32,8 @@ class Reference:
     lang: str = ""
     start: int = 0
     stop: int = 0
-    where: str = "text"  # "text", "rulings[3]", "examples[0]", "abilities[1]", "title"
+    where: str = "text"  # "text", "rulings[3]", "examples[0]", "abilities[1]", "title", "attrs"
+    edition: str | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> "Reference":

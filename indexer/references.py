@@ -23,6 +23,9 @@ _REF = re.compile(
     rf"(?![0-9A-Za-z]|\.\d)",
     re.IGNORECASE,
 )
+# The pattern of a written rule reference, for callers that place links themselves (the forum
+# linker's script is sent this pattern so the browser and the server agree).
+REFERENCE_PATTERN = _REF
 _QUERY = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
 _FULLWIDTH = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} | {"．": ".", "\u3000": " "})
 

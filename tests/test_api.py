@@ -6,7 +6,7 @@ import pytest
 
 from indexer.build import current_folder
 
-RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "snippet", "source", "url",
+RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "snippet", "snippet_lang", "source", "url",
                  "other_editions"]
 MULTIKICKER = "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。"
 
@@ -34,7 +34,7 @@ def test_search_answers_a_rule_number_with_the_whole_contract(client):
     assert result == {
         "id": "worldwake-faq:rule:702.30c", "kind": "rule", "rule": "702.30c", "edition": "2010-02-01",
         "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER,
-        "snippet": MULTIKICKER, "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
+        "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
         "url": "/rules/702.30c?edition=2010-02-01", "other_editions": [],
     }
 
@@ -54,7 +54,7 @@ def test_search_for_a_card_name_highlights_it(client):
 
 def test_search_suggests_a_spelling_and_answers_it(client):
     answer = get_json(client, "/api/search?q=Murderus%20Redcap")
-    assert answer["did_you_mean"] == "murderous Redcap"
+    assert answer["did_you_mean"] == "Murderous Redcap"
     assert answer["results"][0]["id"] == "shadowmoor-faq:card:murderous-redcap"
 
 

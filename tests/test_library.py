@@ -148,3 +148,32 @@ def test_parse_query_takes_filters_phrases_and_numbers_out():
     assert parsed.phrases == ["planar die"] and parsed.text == "roll" and parsed.rule_number is None
     assert parse_query("規則 901.9").rule_number == "901.9"
     assert parse_query("901.9 planar").rule_number is None
+
+
+def test_by_name_prefers_cards_then_planes_then_terms(corpus_library):
+    assert corpus_library.by_name("夺魂红帽客").id == "shadowmoor-faq:card:murderous-redcap"
+    assert corpus_library.by_name("CHAOTIC AETHER").id == "planechase-guide:planar_card:chaotic-aether"
+    assert corpus_library.by_name("persist").id == "glossary:term:persist"
+    assert corpus_library.by_name("persist", kinds=("card",)) is None
+    assert corpus_library.by_name("no such card") is None
+
+
+def test_suggestions_in_the_readers_script(corpus_library):
+    assert "夺魂红帽客" in [s["text"] for s in corpus_library.suggest("奪魂", script="hans")]
+    assert "奪魂紅帽客" in [s["text"] for s in corpus_library.suggest("夺魂", script="hant")]
+
+
+def test_did_you_mean_keeps_the_writers_capitals(corpus_library):
+    assert corpus_library.search("Murderus Redcap")["did_you_mean"] == "Murderous Redcap"
+    assert corpus_library.search("murderus redcap")["did_you_mean"] == "murderous redcap"
+
+
+def test_glossary_terms_name_the_edition_of_each_defining_rule(corpus_library):
+    term = corpus_library.get("glossary:term:persist")
+    assert [(r.number, r.edition) for r in term.references] == [("502.79", "2008-05-01"), ("702.79", "2026-04-17")]
+
+
+def test_snippet_language_is_the_one_shown(corpus_library):
+    results = {r["id"]: r for r in corpus_library.search("乾枯", script="hans")["results"]}
+    assert results["shadowmoor-faq:rule:502.80"]["snippet_lang"] == "zh_hans"
+    assert first(corpus_library, "зар")["snippet_lang"] == "bg"

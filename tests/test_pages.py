@@ -84,7 +84,7 @@ def test_a_rule_number_gets_a_jump_banner(client):
 
 def test_a_misspelling_gets_a_did_you_mean_link(client):
     html = page(client, "/?q=Murderus+Redcap")
-    assert '<a href="/?q=murderous+Redcap">murderous Redcap</a>' in html
+    assert '<a href="/?q=Murderous+Redcap">Murderous Redcap</a>' in html
 
 
 def test_a_long_result_list_offers_more(client):

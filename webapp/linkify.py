@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import html
 import re
-import weakref
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Callable, Protocol
 from urllib.parse import quote, urlsplit
 
-from indexer.library import Library, fold_key, record_url
+from indexer.library import Library, record_url
 from indexer.references import find_references
 
 FORMATS = ("html", "markdown", "bbcode")
@@ -252,24 +251,6 @@ class _Sanitizer(HTMLParser):
 
 # --- resolving against the library ----------------------------------------------------
 
-_NAME_INDEXES: "weakref.WeakKeyDictionary[Library, dict[str, object]]" = weakref.WeakKeyDictionary()
-
-
-def _name_index(library: Library) -> dict:
-    """fold_key(name or alias) -> record, cards before planes before terms; built once per
-    opened library."""
-    index = _NAME_INDEXES.get(library)
-    if index is None:
-        index = {}
-        for kind in NAME_KINDS:
-            for record in sorted(library.records_of_kind(kind), key=lambda r: r.id):
-                for name in [*record.names.values(), *record.aliases]:
-                    if name:
-                        index.setdefault(fold_key(name), record)
-        _NAME_INDEXES[library] = index
-    return index
-
-
 def absolute(base: str, path: str) -> str:
     return base + quote(path, safe="/?=&#:~")
 
@@ -293,11 +274,11 @@ class LibraryResolver:
         return None
 
     def name_target(self, name: str) -> tuple[str, str, str] | None:
-        record = _name_index(self.library).get(fold_key(name))
+        record = self.library.by_name(name, NAME_KINDS)
         if record is None:
             return None
         return record.kind, record.id, absolute(self.base, record_url(record))
 
     def record(self, name: str):
         """The card, plane or term `name` names (any language, script or case), or None."""
-        return _name_index(self.library).get(fold_key(name))
+        return self.library.by_name(name, NAME_KINDS)

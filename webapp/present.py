@@ -16,7 +16,8 @@ from markupsafe import Markup
 
 from indexer.chinese import HAN_RUN
 from indexer.editions import word_diff
-from indexer.library import Library, display, names_in_all_scripts, record_title, record_url
+from indexer.library import (Library, chinese_of, display, display_title, names_in_all_scripts, record_url,
+                             shown_lang)
 from indexer.records import LANGS, Record, Reference
 
 from .linkify import LibraryResolver, link_plain_text
@@ -100,28 +101,10 @@ def text_language(text: str, script: str | None) -> str:
     return "en"
 
 
-def shown_lang(lang: str, script: str | None) -> str:
-    """The language a text of `lang` is shown in: Chinese takes the reader's script."""
-    if lang in ("zh_hant", "zh_hans") and script in ("hant", "hans"):
-        return f"zh_{script}"
-    return lang
-
-
 def blocks(texts: dict[str, str], script: str | None) -> list[dict]:
     """One text per language as shown: [{"lang": "zh_hans", "text": ...}, {"lang": "en", ...}]."""
     return [{"lang": shown_lang(lang, script), "text": display(texts[lang], lang, script)}
             for lang in LANGS if texts.get(lang)]
-
-
-def chinese_of(record: Record) -> str:
-    """The Chinese script a record's Chinese text is written in."""
-    written = [record.title, record.names, record.text]
-    return "zh_hans" if any(part.get("zh_hans") for part in written) and not any(
-        part.get("zh_hant") for part in written) else "zh_hant"
-
-
-def heading(record: Record, script: str | None) -> str:
-    return display(record_title(record), chinese_of(record), script)
 
 
 def source_ref(library: Library, record: Record) -> dict:
@@ -132,7 +115,7 @@ def source_ref(library: Library, record: Record) -> dict:
 
 def summary(library: Library, record: Record, script: str | None) -> dict:
     """Enough to list and link a record."""
-    return {"id": record.id, "kind": record.kind, "title": heading(record, script), "number": record.number,
+    return {"id": record.id, "kind": record.kind, "title": display_title(record, script), "number": record.number,
             "edition": record.edition, "url": record_url(record), "source": source_ref(library, record)}
 
 
@@ -246,17 +229,16 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     view["forms"] = [{"lang": lang, "text": name} for lang, name in names_in_all_scripts(record.names).items()]
     view["forms"] += [{"lang": None, "text": alias} for alias in record.aliases]
     del view["references"]
-    view["defining_rules"] = [_defining_rule(library, item) for item in record.attrs.get("rules", "").split(", ") if item]
+    view["defining_rules"] = [_defining_rule(library, ref) for ref in record.references if ref.where == "attrs"]
     view["mentions"] = [summary(library, r, script) for r in library.mentions(record, MENTIONS_SHOWN)]
     return view
 
 
-def _defining_rule(library: Library, written: str) -> dict:
-    """A glossary rule as the glossary writes it (`702.79@2026-04-17`), linked where the
+def _defining_rule(library: Library, ref: Reference) -> dict:
+    """A rule the glossary names as defining a term, in the edition it names, linked where the
     index has that edition's rule."""
-    number, _, edition = written.partition("@")
-    return {"number": number, "edition": edition or None,
-            "url": LibraryResolver(library, edition=edition or None).rule_url(number)}
+    return {"number": ref.number, "edition": ref.edition,
+            "url": LibraryResolver(library, edition=ref.edition).rule_url(ref.number)}
 
 
 def source_view(library: Library, source_id: str, script: str | None) -> dict | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, jsonify, render_template, request
 
-from indexer.references import _REF as REFERENCE
+from indexer.references import REFERENCE_PATTERN as REFERENCE
 
 from ..linkify import FORMATS, URL_PATTERN, LibraryResolver, linkify
 from ..respond import library

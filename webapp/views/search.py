@@ -28,4 +28,4 @@ def suggest():
     """Names, keyword titles and rule numbers starting with what was typed."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    return jsonify({"query": q, "suggestions": library().suggest(q, limit=limit)})
+    return jsonify({"query": q, "suggestions": library().suggest(q, limit=limit, script=view_script())})
