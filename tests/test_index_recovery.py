@@ -106,9 +106,6 @@ def test_unreadable_records_are_index_unavailable(damaged):
         Library(folder)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Library.__init__ lets UserDictionaryError through: it must raise IndexUnavailable, which "
-    "the app answers with a 503 and the build repairs"))
 def test_unreadable_user_dictionary_is_index_unavailable(damaged):
     root, folder = damaged
     (folder / "userdict.txt").write_bytes(b"\xff\xfe not UTF-8")
@@ -116,9 +113,6 @@ def test_unreadable_user_dictionary_is_index_unavailable(damaged):
         Library(folder)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a posting block damaged inside a segment raises whoosh's bare Exception('Block tag error') "
-    "from WhooshBackend.search, a 500: the backend must turn engine errors into IndexUnavailable"))
 def test_scribbled_segment_answers_or_is_unavailable_never_another_error(damaged):
     """Whoosh keeps no checksums, so bytes changed inside a segment may go unnoticed when the
     index opens; what must not follow is any other exception (a 500) for a judged query."""
@@ -154,9 +148,6 @@ def test_empty_current_means_no_index_yet(damaged):
         LiveLibrary(root).get()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "indexer.build.current_folder reads CURRENT as UTF-8 and uses it as a path unchecked: bytes "
-    "that are not UTF-8 raise UnicodeDecodeError, a 300-character name OSError (name too long)"))
 @pytest.mark.parametrize("garbage", [b"\xff\xfe\x00garbage\n", b"x" * 300 + b"\n"])
 def test_garbage_in_current_is_a_clear_error(damaged, garbage):
     root, folder = damaged
@@ -176,9 +167,6 @@ def test_live_library_keeps_serving_when_current_turns_bad(damaged, monkeypatch)
     assert serving.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Library.__init__ loads the new index's user dictionary before it knows that the index "
-    "opens: when it does not, the library kept in use segments queries with the other words"))
 def test_a_switch_to_a_broken_index_keeps_the_user_dictionary_in_use(damaged, monkeypatch):
     root, folder = damaged
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
@@ -247,9 +235,6 @@ def test_build_of_an_intact_index_of_an_unchanged_corpus_does_nothing(damaged, c
     assert result.stdout.strip() == f"index up to date: {folder}"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "indexer.build._usable checks that records.jsonl and userdict.txt exist, not that they "
-    "read: the build says 'index up to date' and the app stays unavailable"))
 @pytest.mark.parametrize("damage", ["records", "user dictionary"])
 def test_build_repairs_unreadable_records_or_dictionary(damaged, corpus, damage):
     root, folder = damaged
@@ -260,9 +245,6 @@ def test_build_repairs_unreadable_records_or_dictionary(damaged, corpus, damage)
     answers_multikicker(root)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "indexer.build.current_folder fails on CURRENT bytes that are not UTF-8 (UnicodeDecodeError), "
-    "so the build that should replace the garbage never runs"))
 def test_build_repairs_garbage_in_current(damaged, corpus):
     root, folder = damaged
     (root / CURRENT).write_bytes(b"\xff\xfe\x00garbage\n")

@@ -259,8 +259,6 @@ def test_linkify_answers_any_body(app, body):
             assert not markup_problems(data["text"]), markup_problems(data["text"])
 
 
-@pytest.mark.xfail(strict=True, reason="a lone surrogate in a JSON body reaches the JSON encoder: "
-                                       "webapp/views/forum.py must refuse such text with a 400")
 def test_linkify_refuses_a_lone_surrogate_with_a_400(app):
     response = app.test_client().post("/api/linkify", data=b'{"text": "\\ud800 702.30a"}',
                                       content_type="application/json")
