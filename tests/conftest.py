@@ -10,36 +10,43 @@ once per session in a temporary folder; no test touches var/index.
 """
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
 import pytest
 
 from indexer.build import build, current_folder
-from indexer.corpus import METADATA
+from indexer.parsers import parser_for
 from indexer.ingest import DEFAULT_CORPUS, ROOT
 from indexer.library import Library
 from webapp import create_app
+
+from corpus_support import copy_corpus, corpus_source
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
 CR = ROOT.parent / "shared" / "cr"
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 
 
-def copy_corpus(source_ids: tuple[str, ...], folder: Path) -> Path:
-    """The named documents of corpus/ and their sources.toml entries (copied as written,
-    comments and all) in `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
-    text = (DEFAULT_CORPUS / METADATA).read_text(encoding="utf-8")
-    header, *entries = re.split(r"(?m)^(?=\[\[source\]\])", text)
-    kept = [entry for entry in entries if re.search(r'(?m)^id = "([^"]+)"', entry).group(1) in source_ids]
-    assert len(kept) == len(source_ids), f"not all of {source_ids} are in {METADATA}"
-    for entry in kept:
-        name = re.search(r'(?m)^file = "([^"]+)"', entry).group(1)
-        shutil.copyfile(DEFAULT_CORPUS / name, folder / name)
-    (folder / METADATA).write_text(header + "".join(kept), encoding="utf-8")
-    return folder
+@pytest.fixture(scope="module")
+def source(request):
+    """The bundled document a parser test module names in its DOCUMENT."""
+    return corpus_source(request.module.DOCUMENT)
+
+
+@pytest.fixture(scope="module")
+def text(source):
+    return source.path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def parsed(source, text):
+    return parser_for(source.family)(source, text)
+
+
+@pytest.fixture(scope="module")
+def rec(parsed):
+    """The parsed records by id."""
+    return {r.id: r for r in parsed.records}
 
 
 @pytest.fixture(scope="session")

@@ -1,14 +1,13 @@
 """The ingestion pipeline and its command line, on the real documents and on hostile copies."""
 import json
 import re
-import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
+from corpus_support import copy_corpus
 from indexer.corpus import CorpusError, load_sources
 from indexer.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
 
@@ -22,23 +21,8 @@ EXPECTED = {  # records per document and kind, as read from the documents
 }
 
 
-def corpus_copy(tmp_path: Path, keep=("worldwake-faq", "keyword-digest"), extra: list[tuple] = ()) -> Path:
-    """A corpus folder with some bundled documents and extra (file name, bytes, family) ones."""
-    folder = tmp_path / "corpus"
-    folder.mkdir()
-    meta = tomllib.loads((DEFAULT_CORPUS / "sources.toml").read_text(encoding="utf-8"))
-    lines = []
-    for entry in meta["source"]:
-        if entry["id"] in keep:
-            shutil.copy(DEFAULT_CORPUS / entry["file"], folder / entry["file"])
-            lines.append(f'[[source]]\nid = "{entry["id"]}"\nfile = "{entry["file"]}"\ntitle = "t"\n'
-                         f'family = "{entry["family"]}"\nlanguages = ["zh_hant"]\nedition = "{entry["edition"]}"\n')
-    for name, data, family in extra:
-        (folder / name).write_bytes(data)
-        lines.append(f'[[source]]\nid = "{name.split(".")[0]}"\nfile = "{name}"\ntitle = "t"\n'
-                     f'family = "{family}"\nlanguages = ["zh_hant"]\n')
-    (folder / "sources.toml").write_text("\n".join(lines), encoding="utf-8")
-    return folder
+def corpus_copy(tmp_path: Path, keep=("worldwake-faq", "keyword-digest"), extra=()) -> Path:
+    return copy_corpus(tuple(keep), tmp_path / "corpus", tuple(extra))
 
 
 def run_cli(*args, timeout=300):

@@ -4,19 +4,16 @@ from pathlib import Path
 
 import pytest
 
-from indexer.corpus import load_sources
+from corpus_support import corpus_source
+
 from indexer.parsers import ParseError, position
 from indexer.parsers.article import parse
 from indexer.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = next(s for s in load_sources(ROOT / "corpus") if s.id == "planechase-article-bg")
+DOCUMENT = "planechase-article-bg"
+SOURCE = corpus_source(DOCUMENT)
 TEXT = SOURCE.path.read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def parsed():
-    return parse(SOURCE, TEXT)
 
 
 def test_counts_per_kind(parsed):

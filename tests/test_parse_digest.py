@@ -5,26 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from indexer.corpus import load_sources
+from corpus_support import corpus_source
+
 from indexer.parsers import ParseError, position
 from indexer.parsers.keyword_digest import parse, split_languages
 from indexer.references import is_rule_number
 from indexer.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = next(s for s in load_sources(ROOT / "corpus") if s.id == "keyword-digest")
+DOCUMENT = "keyword-digest"
+SOURCE = corpus_source(DOCUMENT)
 TEXT = SOURCE.path.read_text(encoding="utf-8")
 CJK_NEWLINE_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]\n[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
-
-
-@pytest.fixture(scope="module")
-def parsed():
-    return parse(SOURCE, TEXT)
-
-
-@pytest.fixture(scope="module")
-def by_id(parsed):
-    return {r.id: r for r in parsed.records}
 
 
 def test_counts_per_kind(parsed):
@@ -38,19 +30,19 @@ def test_rule_numbers(parsed):
     ]
 
 
-def test_keyword_heading_gives_the_title_its_subrules_inherit(by_id):
-    heading = by_id["keyword-digest:rule:702.79"]
+def test_keyword_heading_gives_the_title_its_subrules_inherit(rec):
+    heading = rec["keyword-digest:rule:702.79"]
     assert heading.title == {"zh_hant": "吞噬", "en": "Devour"}
     assert heading.keyword == "devour" and heading.parent == "702"
     assert (heading.line, heading.offset) == (31, TEXT.index("702.79. 吞噬 Devour"))
-    sub = by_id["keyword-digest:rule:702.79b"]
+    sub = rec["keyword-digest:rule:702.79b"]
     assert sub.title == {"zh_hant": "吞噬", "en": "Devour"}
     assert sub.keyword == "devour" and sub.parent == "702.79" and sub.edition == "2009-07-08"
-    assert by_id["keyword-digest:rule:702.82b"].title == {"zh_hant": "傾曳", "en": "Cascade"}
+    assert rec["keyword-digest:rule:702.82b"].title == {"zh_hant": "傾曳", "en": "Cascade"}
 
 
-def test_702_82a_texts_exactly(by_id):
-    rule = by_id["keyword-digest:rule:702.82a"]
+def test_702_82a_texts_exactly(rec):
+    rule = rec["keyword-digest:rule:702.82a"]
     assert rule.text["zh_hant"] == (
         "傾曳屬於觸發式異能，只當具有傾曳異能的牌在堆疊中時生效。「傾曳」意指「當你施放此咒語時，你會從自己的牌庫頂"
         "開始將牌放逐，直到放逐出一張總魔法力費用比此咒語低、而且不是地的牌為止。你可以施放該牌，且不需支付其魔法力"
@@ -67,26 +59,26 @@ def test_702_82a_texts_exactly(by_id):
     assert (rule.line, rule.offset) == (61, TEXT.index("702.82a"))
 
 
-def test_english_starts_where_the_chinese_ends(by_id):
-    devour = by_id["keyword-digest:rule:702.79a"].text
+def test_english_starts_where_the_chinese_ends(rec):
+    devour = rec["keyword-digest:rule:702.79a"].text
     assert devour["zh_hant"].endswith("它上面便有N 個+1/+1指示物。」")
     assert devour["en"].startswith('Devour is a static ability. "Devour N" means "As this object enters the battlefield,')
-    alone = by_id["keyword-digest:rule:702.80b"].text
+    alone = rec["keyword-digest:rule:702.80b"].text
     assert alone["zh_hant"] == "在戰鬥階段中，若沒有其他生物與之同時進行攻擊，則此攻擊生物便是單獨攻擊。請參見規則506.5。"
     assert alone["en"] == ('A creature "attacks alone" if it\'s the only creature declared as an attacker in a given '
                            "combat phase. See rule 506.5.")
     assert split_languages("單獨攻擊。請參見規則506.5。A creature") == ("單獨攻擊。請參見規則506.5。", "A creature")
 
 
-def test_702_80b_references_506_5_in_both_languages(by_id):
-    rule = by_id["keyword-digest:rule:702.80b"]
+def test_702_80b_references_506_5_in_both_languages(rec):
+    rule = rec["keyword-digest:rule:702.80b"]
     assert [(r.number, r.lang, r.where) for r in rule.references] == [("506.5", "zh_hant", "text"), ("506.5", "en", "text")]
     for ref in rule.references:
         assert rule.text[ref.lang][ref.start:ref.stop] == "506.5"
 
 
-def test_preamble_paragraphs_are_unwrapped_sections(parsed, by_id):
-    first = by_id["keyword-digest:section:1"]
+def test_preamble_paragraphs_are_unwrapped_sections(parsed, rec):
+    first = rec["keyword-digest:section:1"]
     assert first.title == {"zh_hant": "MtG關鍵字解說～Planeswalker時空"} and first.attrs == {"level": "1"}
     assert first.text["zh_hant"] == (
         "大家都知道MtG的關鍵字很多，雖然只要在FAQ出來時把它背下來就好了，但是有很多新加入的玩家並不會也不知道要去找那些"
@@ -94,13 +86,13 @@ def test_preamble_paragraphs_are_unwrapped_sections(parsed, by_id):
         "整理好，加上已經翻過的翻譯，中文缺漏的部份由我加以翻譯。"
     )
     # a line broken before a URL too long to fit is a wrap, not a paragraph end
-    assert by_id["keyword-digest:section:6"].text["zh_hant"] == (
+    assert rec["keyword-digest:section:6"].text["zh_hant"] == (
         "本文件的原始文件為Comprehensive Rules，網址為http://www.wizards.com/Magic/TCG/Resources.aspx?x=magic/rules；"
         "另外部份語言的常見問題集網址也為此。"
     )
     # the article the colon announces belongs to its paragraph
-    assert by_id["keyword-digest:section:2"].text["zh_hant"].endswith("這篇文章︰\n文章代碼(AID): #1AOpAfP7 (Magic) [ptt.cc] [問題] 許多新的技能")
-    preface = by_id["keyword-digest:section:5"]
+    assert rec["keyword-digest:section:2"].text["zh_hant"].endswith("這篇文章︰\n文章代碼(AID): #1AOpAfP7 (Magic) [ptt.cc] [問題] 許多新的技能")
+    preface = rec["keyword-digest:section:5"]
     assert preface.title == {"zh_hant": "序言"} and preface.line == 13
     assert preface.text["zh_hant"].endswith("於正式比賽中，主審有最高的規則解釋權。")
     assert all(r.line < 31 for r in parsed.records if r.kind == "section")

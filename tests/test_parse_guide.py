@@ -5,26 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from indexer.corpus import load_sources
+from corpus_support import corpus_source
+
 from indexer.parsers import ParseError, position
 from indexer.parsers.planechase_guide import parse
 from indexer.references import is_rule_number
 from indexer.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCE = next(s for s in load_sources(ROOT / "corpus") if s.id == "planechase-guide")
+DOCUMENT = "planechase-guide"
+SOURCE = corpus_source(DOCUMENT)
 TEXT = SOURCE.path.read_text(encoding="utf-8")
 CJK_NEWLINE_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]\n[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
-
-
-@pytest.fixture(scope="module")
-def parsed():
-    return parse(SOURCE, TEXT)
-
-
-@pytest.fixture(scope="module")
-def by_id(parsed):
-    return {r.id: r for r in parsed.records}
 
 
 def all_texts(records, lang):
@@ -47,8 +39,8 @@ def test_rule_numbers_are_901_and_all_its_subrules(parsed):
     assert numbers == expected
 
 
-def test_chaotic_aether_pairs_names_and_its_encounter_ability(by_id):
-    card = by_id["planechase-guide:planar_card:chaotic-aether"]
+def test_chaotic_aether_pairs_names_and_its_encounter_ability(rec):
+    card = rec["planechase-guide:planar_card:chaotic-aether"]
     assert card.kind == "planar_card"
     assert card.names == {"en": "Chaotic Aether", "zh_hant": "混亂乙太"}
     assert card.attrs == {"type_line": "Phenomenon", "type_line_zh_hant": "奇跡"}
@@ -63,8 +55,8 @@ def test_chaotic_aether_pairs_names_and_its_encounter_ability(by_id):
     assert card.source == "planechase-guide" and card.edition == "2016-01"
 
 
-def test_akoum_type_line_world_and_both_abilities(by_id):
-    card = by_id["planechase-guide:planar_card:akoum"]
+def test_akoum_type_line_world_and_both_abilities(rec):
+    card = rec["planechase-guide:planar_card:akoum"]
     assert card.names == {"en": "Akoum", "zh_hant": "阿庫姆"}
     assert card.attrs == {
         "type_line": "Plane — Zendikar", "world": "Zendikar",
@@ -81,9 +73,9 @@ def test_akoum_type_line_world_and_both_abilities(by_id):
     assert card.line == 218
 
 
-def test_an_ability_over_several_lines_stays_one_ability_in_both_languages(by_id):
+def test_an_ability_over_several_lines_stays_one_ability_in_both_languages(rec):
     # English gives the second sentence its own line; the Chinese has both sentences on one.
-    card = by_id["planechase-guide:planar_card:mount-keralia"]
+    card = rec["planechase-guide:planar_card:mount-keralia"]
     assert card.names == {"en": "Mount Keralia"}  # the Chinese block gives no Chinese name
     assert [a["en"].split(":")[0] for a in card.abilities] == ["Planeswalking Ability", "Chaos Ability"]
     assert card.abilities[0]["en"].endswith(
@@ -101,11 +93,11 @@ def test_every_card_has_both_languages_on_every_ability(parsed):
             assert set(ability) == {"en", "zh_hant"}, card.id
 
 
-def test_rule_901_and_its_subrules_carry_the_section_title(by_id):
-    rule = by_id["planechase-guide:rule:901"]
+def test_rule_901_and_its_subrules_carry_the_section_title(rec):
+    rule = rec["planechase-guide:rule:901"]
     assert rule.title == {"zh_hant": "競逐時空", "en": "Planechase"}
     assert rule.parent is None and rule.line == 1048
-    sub = by_id["planechase-guide:rule:901.15a"]
+    sub = rec["planechase-guide:rule:901.15a"]
     assert sub.title == {"zh_hant": "競逐時空", "en": "Planechase"}
     assert sub.number == "901.15a" and sub.parent == "901.15" and sub.edition == "2016-01"
     assert sub.text == {"zh_hant": (
@@ -116,18 +108,18 @@ def test_rule_901_and_its_subrules_carry_the_section_title(by_id):
     assert sub.references == []
 
 
-def test_rule_901_3a(by_id):
-    rule = by_id["planechase-guide:rule:901.3a"]
+def test_rule_901_3a(rec):
+    rule = rec["planechase-guide:rule:901.3a"]
     assert rule.text == {"zh_hant": "時空骰為六面骰。其中一面為鵬洛客符號{PW}。一面為混沌符號{CHAOS}。其他面為空白。"}
     assert rule.parent == "901.3"
     assert (rule.line, rule.offset) == (1064, TEXT.index("901.3a "))
 
 
-def test_rule_references(by_id):
-    assert [(r.number, r.lang) for r in by_id["planechase-guide:rule:901.2"].references] == [("806", "zh_hant")]
-    refs = by_id["planechase-guide:rule:901.11a"].references
+def test_rule_references(rec):
+    assert [(r.number, r.lang) for r in rec["planechase-guide:rule:901.2"].references] == [("806", "zh_hant")]
+    refs = rec["planechase-guide:rule:901.11a"].references
     assert [r.number for r in refs] == ["901.8", "901.10", "704.5x"]
-    text = by_id["planechase-guide:rule:901.11a"].text["zh_hant"]
+    text = rec["planechase-guide:rule:901.11a"].text["zh_hant"]
     assert [text[r.start:r.stop] for r in refs] == ["901.8", "901.10", "704.5x"]
 
 
@@ -161,14 +153,14 @@ def test_english_has_no_look_alike_letters_and_reads_in_lower_case(parsed):
     assert "(It will have no effect because the first turn hasn't started yet.)" in setup.text["en"]
 
 
-def test_chinese_noise_is_gone_and_the_words_it_split_are_whole(parsed, by_id):
+def test_chinese_noise_is_gone_and_the_words_it_split_are_whole(parsed, rec):
     for lang in ("zh_hant", "en"):
         for text in all_texts(parsed.records, lang):
             assert "位元" not in text and "囘" not in text, text
             assert "\u00a0" not in text
     customizing = next(r for r in parsed.records if r.title.get("en") == "CUSTOMIZING YOUR PLANAR DECK")
     assert "在你的時空牌中只有三條規則你需要遵守" in customizing.text["zh_hant"]
-    assert "依照回合順序的下一位不會離開遊戲的牌手" in by_id["planechase-guide:rule:901.6"].text["zh_hant"]
+    assert "依照回合順序的下一位不會離開遊戲的牌手" in rec["planechase-guide:rule:901.6"].text["zh_hant"]
 
 
 def test_no_chinese_sentence_is_broken_by_a_newline(parsed):

@@ -7,33 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from indexer.corpus import load_sources
 from indexer.parsers import ParseError, parser_for, position, shadowmoor_faq
 from indexer.parsers.shadowmoor_faq import COLOUR_HEADINGS
 from indexer.references import is_rule_number
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCUMENT = "shadowmoor-faq"
 CJK_NEXT_TO_SPACE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
-
-
-@pytest.fixture(scope="module")
-def source():
-    return next(s for s in load_sources(ROOT / "corpus") if s.id == "shadowmoor-faq")
-
-
-@pytest.fixture(scope="module")
-def text(source):
-    return source.path.read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def parsed(source, text):
-    return shadowmoor_faq.parse(source, text)
-
-
-@pytest.fixture(scope="module")
-def rec(parsed):
-    return {r.id: r for r in parsed.records}
 
 
 def test_the_family_is_read_by_this_parser(source):

@@ -7,31 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from indexer.corpus import load_sources
 from indexer.parsers import ParseError, parser_for, position, set_faq
 from indexer.references import is_rule_number
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def source():
-    return next(s for s in load_sources(ROOT / "corpus") if s.id == "worldwake-faq")
-
-
-@pytest.fixture(scope="module")
-def text(source):
-    return source.path.read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def parsed(source, text):
-    return set_faq.parse(source, text)
-
-
-@pytest.fixture(scope="module")
-def rec(parsed):
-    return {r.id: r for r in parsed.records}
+DOCUMENT = "worldwake-faq"
 
 
 def test_the_family_is_read_by_this_parser(source):

@@ -1,0 +1,35 @@
+"""Test corpora made from the bundled documents: a subset of corpus/ copied with its
+sources.toml entries, optionally with extra documents, and one document's Source."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from indexer.corpus import METADATA, Source, load_sources
+from indexer.ingest import DEFAULT_CORPUS
+
+
+def corpus_source(source_id: str) -> Source:
+    """The bundled document with this source id."""
+    return next(s for s in load_sources(DEFAULT_CORPUS) if s.id == source_id)
+
+
+def copy_corpus(source_ids: tuple[str, ...], folder: Path, extra: tuple[tuple[str, bytes, str], ...] = ()) -> Path:
+    """The named documents of corpus/ and their sources.toml entries (copied as written,
+    comments and all) in `folder`, plus extra (file name, bytes, family) documents whose
+    source id is the file name without its extension."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = (DEFAULT_CORPUS / METADATA).read_text(encoding="utf-8")
+    header, *entries = re.split(r"(?m)^(?=\[\[source\]\])", text)
+    kept = [entry for entry in entries if re.search(r'(?m)^id = "([^"]+)"', entry).group(1) in source_ids]
+    assert len(kept) == len(source_ids), f"not all of {source_ids} are in {METADATA}"
+    for entry in kept:
+        name = re.search(r'(?m)^file = "([^"]+)"', entry).group(1)
+        shutil.copyfile(DEFAULT_CORPUS / name, folder / name)
+    for name, data, family in extra:
+        (folder / name).write_bytes(data)
+        kept.append(f'\n[[source]]\nid = "{name.split(".")[0]}"\nfile = "{name}"\ntitle = "{name}"\n'
+                    f'family = "{family}"\nlanguages = ["zh_hant"]\n')
+    (folder / METADATA).write_text(header + "".join(kept), encoding="utf-8")
+    return folder
