@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import html
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from whoosh import highlight, index
+from whoosh.analysis import Token
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
 
@@ -31,11 +33,33 @@ class MarkFormatter(highlight.Formatter):
         return "<mark>%s</mark>" % html.escape(highlight.get_text(text, token, replace), quote=True)
 
 
+class _CachedTokens:
+    """The body analyzer as the highlighter calls it, remembering each text's tokens: the same
+    records come back for many queries, and segmenting them again is most of a snippet's cost.
+    The tokens are the analyzer's own, so highlights stay exactly where it puts them."""
+
+    def __init__(self, analyzer):
+        self._analyzer = analyzer
+        self._spans = lru_cache(maxsize=16384)(self._analyse)
+
+    def _analyse(self, text: str, mode: str) -> tuple[tuple[str, int, int, int], ...]:
+        return tuple((t.text, t.startchar, t.endchar, t.pos)
+                     for t in self._analyzer(text, chars=True, positions=True, mode=mode, removestops=False))
+
+    def __call__(self, text: str, mode: str = "", **kwargs):
+        for word, start, end, pos in self._spans(text, mode):
+            token = Token(positions=True, chars=True, mode=mode)
+            token.text, token.startchar, token.endchar, token.pos = word, start, end, pos
+            yield token
+
+
 class WhooshBackend(SearchBackend):
     def __init__(self, ix):
         self._ix = ix
         self._searcher = ix.searcher(weighting=BM25F())
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
+        self._highlight_tokens = _CachedTokens(self._analyzers["body"])
+        self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path) -> None:
@@ -60,14 +84,18 @@ class WhooshBackend(SearchBackend):
         except Exception as exc:  # whoosh raises many types for damaged files
             raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
 
-    def _tokens(self, field: str, text: str) -> list[str]:
-        tokens = []
+    def _tokens(self, field: str, text: str) -> tuple[str, ...]:
+        """The query tokens of `text` for one field (cached: glossary expansions and popular
+        queries repeat)."""
+        return self._token_cache(field, text)
+
+    def _analyse_query(self, field: str, text: str) -> tuple[str, ...]:
+        tokens: dict[str, None] = {}
         for token in self._analyzers[field](text, mode="query"):
-            if token.text not in tokens:
-                tokens.append(token.text)
+            tokens[token.text] = None
             if len(tokens) >= MAX_QUERY_TOKENS:
                 break
-        return tokens
+        return tuple(tokens)
 
     def _query(self, query: EngineQuery):
         clauses = []
@@ -105,7 +133,7 @@ class WhooshBackend(SearchBackend):
         if not terms or not text:
             return None
         fragmenter = highlight.ContextFragmenter(maxchars=240, surround=60)
-        out = highlight.highlight(text, frozenset(terms), self._analyzers["body"], fragmenter,
+        out = highlight.highlight(text, frozenset(terms), self._highlight_tokens, fragmenter,
                                   MarkFormatter(), top=2, mode="index")
         return out or None
 
