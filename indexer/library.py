@@ -148,6 +148,8 @@ class Library:
         self.records = {r.id: r for r in records}
         self._by_number: dict[str, list[Record]] = defaultdict(list)
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
+        self._referrers: dict[tuple, list[Record]] = defaultdict(list)
+        self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
         self._folded_cache: dict[str, str] = {}
         self._names: dict[str, list[str]] = defaultdict(list)
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
@@ -161,6 +163,11 @@ class Library:
     def _index_records(self, records: list[Record]) -> None:
         keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
         for r in records:
+            for ref in {(ref.number, ref.end) for ref in r.references if ref.where != "attrs"}:
+                if ref[1]:
+                    self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
+                else:
+                    self._referrers[(r.edition, ref[0])].append(r)
             if r.kind == "rule":
                 self._by_number[r.number].append(r)
                 if r.parent:
@@ -277,15 +284,12 @@ class Library:
     def referencing(self, number: str, edition: str | None) -> list[Record]:
         """Records of one edition with a reference to this rule number or a range that covers
         it: a reference means the rule of its own document's edition."""
-        out = []
-        for r in self.records.values():
-            if r.edition != edition:
-                continue
-            for ref in r.references:
-                if ref.number == number or (ref.end and rule_sort_key(ref.number) <= rule_sort_key(number) <= rule_sort_key(ref.end)):
-                    out.append(r)
-                    break
-        return out
+        key = rule_sort_key(number)
+        found = {r.id: r for r in self._referrers.get((edition, number), [])}
+        for start, end, r in self._range_referrers.get(edition, []):
+            if start <= key <= end:
+                found.setdefault(r.id, r)
+        return sorted(found.values(), key=lambda r: (r.source, r.offset, r.id))
 
     # --- search -------------------------------------------------------------------------
 
