@@ -25,8 +25,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="scripts/bench", description="Run benchmarks and print their tables.")
     ap.add_argument("parts", nargs="*", metavar="PART", help=f"any of {', '.join(PARTS)} (default: all)")
     ap.add_argument("--quick", action="store_true",
-                    help="leave out the slow parts: growth without the rules files and ×100, 5 s HTTP runs")
-    ap.add_argument("--seconds", type=int, default=None, help="length of each wrk run (default 20, --quick 5)")
+                    help="leave out the slow parts: growth without the rules files and ×100, 8 s HTTP runs")
+    ap.add_argument("--seconds", type=int, default=None,
+                    help="wrk load per server and connection count, in four turns (default 20, --quick 8)")
     ap.add_argument("--connections", default="16,2", help="wrk connection counts, comma-separated (default 16,2)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds of the judged queries (default 3)")
     args = ap.parse_args(argv)
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
         ap.error(f"unknown part {unknown[0]!r}: choose from {', '.join(PARTS)}")
-    seconds = args.seconds or (5 if args.quick else 20)
+    seconds = args.seconds or (8 if args.quick else 20)
     try:
         connections = tuple(int(c) for c in args.connections.split(","))
     except ValueError:
