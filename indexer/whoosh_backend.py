@@ -60,6 +60,7 @@ class WhooshBackend(SearchBackend):
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         self._highlight_tokens = _CachedTokens(self._analyzers["body"])
         self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
+        self._highlight_cache = lru_cache(maxsize=8192)(self._highlight)
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path) -> None:
@@ -132,9 +133,12 @@ class WhooshBackend(SearchBackend):
             terms.update(self._tokens("body", phrase))
         if not terms or not text:
             return None
+        return self._highlight_cache(text, frozenset(terms))
+
+    def _highlight(self, text: str, terms: frozenset[str]) -> str | None:
         fragmenter = highlight.ContextFragmenter(maxchars=240, surround=60)
-        out = highlight.highlight(text, frozenset(terms), self._highlight_tokens, fragmenter,
-                                  MarkFormatter(), top=2, mode="index")
+        out = highlight.highlight(text, terms, self._highlight_tokens, fragmenter, MarkFormatter(), top=2,
+                                  mode="index")
         return out or None
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
