@@ -43,7 +43,7 @@ from indexer.schema import FIELD_WEIGHTS, document
 
 from . import measure
 from .corpora import build_records, ingest_paths
-from .measure import folder_bytes, judged, megabytes, ms, percentile, stopwatch, table
+from .measure import LATENCY_HEADERS, folder_bytes, judged, latency_cells, megabytes, stopwatch, table
 
 FIELDS = ("names", "title", "body")
 RESULTS = 10
@@ -225,19 +225,18 @@ def compare(paths: list[Path], rounds: int = 3) -> str:
                     errors.append(f"{query!r}: {type(exc).__name__}: {exc}")
                     return []
 
-            quality = judged.score(lambda q, k: search(q)[:k])
             times = measure.time_queries(search, queries, rounds)
-            rows.append([engine.name, f"{quality['mrr']:.3f}", f"{quality['hit5']:.3f}",
-                         ms(percentile(times, 50)), ms(percentile(times, 99)),
+            quality = judged.score(lambda q, k: search(q)[:k])
+            rows.append([engine.name, f"{quality['mrr']:.3f}", f"{quality['hit5']:.3f}", *latency_cells(times),
                          f"{built[0]:.1f} s", megabytes(engine.size())])
             failures[engine.name] = sorted(set(errors))
             engine.close()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     lines = [f"{len(result.records)} records from {', '.join(str(p) for p in paths)} (ingested in "
-             f"{ingest_seconds:.1f} s, shared by all engines); {len(queries)} judged queries, "
-             f"latency over {rounds} rounds after a warm-up round.", "",
-             table(["engine", "MRR@10", "hit@5", "p50 ms", "p99 ms", "index build", "index size"], rows)]
+             f"{ingest_seconds:.1f} s, shared by all engines); {len(queries)} judged queries, timed "
+             f"when first asked and over {rounds} more rounds (\"again\").", "",
+             table(["engine", "MRR@10", "hit@5", *LATENCY_HEADERS, "index build", "index size"], rows)]
     if not tantivy_available():
         lines.append("\ntantivy is not installed: its row is missing.")
     for name, errors in failures.items():
