@@ -116,6 +116,9 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
         raise BuildError("index not rebuilt; the index in use is unchanged:\n  " + "\n  ".join(result.errors))
     root.mkdir(parents=True, exist_ok=True)
     name = f"{time.strftime('%Y%m%dT%H%M%S')}-{digest[:12]}"
+    while (root / name).exists():  # the same corpus built twice within a second
+        time.sleep(1)
+        name = f"{time.strftime('%Y%m%dT%H%M%S')}-{digest[:12]}"
     tmp = root / f".tmp-{name}-{os.getpid()}"
     try:
         write_records(result, tmp)

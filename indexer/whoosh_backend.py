@@ -19,6 +19,8 @@ INDEX_NAME = "records"
 # Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
 MAX_QUERY_TOKENS = 48
 FILTER_FIELDS = ("kind", "source", "edition", "lang")
+# A query token in more than this share of the records is dropped when rarer ones remain.
+COMMON_SHARE = 0.05
 
 
 class MarkFormatter(highlight.Formatter):
@@ -99,10 +101,18 @@ class WhooshBackend(SearchBackend):
         return tuple(tokens)
 
     def _query(self, query: EngineQuery):
-        clauses = []
+        """One clause per field and token, at the best weight any form of the query gives it.
+        A token found in more than COMMON_SHARE of the records adds little but cost, so it is
+        left out while rarer tokens remain (a query of common words only keeps them all)."""
+        boosts: dict[tuple[str, str], float] = {}
         for text, weight in query.terms:
             for field, field_weight in FIELD_WEIGHTS.items():
-                clauses.extend(Term(field, tok, boost=weight * field_weight) for tok in self._tokens(field, text))
+                for tok in self._tokens(field, text):
+                    boosts[(field, tok)] = max(boosts.get((field, tok), 0.0), weight * field_weight)
+        reader = self._searcher.reader()
+        most = COMMON_SHARE * reader.doc_count()
+        rare = {key: boost for key, boost in boosts.items() if reader.doc_frequency(*key) <= most}
+        clauses = [Term(field, tok, boost=boost) for (field, tok), boost in (rare or boosts).items()]
         must = []
         for phrase in query.phrases:
             tokens = self._tokens("body", phrase)
@@ -110,9 +120,11 @@ class WhooshBackend(SearchBackend):
                 must.append(And([Term("body", tok) for tok in tokens]))
         if not clauses and not must:
             return None
+        union = Or(clauses)
+        union.matcher_type = Or.ARRAY_MATCHER  # the block-skipping union costs more than it saves in Python
         if must:
-            return And(must + ([Or(clauses)] if clauses else []))
-        return Or(clauses)
+            return And(must + ([union] if clauses else []))
+        return union
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         q = self._query(query)
