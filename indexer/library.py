@@ -8,6 +8,7 @@ holds no search logic; it renders what this returns.
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 import html
 import re
 import time
@@ -151,6 +152,7 @@ class Library:
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
         self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
         self._folded_cache: dict[str, str] = {}
+        self._result_fields = lru_cache(maxsize=8192)(self._describe)
         self._names: dict[str, list[str]] = defaultdict(list)
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
         self._titles: dict[str, list[str]] = defaultdict(list)
@@ -478,8 +480,25 @@ class Library:
 
     def _result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
         record = group[0]
-        source = self.sources.get(record.source, {})
         snippet, snippet_lang = self.snippet(record, engine_query, script)
+        fields = self._result_fields(record.id, script)
+        return {
+            **{key: fields[key] for key in ("id", "kind", "rule", "edition", "title", "names", "text")},
+            "snippet": snippet,
+            "snippet_lang": snippet_lang,
+            "source": fields["source"],
+            "url": record_url(record),
+            "other_editions": [
+                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
+                for r in group[1:]
+            ],
+        }
+
+    def _describe(self, record_id: str, script: str | None) -> dict:
+        """The fields of a result that depend on the record and the script only (remembered:
+        the same records answer many queries)."""
+        record = self.records[record_id]
+        source = self.sources.get(record.source, {})
         return {
             "id": record.id,
             "kind": record.kind,
@@ -488,14 +507,7 @@ class Library:
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(record, script),
-            "snippet": snippet,
-            "snippet_lang": snippet_lang,
             "source": {"id": record.source, "title": source.get("title", record.source)},
-            "url": record_url(record),
-            "other_editions": [
-                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
-                for r in group[1:]
-            ],
         }
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
