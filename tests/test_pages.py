@@ -339,3 +339,12 @@ def test_the_embed_script_leaves_form_fields_and_addresses_alone(served, phone):
     assert phone.input_value("textarea") == "702.30a in a text box stays as typed"
     assert "The old FAQ is at http://www.wizards.com/rules/702.30a (that number" in phone.inner_text("#post-2")
     assert phone.eval_on_selector('a[href="https://magic.wizards.com/en/rules"]', "a => a.children.length") == 0
+
+
+def test_a_name_shared_by_a_card_and_a_term_opens_the_page_asked_for(client):
+    """The glossary also lists card names: /terms/<name> is the term, /cards/<name> the card."""
+    term = client.get("/terms/奪魂紅帽客")
+    card = client.get("/cards/奪魂紅帽客")
+    assert term.status_code == card.status_code == 302
+    assert term.headers["Location"].endswith("/terms/glossary:term:murderous-redcap")
+    assert card.headers["Location"].endswith("/cards/shadowmoor-faq:card:murderous-redcap")

@@ -28,7 +28,6 @@ from indexer.library import SCRIPTS, Library, LiveLibrary, display
 from indexer.query import QueryError
 from indexer.references import parse_rule_number
 
-from .linkify import LibraryResolver
 from .present import LABELS, record_view, rule_view, term_view
 
 LANG_NAMES = {"en": "English", "zh_hant": "繁體", "zh_hans": "简体", "bg": "Български"}
@@ -244,7 +243,7 @@ def search(options: Options, query: tuple[str, ...], limit: int) -> None:
 
 def _named(options: Options, name: str, kinds: tuple[str, ...], noun: str):
     lib = options.library()
-    record = lib.get(name) or LibraryResolver(lib).record(name)
+    record = lib.get(name) or lib.by_name(name, kinds)
     if record is None or record.kind not in kinds:
         raise click.ClickException(f"no {noun} named {name!r}")
     return lib, record

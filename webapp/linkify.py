@@ -278,7 +278,3 @@ class LibraryResolver:
         if record is None:
             return None
         return record.kind, record.id, absolute(self.base, record_url(record))
-
-    def record(self, name: str):
-        """The card, plane or term `name` names (any language, script or case), or None."""
-        return self.library.by_name(name, NAME_KINDS)

@@ -15,7 +15,6 @@ from flask import Flask, abort, current_app, g, jsonify, make_response, redirect
 from indexer.library import SCRIPTS, Library
 
 from . import present
-from .linkify import LibraryResolver
 
 FORMATS = ("html", "json")
 SCRIPT_COOKIE = "script"
@@ -131,8 +130,8 @@ def record_in_path(value: str, kind: str, noun: str):
     record = lib.get(key)
     if record is not None and record.kind == kind:
         return record
-    named = LibraryResolver(lib).record(key)
-    if named is not None and named.kind == kind:
+    named = lib.by_name(key, (kind,))
+    if named is not None:
         suffix = ".json" if value.endswith(".json") else ""
         target = request.path.rsplit("/", 1)[0] + "/" + quote(named.id + suffix, safe=":")
         query = request.query_string.decode("latin-1")
