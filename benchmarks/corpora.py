@@ -1,11 +1,10 @@
 """The corpora the benchmarks index: the bundled corpus, the corpus with the real
 Comprehensive Rules files, and synthetic corpora made by replicating the corpus's records.
 
-Every index is built by `indexer.build.build`, the code the service runs, so a figure here
-is the figure of the real build (writing records, user dictionary, engine files, switching
-`CURRENT`). For records that did not come from documents (the synthetic corpora, or records
-ingested once and indexed by several engines) `build_records` hands them to that same
-function in place of its ingestion step.
+Every index is built by `indexer.build.build_records`, the code the service's build runs
+after ingestion, so a figure here is the figure of the real build (writing records, user
+dictionary, engine files, switching `CURRENT`), also for records that did not come from
+documents (the synthetic corpora, or records ingested once and indexed by several engines).
 """
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import random
 import re
 from dataclasses import replace
 from pathlib import Path
-from unittest import mock
 
 from indexer import build as build_module
 from indexer.build import BuildOutcome
@@ -42,8 +40,7 @@ def ingest_paths(paths: list[Path]) -> tuple[IngestResult, float]:
 
 def build_records(result: IngestResult, root: Path) -> BuildOutcome:
     """Index already-ingested records into `root` with the service's own build code."""
-    with mock.patch.object(build_module, "ingest", lambda paths, progress=False: result):
-        return build_module.build([DEFAULT_CORPUS], root=root, force=True)
+    return build_module.build_records(result, build_module.corpus_hash([DEFAULT_CORPUS]), root)
 
 
 def _perturb(text: str, rng: random.Random, letters: list[str]) -> str:

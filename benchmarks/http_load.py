@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from .measure import ROOT, judged_queries, table
+from .measure import judged_queries, table
 from .server import Server, free_port
 
 LUA = Path(__file__).with_name("judged_queries.lua")

@@ -114,6 +114,14 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
     result = ingest(paths, progress=progress)
     if result.errors:
         raise BuildError("index not rebuilt; the index in use is unchanged:\n  " + "\n  ".join(result.errors))
+    outcome = build_records(result, digest, root)
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_ROOT) -> BuildOutcome:
+    """Index ingested records into a new folder of `root` and switch `CURRENT` to it."""
+    started = time.perf_counter()
     root.mkdir(parents=True, exist_ok=True)
     name = f"{time.strftime('%Y%m%dT%H%M%S')}-{digest[:12]}"
     while (root / name).exists():  # the same corpus built twice within a second

@@ -6,7 +6,6 @@ than a silently smaller index.
 """
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,12 +74,3 @@ def load_sources(folder: Path) -> list[Source]:
         if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS | seen_files:
             raise CorpusError(path, f"has no entry in {METADATA}: describe it there or remove it")
     return sources
-
-
-def content_hash(paths: list[Path]) -> str:
-    """A hash of the files' names and bytes: the index records it and rebuilds only when it changes."""
-    digest = hashlib.sha256()
-    for path in sorted(paths, key=str):
-        digest.update(str(path.name).encode() + b"\0")
-        digest.update(path.read_bytes())
-    return digest.hexdigest()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import comprules
-from .corpus import METADATA, CorpusError, Source, content_hash, load_sources
+from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
 from .records import Record, Reference, slug
@@ -52,9 +52,6 @@ class IngestResult:
     errors: list[str] = field(default_factory=list)
     inputs: list[Path] = field(default_factory=list)
     seconds: float = 0.0
-
-    def corpus_hash(self) -> str:
-        return content_hash(self.inputs + [GLOSSARY])
 
 
 def decode_document(path: Path, data: bytes) -> str:

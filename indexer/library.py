@@ -275,9 +275,6 @@ class Library:
     def records_of_source(self, source_id: str) -> list[Record]:
         return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
 
-    def records_of_kind(self, kind: str) -> list[Record]:
-        return [r for r in self.records.values() if r.kind == kind]
-
     def mentions(self, record: Record, limit: int = 50) -> list[Record]:
         """Records whose text uses one of the record's names or titles (a term's occurrences)."""
         query = EngineQuery(terms=[(form, 1.0) for form in [*record.names.values(), *record.aliases][:6]])
