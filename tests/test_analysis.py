@@ -224,6 +224,24 @@ def test_warm_up_loads_jieba_with_the_current_words():
     assert analysis._tokenizer is not None and analysis._tokenizer.FREQ["夺魂红帽客"] > 0
 
 
+
+def test_a_tokenizer_for_new_words_is_the_one_a_fresh_process_builds():
+    """Switching user words reuses the process's copy of jieba's dictionary; the result must
+    be exactly a fresh tokenizer given the same words in sorted order."""
+    import jieba
+    words = ["奪魂紅帽客", "時空換境", "多重增幅", "坟墓场"]
+    set_user_words(["時空骰"])
+    analysis.warm_up()
+    set_user_words(words)
+    copied = analysis._jieba()
+    fresh = jieba.Tokenizer()
+    fresh.initialize()
+    for word in sorted(analysis.user_words()):
+        fresh.add_word(word, max(fresh.suggest_freq(word), analysis.USER_WORD_FREQ))
+    assert copied.total == fresh.total and copied.FREQ == fresh.FREQ
+    assert "时空骰" not in copied.FREQ  # the previous words are gone
+    assert analysis._base[0].get("夺魂红帽客") is None  # the shared copy of jieba's dictionary is untouched
+
 # --- highlighting marks the original characters ---
 
 WITHER_FAQ = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。"
