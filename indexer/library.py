@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from functools import lru_cache
 import html
+import itertools
 import re
 import time
 import unicodedata
@@ -38,6 +39,10 @@ BONUS_LITERAL = 0.3       # the query occurs as written (script and case folded)
 BONUS_TITLE = 0.9         # the query is in a heading (scaled by how much of the heading it is)
 EXPANSION_WEIGHT = 0.5    # other forms of a glossary term, relative to the literal query
 CANDIDATES = 200
+# How many of the engine's best candidates are checked for the literal query text (a check
+# folds the record's whole text once). Checking all CANDIDATES changed no judged answer, on
+# the corpus or on a hundred times its records, and cost a sixth of a first query there.
+LITERAL_CANDIDATES = 50
 _PUNCT = re.compile(r"[\W_]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 
@@ -408,7 +413,7 @@ class Library:
                     for record_id in ids:
                         bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE * len(key) / len(title_key))
             if len(key) >= 2:
-                for record_id in scores:
+                for record_id in itertools.islice(scores, LITERAL_CANDIDATES):
                     if key in self._folded(record_id):
                         bonuses[record_id] += BONUS_LITERAL * KIND_WEIGHT[self.records[record_id].kind]
             for record_id, bonus in bonuses.items():
@@ -424,7 +429,10 @@ class Library:
                             scores[child.id] = scores[head_id] - 0.001 * i
         ranked = [(self.records[i], s) for i, s in scores.items()]
         if parsed.phrases:
-            ranked = [(r, s) for r, s in ranked if all(_contains(r, p) for p in parsed.phrases)]
+            # Phrases match in the folded text: script, case, width, spacing and punctuation
+            # do not matter (a phrase that crossed a line wrap in the source still matches).
+            needles = [fold_key(p) for p in parsed.phrases]
+            ranked = [(r, s) for r, s in ranked if all(n in self._folded(r.id) for n in needles)]
         ranked.sort(key=lambda rs: (-rs[1], rule_sort_key(rs[0].number or ""), rs[0].id))
         return ranked
 
@@ -611,17 +619,6 @@ def _edition_group(record: Record) -> tuple:
     if record.kind == "term" and record.source.startswith("cr-"):
         return ("cr-term", fold_key(record.names.get("en", record.id)))
     return ("record", record.id)
-
-
-def _contains(record: Record, phrase: str) -> bool:
-    """Phrase match on folded text: script, case and spacing do not matter (a phrase that
-    crossed a line wrap in the source is one line in the clean text)."""
-    needle = " ".join(to_hans(phrase).casefold().split())
-    for lang in record.languages():
-        hay = " ".join(to_hans("\n".join(record.texts(lang))).casefold().split())
-        if needle in hay:
-            return True
-    return False
 
 
 def _merge_texts(records: list[Record]) -> dict[str, str]:

@@ -1,16 +1,20 @@
 """The Whoosh implementation of the search backend."""
 from __future__ import annotations
 
+import heapq
 import html
+import threading
+from array import array
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from whoosh import highlight, index
-from whoosh.analysis import Token
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
 
+from .analysis import marking_analyzer
 from .backend import EngineQuery, IndexUnavailable, SearchBackend
 from .records import Record
 from .schema import FIELD_WEIGHTS, build_schema, document
@@ -21,6 +25,10 @@ MAX_QUERY_TOKENS = 48
 FILTER_FIELDS = ("kind", "source", "edition", "lang")
 # A query token in more than this share of the records is dropped when rarer ones remain.
 COMMON_SHARE = 0.05
+# BM25F's parameters (Whoosh's defaults), the same for every field.
+BM25_B, BM25_K1 = 0.75, 1.2
+# Postings (document, score) a process keeps scored, over all terms: about 12 bytes each.
+POSTINGS_BUDGET = 4_000_000
 
 
 class MarkFormatter(highlight.Formatter):
@@ -35,34 +43,82 @@ class MarkFormatter(highlight.Formatter):
         return "<mark>%s</mark>" % html.escape(highlight.get_text(text, token, replace), quote=True)
 
 
-class _CachedTokens:
-    """The body analyzer as the highlighter calls it, remembering each text's tokens: the same
-    records come back for many queries, and segmenting them again is most of a snippet's cost.
-    The tokens are the analyzer's own, so highlights stay exactly where it puts them."""
+class _ScoredPostings:
+    """Each term's postings with their BM25F scores, computed once per process and kept while
+    they fit in POSTINGS_BUDGET (least recently used first out).
 
-    def __init__(self, analyzer):
-        self._analyzer = analyzer
-        self._spans = lru_cache(maxsize=16384)(self._analyse)
+    A query is a flat union of weighted terms, so a document's score is the sum over the
+    query's terms of (term score in that document × the term's weight). Whoosh's matchers
+    compute the same sum, but call several Python methods for every posting of every query;
+    keeping each term's scores as two arrays makes a repeated term cost one pass of
+    additions, and the cost of a query no longer grows with the matchers' per-posting work."""
 
-    def _analyse(self, text: str, mode: str) -> tuple[tuple[str, int, int, int], ...]:
-        return tuple((t.text, t.startchar, t.endchar, t.pos)
-                     for t in self._analyzer(text, chars=True, positions=True, mode=mode, removestops=False))
+    def __init__(self, searcher, budget: int = POSTINGS_BUDGET):
+        self._searcher = searcher
+        self._budget = budget
+        self._size = 0
+        self._cache: OrderedDict[tuple[str, str], tuple[array, array]] = OrderedDict()
+        self._lengths: dict[tuple[int, str], dict[int, int]] = {}
+        self._lock = threading.Lock()
 
-    def __call__(self, text: str, mode: str = "", **kwargs):
-        for word, start, end, pos in self._spans(text, mode):
-            token = Token(positions=True, chars=True, mode=mode)
-            token.text, token.startchar, token.endchar, token.pos = word, start, end, pos
-            yield token
+    def get(self, field: str, token: str) -> tuple[array, array]:
+        key = (field, token)
+        with self._lock:
+            found = self._cache.get(key)
+            if found is not None:
+                self._cache.move_to_end(key)
+                return found
+        found = self._score(field, token)
+        with self._lock:
+            if key not in self._cache and len(found[0]) <= self._budget:
+                self._cache[key] = found
+                self._size += len(found[0])
+                while self._size > self._budget:
+                    _, (docs, _) = self._cache.popitem(last=False)
+                    self._size -= len(docs)
+        return found
+
+    def _score(self, field: str, token: str) -> tuple[array, array]:
+        """(global document numbers, scores) of one term: Whoosh's BM25F formula with the
+        same statistics its scorer reads (collection idf and average length, quantised
+        document length), so the sums equal what its matchers would compute."""
+        docs, scores = array("i"), array("d")
+        top = self._searcher
+        if not top.schema[field].scorable:  # an exact-value field: membership only
+            for leaf, offset in top.leaf_searchers():
+                if (field, token) in leaf.reader():
+                    docs.extend(offset + d for d in leaf.reader().postings(field, token).all_ids())
+            scores.extend(0.0 for _ in docs)
+            return docs, scores
+        idf = top.idf(field, token)
+        avgfl = top.avg_field_length(field) or 1
+        k1, b = BM25_K1, BM25_B
+        for leaf, offset in top.leaf_searchers():
+            reader = leaf.reader()
+            if (field, token) not in reader:
+                continue
+            lengths = self._lengths.setdefault((offset, field), {})
+            matcher = reader.postings(field, token)
+            while matcher.is_active():
+                docnum, tf = matcher.id(), matcher.weight()
+                fl = lengths.get(docnum)
+                if fl is None:
+                    fl = lengths[docnum] = leaf.doc_field_length(docnum, field, 1)
+                docs.append(offset + docnum)
+                scores.append(idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl))))
+                matcher.next()
+        return docs, scores
 
 
 class WhooshBackend(SearchBackend):
     def __init__(self, ix):
         self._ix = ix
-        self._searcher = ix.searcher(weighting=BM25F())
+        self._searcher = ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1))
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
-        self._highlight_tokens = _CachedTokens(self._analyzers["body"])
         self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
         self._highlight_cache = lru_cache(maxsize=8192)(self._highlight)
+        self._postings = _ScoredPostings(self._searcher)
+        self._record_ids: dict[int, str] = {}
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path) -> None:
@@ -100,10 +156,15 @@ class WhooshBackend(SearchBackend):
                 break
         return tuple(tokens)
 
-    def _query(self, query: EngineQuery):
-        """One clause per field and token, at the best weight any form of the query gives it.
-        A token found in more than COMMON_SHARE of the records adds little but cost, so it is
-        left out while rarer tokens remain (a query of common words only keeps them all)."""
+    def _clauses(self, query: EngineQuery) -> tuple[dict[tuple[str, str], float], list[tuple[str, ...]]]:
+        """The query as weighted (field, token) terms, any one of which may match, and the
+        token lists of its phrases, every token of which must occur in the body.
+
+        One term per field and token, at the best weight any form of the query gives it. A
+        token found in more than COMMON_SHARE of the records adds little but cost, so it is
+        left out while rarer tokens remain (a query of common words only keeps them all). A
+        phrase keeps its rare tokens (or its rarest): the documents holding them include all
+        that hold the phrase, and the library checks the phrase itself."""
         boosts: dict[tuple[str, str], float] = {}
         for text, weight in query.terms:
             for field, field_weight in FIELD_WEIGHTS.items():
@@ -112,30 +173,72 @@ class WhooshBackend(SearchBackend):
         reader = self._searcher.reader()
         most = COMMON_SHARE * reader.doc_count()
         rare = {key: boost for key, boost in boosts.items() if reader.doc_frequency(*key) <= most}
-        clauses = [Term(field, tok, boost=boost) for (field, tok), boost in (rare or boosts).items()]
         must = []
         for phrase in query.phrases:
             tokens = self._tokens("body", phrase)
             if tokens:
-                must.append(And([Term("body", tok) for tok in tokens]))
-        if not clauses and not must:
+                frequency = {tok: reader.doc_frequency("body", tok) for tok in tokens}
+                must.append(tuple(tok for tok in tokens if frequency[tok] <= most)
+                            or (min(tokens, key=frequency.__getitem__),))
+        return rare or boosts, must
+
+    def whoosh_query(self, query: EngineQuery):
+        """The same query as a Whoosh query object, for Whoosh's own searcher: what `search`
+        computes, written the standard way (the benchmarks' bare endpoint runs it, and the
+        tests check that both give the same documents and scores)."""
+        terms, must = self._clauses(query)
+        clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
+        required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
+        if not clauses and not required:
             return None
         union = Or(clauses)
-        union.matcher_type = Or.ARRAY_MATCHER  # the block-skipping union costs more than it saves in Python
-        if must:
-            return And(must + ([union] if clauses else []))
+        union.matcher_type = Or.ARRAY_MATCHER
+        if required:
+            return And(required + ([union] if clauses else []))
         return union
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
-        q = self._query(query)
-        if q is None:
+        terms, must = self._clauses(query)
+        if not terms and not must:
             return []
-        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
         try:
-            hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
-            return [(hit["id"], hit.score) for hit in hits]
+            scores: dict[int, float] = {}
+            for (field, tok), boost in terms.items():
+                docs, term_scores = self._postings.get(field, tok)
+                get = scores.get
+                for doc, score in zip(docs, term_scores):
+                    scores[doc] = get(doc, 0.0) + score * boost
+            if must:
+                scores = self._require(scores if terms else None, must)
+            filters = [(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+            for name, value in filters:
+                allowed = set(self._postings.get(name, value)[0])
+                scores = {doc: score for doc, score in scores.items() if doc in allowed}
+            best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
+            return [(self._record_id(doc), score) for doc, score in best]
         except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
             raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
+
+    def _require(self, scores: dict[int, float] | None, must: list[tuple[str, ...]]) -> dict[int, float]:
+        """Only documents holding every phrase token (and matching a term, when there are
+        terms), each token's score added, as Whoosh's intersection adds its parts'."""
+        required = [dict(zip(*self._postings.get("body", tok))) for tokens in must for tok in tokens]
+        docs = set(required[0]).intersection(*required[1:])
+        if scores is not None:
+            docs &= scores.keys()
+        out = {}
+        for doc in docs:
+            total = 0.0
+            for part in required:
+                total += part[doc]
+            out[doc] = total + scores[doc] if scores is not None else total
+        return out
+
+    def _record_id(self, docnum: int) -> str:
+        record_id = self._record_ids.get(docnum)
+        if record_id is None:
+            record_id = self._record_ids[docnum] = self._searcher.stored_fields(docnum)["id"]
+        return record_id
 
     def highlight(self, text: str, query: EngineQuery) -> str | None:
         terms = set()
@@ -149,7 +252,7 @@ class WhooshBackend(SearchBackend):
 
     def _highlight(self, text: str, terms: frozenset[str]) -> str | None:
         fragmenter = highlight.ContextFragmenter(maxchars=240, surround=60)
-        out = highlight.highlight(text, terms, self._highlight_tokens, fragmenter, MarkFormatter(), top=2,
+        out = highlight.highlight(text, terms, marking_analyzer(terms), fragmenter, MarkFormatter(), top=2,
                                   mode="index")
         return out or None
 

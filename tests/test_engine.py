@@ -1,0 +1,70 @@
+"""The Whoosh backend's own query evaluation against Whoosh's searcher.
+
+`WhooshBackend.search` sums each term's cached BM25F postings instead of running Whoosh's
+matchers; `whoosh_query` is the same query written as a Whoosh query object. Both must give
+the same documents, in the same order, with the same scores."""
+from __future__ import annotations
+
+import pytest
+from whoosh.query import And, Term
+
+from indexer.query import parse_query
+from indexer.whoosh_backend import _ScoredPostings
+
+import judged
+
+EXTRA_QUERIES = [
+    "kind:rule exile", "source:shadowmoor-faq 乾枯", "lang:en planar", "edition:2008-05-01 persist",
+    "kind:card \"-1/-1 counter\"", "\"時空換境\" kind:rule", "the", "of the", "702.30a", "{藍/黑}",
+    "\"你可以犧牲任意數量的生物\"", "source:nowhere exile",
+]
+
+
+def whoosh_answer(engine, query, limit):
+    q = engine.whoosh_query(query)
+    if q is None:
+        return []
+    filters = [Term(name, value) for name, value in query.filters.items()]
+    hits = engine._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
+    return [(hit["id"], hit.score) for hit in hits]
+
+
+@pytest.mark.parametrize("limit", [10, 200])
+def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
+    queries = [query for _, query, _ in judged.load()] + EXTRA_QUERIES
+    compared = 0
+    for text in queries:
+        engine_query = corpus_library._engine_query(parse_query(text))
+        ours = corpus_library.engine.search(engine_query, limit)
+        theirs = whoosh_answer(corpus_library.engine, engine_query, limit)
+        assert [record_id for record_id, _ in ours] == [record_id for record_id, _ in theirs], text
+        assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, theirs)), text
+        compared += bool(ours)
+    assert compared > 0.8 * len(queries)  # most queries found something to compare
+
+
+def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
+    engine = corpus_library.engine
+    reader = engine._searcher.reader()
+    _, must = engine._clauses(corpus_library._engine_query(parse_query("\"you may sacrifice any number of creatures\"")))
+    assert must and all(reader.doc_frequency("body", tok) <= 0.05 * reader.doc_count() for tok in must[0])
+    assert "the" not in must[0] and "of" not in must[0]
+    _, must = engine._clauses(corpus_library._engine_query(parse_query("\"of the\"")))
+    assert len(must[0]) == 1  # common words only: the rarer one stands for the phrase
+
+
+def test_scored_postings_stay_within_their_budget(corpus_library):
+    searcher = corpus_library.engine._searcher
+    reader = searcher.reader()
+    terms = [("body", tok) for tok in ("exil", "persist", "干枯", "放逐", "planar", "game")]
+    sizes = {term: reader.doc_frequency(*term) for term in terms}
+    assert all(sizes.values())
+    budget = max(sizes.values()) + 1
+    postings = _ScoredPostings(searcher, budget=budget)
+    first = {term: postings.get(*term) for term in terms}
+    assert postings._size <= budget
+    assert 1 <= len(postings._cache) < len(terms)  # the least recently used were let go
+    for term in terms:
+        docs, scores = postings.get(*term)
+        assert len(docs) == sizes[term] and list(docs) == list(first[term][0]) and list(scores) == list(first[term][1])
+    assert postings._size <= budget
