@@ -7,6 +7,7 @@ holds no search logic; it renders what this returns.
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 from functools import lru_cache
 import html
@@ -153,11 +154,14 @@ class Library:
         self.glossary = Glossary.load(GLOSSARY)
         self.records = {r.id: r for r in records}
         self._by_number: dict[str, list[Record]] = defaultdict(list)
+        # Subrules by (edition, parent number) and by (edition, parent number, source).
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
         self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
         self._folded_cache: dict[str, str] = {}
+        self._groups: dict[str, tuple] = {}
         self._result_fields = lru_cache(maxsize=8192)(self._describe)
+        self._corrections = lru_cache(maxsize=4096)(self._correction)
         self._names: dict[str, list[str]] = defaultdict(list)
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
         self._titles: dict[str, list[str]] = defaultdict(list)
@@ -179,6 +183,7 @@ class Library:
                 self._by_number[r.number].append(r)
                 if r.parent:
                     self._children_of[(r.edition, r.parent)].append(r)
+                    self._children_of[(r.edition, r.parent, r.source)].append(r)
                 parent = keyed.get((r.source, r.parent))
                 if r.keyword and not (parent and parent.keyword == r.keyword):
                     self._keyword_heads[r.keyword].append(r.id)
@@ -205,6 +210,9 @@ class Library:
                         seen.add((fold_key(title), title))
                         self._suggestions.append((fold_key(title), title, "rule", f"/rules/{r.number}"))
         self._suggestions.sort(key=lambda s: (len(s[0]), s[0]))
+        self._title_keys = list(self._titles)
+        self._title_text = "\n".join(self._title_keys)
+        self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
 
@@ -264,8 +272,7 @@ class Library:
 
     def _children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
         """Subrules of a rule in one edition (and one source when given), in rule order."""
-        children = self._children_of.get((edition, number), [])
-        return [c for c in children if source is None or c.source == source]
+        return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
     def _folded(self, record_id: str) -> str:
         """All of a record's texts in the form queries are compared in (cached: computed on
@@ -380,8 +387,7 @@ class Library:
         out = []
         for ref in entry.rules:
             for record in self._by_number.get(ref.number, []):
-                if record.edition == ref.edition or any(f and f in fold_key(" ".join(record.texts(lang)))
-                                                        for lang in record.languages() for f in forms):
+                if record.edition == ref.edition or any(f and f in self._folded(record.id) for f in forms):
                     out.append((record.id, weight))
         return out
 
@@ -405,12 +411,11 @@ class Library:
             heads = [head_id for keyword in self._query_keywords(text) for head_id in self._keyword_heads.get(keyword, [])]
             for head_id in heads:
                 bonuses[head_id] = max(bonuses[head_id], BONUS_KEYWORD)
-            for title_key, ids in self._titles.items():
-                if key == title_key:
-                    for record_id in ids:
-                        bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD)
-                elif len(key) >= 2 and key in title_key:
-                    for record_id in ids:
+            for record_id in self._titles.get(key, []):
+                bonuses[record_id] = max(bonuses[record_id], BONUS_KEYWORD)
+            for title_key in self._titles_containing(key) if len(key) >= 2 else []:
+                if title_key != key:
+                    for record_id in self._titles[title_key]:
                         bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE * len(key) / len(title_key))
             if len(key) >= 2:
                 for record_id in itertools.islice(scores, LITERAL_CANDIDATES):
@@ -435,6 +440,17 @@ class Library:
             ranked = [(r, s) for r, s in ranked if all(n in self._folded(r.id) for n in needles)]
         ranked.sort(key=lambda rs: (-rs[1], rule_sort_key(rs[0].number or ""), rs[0].id))
         return ranked
+
+    def _titles_containing(self, key: str) -> list[str]:
+        """The folded titles that contain `key`, found by searching all of them at once
+        (one string, a title per line: a key has no line breaks, so a match is inside one)."""
+        found = []
+        at = self._title_text.find(key)
+        while at >= 0:
+            n = bisect.bisect_right(self._title_starts, at) - 1
+            found.append(self._title_keys[n])
+            at = self._title_text.find(key, self._title_starts[n] + len(self._title_keys[n]) + 1)
+        return found
 
     @staticmethod
     def _passes(record: Record, filters: dict[str, str]) -> bool:
@@ -469,7 +485,9 @@ class Library:
         groups: dict[tuple, list[Record]] = {}
         order = []
         for record, _ in ranked:
-            key = _edition_group(record)
+            key = self._groups.get(record.id)
+            if key is None:
+                key = self._groups[record.id] = _edition_group(record)
             if key not in groups:
                 groups[key] = []
                 order.append(key)
@@ -542,17 +560,19 @@ class Library:
         text = parsed.text
         changed = False
         for word in set(_LATIN_WORD.findall(text)):
-            lower = word.lower()
-            if lower in self._vocabulary:
-                continue
-            if all(known for _, known in self.engine.known_words(word)):
-                continue
-            close = difflib.get_close_matches(lower, self._vocabulary, n=1, cutoff=0.75)
+            close = self._corrections(word.lower())
             if close:
-                fixed = close[0].capitalize() if word[0].isupper() else close[0]
+                fixed = close.capitalize() if word[0].isupper() else close
                 text = re.sub(rf"\b{re.escape(word)}\b", fixed, text)
                 changed = True
         return text if changed else None
+
+    def _correction(self, word: str) -> str | None:
+        """The known word closest to a lower-case word that no record holds, or None."""
+        if word in self._vocabulary or all(known for _, known in self.engine.known_words(word)):
+            return None
+        close = difflib.get_close_matches(word, self._vocabulary, n=1, cutoff=0.75)
+        return close[0] if close else None
 
     # --- suggestions --------------------------------------------------------------------
 
