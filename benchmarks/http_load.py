@@ -1,10 +1,15 @@
-"""HTTP load: the real app against the minimal Flask + Whoosh endpoint, both under gunicorn
-with two workers on loopback, loaded by wrk cycling through the judged queries.
+"""HTTP load: the real app against the bare stack, all under gunicorn with two workers on
+loopback, loaded by wrk cycling through the judged queries.
 
-Each server is loaded for a bounded time at each connection count, the two taking turns (the
-machine has two cores: wrk shares them with the workers, and the figures include that). The
-ratio of the real app's requests/s to the minimal endpoint's says how much of the stack's
-capacity the app's own work (ranking, snippets, result records, JSON) takes.
+Three targets, each loaded for a bounded time at each connection count, taking turns (the
+machine has two cores: wrk shares them with the workers, and the figures include that):
+
+- the real app's /api/search (`webapp.wsgi:app`, as scripts/serve runs it);
+- a minimal Flask + Whoosh endpoint: the same query searched by Whoosh's own searcher, the
+  ceiling the goal names (at least 0.8 of its requests/s);
+- a minimal Flask endpoint calling only the engine's evaluation, which the real app also
+  calls: the real app's distance from it is the cost of its own work (ranking, snippets,
+  result records, JSON).
 
 At 16 connections and two synchronous workers a request waits for about seven others, so its
 latency is mostly queueing (Little's law: latency = connections / throughput); the run at 2
@@ -32,8 +37,8 @@ class WrkMissing(Exception):
     """wrk is not installed (Debian: apt-get install wrk)."""
 
 
-def request_paths(queries: list[str]) -> list[str]:
-    return ["/api/search?q=" + quote(q, safe="") for q in queries]
+def request_paths(queries: list[str], route: str = "/api/search") -> list[str]:
+    return [f"{route}?q=" + quote(q, safe="") for q in queries]
 
 
 def run_wrk(url: str, paths_file: Path, seconds: int, connections: int, threads: int = 2) -> dict:
@@ -50,38 +55,48 @@ def run_wrk(url: str, paths_file: Path, seconds: int, connections: int, threads:
     return figures
 
 
+REAL, WHOOSH, ENGINE = "real app", "minimal Flask + Whoosh", "minimal Flask + engine only"
+
+
 def compare(index_root: Path, seconds: int = 20, connections: tuple[int, ...] = (16, 2), rounds: int = 4) -> str:
     """The HTTP table for an index root that already holds a built index.
 
-    Both servers run at once (an idle one costs nothing) and are loaded in turn, `rounds`
-    times each for seconds/rounds, so that whatever else the machine is doing weighs on both
-    alike. Requests/s is over all rounds; a latency percentile is the median of the rounds'."""
+    Both servers run at once (an idle one costs nothing) and the targets are loaded in turn,
+    `rounds` times each for seconds/rounds, so that whatever else the machine is doing weighs
+    on all alike. Requests/s is over all rounds; a latency percentile is the median of the
+    rounds'."""
     work = Path(tempfile.mkdtemp(prefix="bench-http-"))
     try:
-        paths_file = work / "paths.txt"
-        paths_file.write_text("\n".join(request_paths(judged_queries())) + "\n", encoding="utf-8")
+        queries = judged_queries()
+        paths = {}
+        for label, route in ((REAL, "/api/search"), (WHOOSH, "/api/search"), (ENGINE, "/api/engine")):
+            paths[label] = work / f"{route.strip('/').replace('/', '-')}.txt"
+            paths[label].write_text("\n".join(request_paths(queries, route)) + "\n", encoding="utf-8")
         slice_seconds = max(2, seconds // rounds)
         rows, ratios = [], []
         with Server.real_app(index_root, free_port()) as real, Server.minimal_app(index_root, free_port()) as minimal:
-            servers = {"real app": real, "minimal Flask + Whoosh": minimal}
-            for server in servers.values():
+            targets = {REAL: real, WHOOSH: minimal, ENGINE: minimal}
+            for server in (real, minimal):
                 server.check_index()
-                run_wrk(server.url, paths_file, 2, max(connections))  # warm-up: every worker opens the index
+            for label, server in targets.items():
+                run_wrk(server.url, paths[label], 2, max(connections))  # warm-up: every worker opens the index
             for conns in connections:
-                runs: dict[str, list[dict]] = {label: [] for label in servers}
+                runs: dict[str, list[dict]] = {label: [] for label in targets}
                 for _ in range(rounds):
-                    for label, server in servers.items():
-                        runs[label].append(run_wrk(server.url, paths_file, slice_seconds, conns))
+                    for label, server in targets.items():
+                        runs[label].append(run_wrk(server.url, paths[label], slice_seconds, conns))
                 figures = {label: _combine(r) for label, r in runs.items()}
                 for label, f in figures.items():
                     rows.append([label, conns, f"{f['rps']:.1f}", f"{f['p50']:.1f}", f"{f['p90']:.1f}",
                                  f"{f['p99']:.1f}", f"{f['max']:.1f}", f["requests"], f["failed"]])
-                real_f, minimal_f = figures["real app"], figures["minimal Flask + Whoosh"]
-                ratios.append(f"{conns} connections: real/minimal requests/s = {real_f['rps'] / minimal_f['rps']:.2f} "
-                              f"(goal ≥ {GOAL_RATIO}); real app p99 {real_f['p99']:.1f} ms (goal ≤ {GOAL_P99_MS:.0f} ms)")
+                real_f = figures[REAL]
+                ratios.append(f"{conns} connections: real / minimal Flask + Whoosh requests/s = "
+                              f"{real_f['rps'] / figures[WHOOSH]['rps']:.2f} (goal ≥ {GOAL_RATIO}); real / engine "
+                              f"only = {real_f['rps'] / figures[ENGINE]['rps']:.2f}; real app p99 "
+                              f"{real_f['p99']:.1f} ms (goal ≤ {GOAL_P99_MS:.0f} ms)")
         header = ["server", "connections", "requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "requests", "failed"]
-        return (f"gunicorn, 2 sync workers, --preload, on 127.0.0.1; wrk cycling through {len(judged_queries())} "
-                f"judged queries; per connection count, {rounds} rounds of {slice_seconds} s per server, "
+        return (f"gunicorn, 2 sync workers, --preload, on 127.0.0.1; wrk cycling through {len(queries)} "
+                f"judged queries; per connection count, {rounds} rounds of {slice_seconds} s per target, "
                 f"taking turns.\n\n" + table(header, rows) + "\n\n" + "\n".join(f"- {r}" for r in ratios))
     finally:
         shutil.rmtree(work, ignore_errors=True)

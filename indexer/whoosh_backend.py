@@ -183,9 +183,7 @@ class WhooshBackend(SearchBackend):
         return rare or boosts, must
 
     def whoosh_query(self, query: EngineQuery):
-        """The same query as a Whoosh query object, for Whoosh's own searcher: what `search`
-        computes, written the standard way (the benchmarks' bare endpoint runs it, and the
-        tests check that both give the same documents and scores)."""
+        """The same query as a Whoosh query object (None when it has no terms)."""
         terms, must = self._clauses(query)
         clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
         required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
@@ -196,6 +194,17 @@ class WhooshBackend(SearchBackend):
         if required:
             return And(required + ([union] if clauses else []))
         return union
+
+    def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
+        """What `search` answers, computed the standard way: `whoosh_query` run by Whoosh's
+        searcher and matchers. The tests check that both agree; the benchmarks' bare
+        Flask + Whoosh endpoint runs this."""
+        q = self.whoosh_query(query)
+        if q is None:
+            return []
+        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+        hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
+        return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         terms, must = self._clauses(query)

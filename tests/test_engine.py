@@ -1,12 +1,11 @@
 """The Whoosh backend's own query evaluation against Whoosh's searcher.
 
 `WhooshBackend.search` sums each term's cached BM25F postings instead of running Whoosh's
-matchers; `whoosh_query` is the same query written as a Whoosh query object. Both must give
+matchers; `search_with_whoosh` runs the same query through Whoosh's searcher. Both must give
 the same documents, in the same order, with the same scores."""
 from __future__ import annotations
 
 import pytest
-from whoosh.query import And, Term
 
 from indexer.query import parse_query
 from indexer.whoosh_backend import _ScoredPostings
@@ -20,15 +19,6 @@ EXTRA_QUERIES = [
 ]
 
 
-def whoosh_answer(engine, query, limit):
-    q = engine.whoosh_query(query)
-    if q is None:
-        return []
-    filters = [Term(name, value) for name, value in query.filters.items()]
-    hits = engine._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
-    return [(hit["id"], hit.score) for hit in hits]
-
-
 @pytest.mark.parametrize("limit", [10, 200])
 def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
     queries = [query for _, query, _ in judged.load()] + EXTRA_QUERIES
@@ -36,7 +26,7 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
     for text in queries:
         engine_query = corpus_library._engine_query(parse_query(text))
         ours = corpus_library.engine.search(engine_query, limit)
-        theirs = whoosh_answer(corpus_library.engine, engine_query, limit)
+        theirs = corpus_library.engine.search_with_whoosh(engine_query, limit)
         assert [record_id for record_id, _ in ours] == [record_id for record_id, _ in theirs], text
         assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, theirs)), text
         compared += bool(ours)
