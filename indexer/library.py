@@ -160,8 +160,13 @@ class Library:
         self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
         self._folded_cache: dict[str, str] = {}
         self._groups: dict[str, tuple] = {}
+        # What depends only on this index and the arguments, remembered for this index: the
+        # same records, query words and queries recur (answers are shared: read only).
         self._result_fields = lru_cache(maxsize=8192)(self._describe)
         self._corrections = lru_cache(maxsize=4096)(self._correction)
+        self._snippets = lru_cache(maxsize=8192)(self._snippet)
+        self._expansions = lru_cache(maxsize=4096)(self._expand)
+        self._defining_rules = lru_cache(maxsize=4096)(self._find_defining_rules)
         self._names: dict[str, list[str]] = defaultdict(list)
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
         self._titles: dict[str, list[str]] = defaultdict(list)
@@ -341,7 +346,7 @@ class Library:
                 terms.append((form, weight))
         return EngineQuery(terms=terms, phrases=parsed.phrases, filters=parsed.filters)
 
-    def _expansions(self, text: str) -> list[tuple[str, float]]:
+    def _expand(self, text: str) -> tuple[tuple[str, float], ...]:
         """Other forms of every glossary term the query contains (whole query, word n-grams,
         Chinese runs), so English finds Chinese-only text and back. A query written in a
         variant form (a fan or foreign word) expands at half the weight, so text written with
@@ -357,7 +362,7 @@ class Library:
             weight = EXPANSION_WEIGHT if self._is_primary_form(entry, span) else EXPANSION_WEIGHT / 2
             for form in self.glossary.expand(span):
                 found[form] = max(found.get(form, 0.0), weight)
-        return list(found.items())[:24]
+        return tuple(found.items())[:24]
 
     @staticmethod
     def _is_primary_form(entry, form: str) -> bool:
@@ -373,7 +378,7 @@ class Library:
             keys.add(text.lower())
         return keys
 
-    def _defining_rules(self, text: str) -> list[tuple[str, float]]:
+    def _find_defining_rules(self, text: str) -> tuple[tuple[str, float], ...]:
         """Rules the glossary names as defining the queried term, with a weight: the rule of
         that number in the edition the glossary gives, and in other editions only where its
         text uses the term (numbers move between editions: 702.79 is devour in 2009 and persist
@@ -381,15 +386,11 @@ class Library:
         text written with that very word can still come first."""
         entry = self.glossary.lookup(text)
         if entry is None:
-            return []
+            return ()
         weight = 1.0 if self._is_primary_form(entry, text) else 0.15
         forms = [fold_key(f) for f in entry.forms()]
-        out = []
-        for ref in entry.rules:
-            for record in self._by_number.get(ref.number, []):
-                if record.edition == ref.edition or any(f and f in self._folded(record.id) for f in forms):
-                    out.append((record.id, weight))
-        return out
+        return tuple((record.id, weight) for ref in entry.rules for record in self._by_number.get(ref.number, [])
+                     if record.edition == ref.edition or any(f and f in self._folded(record.id) for f in forms))
 
     def _ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> list[tuple[Record, float]]:
         scores: dict[str, float] = {}
@@ -535,13 +536,17 @@ class Library:
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in, from
-        the language that matched;
-        highlighted in the reader's script (the conversion keeps every offset). Only a window
-        around the first place a query word occurs is analysed, so a card with many rulings
-        costs no more than a short rule."""
-        query_text = " ".join(t for t, _ in engine_query.terms[:1])
-        prefer_zh = bool(HAN_RUN.search(query_text))
-        needles = _needles([t for t, _ in engine_query.terms] + engine_query.phrases)
+        the language that matched, highlighted in the reader's script (the conversion keeps
+        every offset). Only a window around the first place a query word occurs is marked,
+        so a card with many rulings costs no more than a short rule. Remembered per record,
+        script and query: the same records answer a repeated query."""
+        return self._snippets(record.id, script, tuple(engine_query.terms), tuple(engine_query.phrases))
+
+    def _snippet(self, record_id: str, script: str | None, terms: tuple, phrases: tuple) -> tuple[str, str]:
+        record = self.records[record_id]
+        engine_query = EngineQuery(terms=list(terms), phrases=list(phrases))
+        prefer_zh = bool(terms and HAN_RUN.search(terms[0][0]))
+        needles = _needles([t for t, _ in terms] + list(phrases))
         langs = sorted(record.languages(), key=lambda l: (l.startswith("zh") != prefer_zh, l))
         for lang in langs:
             parts = [record.text.get(lang, "")]

@@ -117,6 +117,7 @@ class WhooshBackend(SearchBackend):
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
         self._highlight_cache = lru_cache(maxsize=8192)(self._highlight)
+        self._clause_cache = lru_cache(maxsize=8192)(self._make_clauses)
         self._postings = _ScoredPostings(self._searcher)
         self._record_ids: dict[int, str] = {}
 
@@ -157,6 +158,10 @@ class WhooshBackend(SearchBackend):
         return tuple(tokens)
 
     def _clauses(self, query: EngineQuery) -> tuple[dict[tuple[str, str], float], list[tuple[str, ...]]]:
+        """`_make_clauses`, remembered per query's terms and phrases (a shared answer: read only)."""
+        return self._clause_cache(tuple(query.terms), tuple(query.phrases))
+
+    def _make_clauses(self, terms: tuple, phrases: tuple) -> tuple[dict[tuple[str, str], float], list[tuple[str, ...]]]:
         """The query as weighted (field, token) terms, any one of which may match, and the
         token lists of its phrases, every token of which must occur in the body.
 
@@ -166,7 +171,7 @@ class WhooshBackend(SearchBackend):
         phrase keeps its rare tokens (or its rarest): the documents holding them include all
         that hold the phrase, and the library checks the phrase itself."""
         boosts: dict[tuple[str, str], float] = {}
-        for text, weight in query.terms:
+        for text, weight in terms:
             for field, field_weight in FIELD_WEIGHTS.items():
                 for tok in self._tokens(field, text):
                     boosts[(field, tok)] = max(boosts.get((field, tok), 0.0), weight * field_weight)
@@ -174,7 +179,7 @@ class WhooshBackend(SearchBackend):
         most = COMMON_SHARE * reader.doc_count()
         rare = {key: boost for key, boost in boosts.items() if reader.doc_frequency(*key) <= most}
         must = []
-        for phrase in query.phrases:
+        for phrase in phrases:
             tokens = self._tokens("body", phrase)
             if tokens:
                 frequency = {tok: reader.doc_frequency("body", tok) for tok in tokens}
