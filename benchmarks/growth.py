@@ -9,13 +9,13 @@ judged query. The goal: p99 query time grows at most 5× for 100× the records.
 """
 from __future__ import annotations
 
+import gc
 import shutil
 import tempfile
 from pathlib import Path
 
-from indexer.build import current_folder
 from indexer.ingest import DEFAULT_CORPUS
-from indexer.library import Library
+from indexer.library import LiveLibrary
 
 from . import coldstart, corpora
 from .measure import (LATENCY_HEADERS, SHARED_CR, folder_bytes, judged, judged_queries, latency_cells, megabytes,
@@ -28,12 +28,15 @@ def measure_corpus(label: str, result, made_seconds: float, made_how: str, work:
     root = work / label.replace(" ", "-").replace("×", "x")
     outcome = corpora.build_records(result, root)
     start = coldstart.library_start(root)
-    library = Library(current_folder(root))
+    library = LiveLibrary(root).get()  # as a server opens it
     try:
         times = time_queries(lambda q: library.search(q, 10), judged_queries(), rounds)
         quality = judged.score(lambda q, k: library.search(q, k)["results"])
     finally:
         library.close()
+        del library
+        gc.unfreeze()  # let this corpus's library go before the next is measured
+        gc.collect()
     figures = {"label": label, "records": len(result.records), "made": f"{made_seconds:.1f} s ({made_how})",
                "build": outcome.seconds, "size": folder_bytes(outcome.folder), "start": start,
                "times": times, "p99": percentile(times["first"], 99), "mrr": quality["mrr"]}

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import analysis
+from . import analysis, folding
 from .backend import IndexUnavailable
 from .corpus import METADATA, CorpusError, load_sources
 from .ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
@@ -130,6 +130,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     tmp = root / f".tmp-{name}-{os.getpid()}"
     try:
         write_records(result, tmp)
+        folding.write(result.records, tmp)
         analysis.set_user_words(user_words(result.records))
         analysis.write_user_dictionary(tmp / "userdict.txt", analysis.user_words())
         ENGINE.build(result.records, tmp)
@@ -153,7 +154,8 @@ def _usable(folder: Path) -> bool:
     the corpus did not change."""
     try:
         ENGINE.open(folder).close()
-        read_records(folder)
+        records, _ = read_records(folder)
+        folding.FoldedTexts(folder / folding.FILE, len(records)).close()
         analysis.read_user_dictionary(folder / "userdict.txt")
     except (IndexUnavailable, analysis.UserDictionaryError, OSError, ValueError, TypeError, KeyError):
         return False

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 import bisect
 import difflib
-from functools import lru_cache
+import gc
 import html
 import itertools
 import re
 import time
 import unicodedata
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 
-from . import analysis, editions
+from . import analysis, editions, folding
 from .backend import EngineQuery, IndexUnavailable
 from .build import DEFAULT_INDEX_ROOT, ENGINE, current_folder
 from .chinese import HAN_RUN, to_hans, to_hant
+from .folding import fold_key
 from .glossary import Glossary
 from .ingest import GLOSSARY, read_records
 from .query import ParsedQuery, QueryError, parse_query
@@ -44,14 +46,7 @@ CANDIDATES = 200
 # folds the record's whole text once). Checking all CANDIDATES changed no judged answer, on
 # the corpus or on a hundred times its records, and cost a sixth of a first query there.
 LITERAL_CANDIDATES = 50
-_PUNCT = re.compile(r"[\W_]+")
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
-
-
-def fold_key(text: str) -> str:
-    """The form names and titles are compared in: case, script, width, spacing and
-    punctuation folded (`Murderous Redcap` = `murderousredcap`, 奪魂紅帽客 = 夺魂红帽客)."""
-    return _PUNCT.sub("", to_hans(unicodedata.normalize("NFKC", text)).casefold())
 
 
 def display(text: str, lang: str, script: str | None) -> str:
@@ -137,7 +132,7 @@ class Library:
 
     def __init__(self, folder: Path):
         self.folder = folder
-        for name in ("records.jsonl", "sources.json", "userdict.txt"):
+        for name in ("records.jsonl", "sources.json", "userdict.txt", folding.FILE):
             if not (folder / name).exists():
                 raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
         try:
@@ -148,17 +143,21 @@ class Library:
             records, self.sources = read_records(folder)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
+        try:
+            self._folded_texts = folding.FoldedTexts(folder / folding.FILE, len(records))
+        except (OSError, ValueError) as exc:
+            raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
         self.engine = ENGINE.open(folder)
         # Only an index that opened changes how this process segments Chinese.
         analysis.set_user_words(words)
         self.glossary = Glossary.load(GLOSSARY)
         self.records = {r.id: r for r in records}
+        self._positions = {r.id: i for i, r in enumerate(records)}
         self._by_number: dict[str, list[Record]] = defaultdict(list)
         # Subrules by (edition, parent number) and by (edition, parent number, source).
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
         self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
-        self._folded_cache: dict[str, str] = {}
         self._groups: dict[str, tuple] = {}
         # What depends only on this index and the arguments, remembered for this index: the
         # same records, query words and queries recur (answers are shared: read only).
@@ -171,6 +170,7 @@ class Library:
         self._keyword_heads: dict[str, list[str]] = defaultdict(list)
         self._titles: dict[str, list[str]] = defaultdict(list)
         self._vocabulary: set[str] = set()
+        self._words_by_trigram: dict[str, list[str]] = defaultdict(list)
         self._suggestions: list[tuple[str, str, str, str]] = []
         self._index_records(records)
 
@@ -207,6 +207,9 @@ class Library:
         for entry in self.glossary.entries:
             for form in entry.forms():
                 self._vocabulary.update(w.lower() for w in _LATIN_WORD.findall(form))
+        for word in self._vocabulary:
+            for gram in _trigrams(word):
+                self._words_by_trigram[gram].append(word)
         seen = set()
         for r in records:
             if r.kind == "rule" and r.keyword and r.id in self._keyword_heads.get(r.keyword, ()):
@@ -223,6 +226,7 @@ class Library:
 
     def close(self) -> None:
         self.engine.close()
+        self._folded_texts.close()
 
     # --- look-ups -----------------------------------------------------------------------
 
@@ -280,14 +284,8 @@ class Library:
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
     def _folded(self, record_id: str) -> str:
-        """All of a record's texts in the form queries are compared in (cached: computed on
-        first use, so opening the library stays fast)."""
-        folded = self._folded_cache.get(record_id)
-        if folded is None:
-            record = self.records[record_id]
-            folded = self._folded_cache[record_id] = fold_key(
-                " ".join(t for lang in record.languages() for t in record.texts(lang)))
-        return folded
+        """All of a record's texts in the form queries are compared in (`folding`)."""
+        return self._folded_texts[self._positions[record_id]]
 
     def records_of_source(self, source_id: str) -> list[Record]:
         return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
@@ -576,7 +574,10 @@ class Library:
         """The known word closest to a lower-case word that no record holds, or None."""
         if word in self._vocabulary or all(known for _, known in self.engine.known_words(word)):
             return None
-        close = difflib.get_close_matches(word, self._vocabulary, n=1, cutoff=0.75)
+        # Only known words sharing a trigram with it can be close enough: comparing with
+        # them alone keeps a correction fast however large the vocabulary grows.
+        candidates = {known for gram in _trigrams(word) for known in self._words_by_trigram.get(gram, ())}
+        close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
         return close[0] if close else None
 
     # --- suggestions --------------------------------------------------------------------
@@ -608,6 +609,12 @@ class Library:
 
 
 SNIPPET_WINDOW = 300
+
+
+def _trigrams(word: str) -> set[str]:
+    """The three-letter pieces of a word marked at both ends (^persist$: ^pe, per, …, st$)."""
+    marked = f"^{word}$"
+    return {marked[i:i + 3] for i in range(len(marked) - 2)}
 
 
 def _needles(texts: list[str]) -> list[str]:
@@ -660,7 +667,13 @@ class LiveLibrary:
     """The library of whichever index `CURRENT` names, reopened when a rebuild switches it.
 
     A request holds the Library it got for its whole duration, so a switch never mixes two
-    indexes in one answer; the old one is closed only by garbage collection."""
+    indexes in one answer; the old one is freed once no request holds it.
+
+    An opened library is long-lived: its records and tables are moved out of the cyclic
+    garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
+    object, which at a hundred times the corpus's records was a pause of 0.1 s in the middle
+    of some request. At a switch they are handed back and collected once, so the old
+    library's memory is freed (it holds reference cycles: its caches hold its methods)."""
 
     CHECK_SECONDS = 1.0
 
@@ -680,8 +693,15 @@ class LiveLibrary:
                     raise IndexUnavailable(f"{self.root}: no index built yet (run: python -m indexer build)")
             elif folder != self._folder:
                 try:
-                    self._library, self._folder = Library(folder), folder
+                    library = Library(folder)
                 except IndexUnavailable:
                     if self._library is None:
                         raise
+                else:
+                    switched = self._library is not None
+                    self._library, self._folder = library, folder
+                    if switched:
+                        gc.unfreeze()
+                        gc.collect()
+                    gc.freeze()
         return self._library

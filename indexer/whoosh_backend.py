@@ -1,4 +1,10 @@
-"""The Whoosh implementation of the search backend."""
+"""The Whoosh implementation of the search backend.
+
+Whoosh writes and reads the index, analyses text and highlights snippets. A query, always a
+flat union of weighted terms (plus phrase tokens that must all occur, and exact-value
+filters), is answered by summing each term's BM25F postings (`_ScoredPostings`); the same
+query run by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and
+scores, and the tests hold the two together."""
 from __future__ import annotations
 
 import heapq
@@ -49,15 +55,16 @@ class _ScoredPostings:
 
     A query is a flat union of weighted terms, so a document's score is the sum over the
     query's terms of (term score in that document × the term's weight). Whoosh's matchers
-    compute the same sum, but call several Python methods for every posting of every query;
-    keeping each term's scores as two arrays makes a repeated term cost one pass of
-    additions, and the cost of a query no longer grows with the matchers' per-posting work."""
+    compute the same sum but call several Python methods for every posting of every query,
+    which made them most of a search's time; with each term's scores kept as two arrays, a
+    term seen before costs one pass of additions."""
 
     def __init__(self, searcher, budget: int = POSTINGS_BUDGET):
         self._searcher = searcher
         self._budget = budget
         self._size = 0
         self._cache: OrderedDict[tuple[str, str], tuple[array, array]] = OrderedDict()
+        # Quantised field lengths read so far, per (segment offset, field): {document: length}.
         self._lengths: dict[tuple[int, str], dict[int, int]] = {}
         self._lock = threading.Lock()
 

@@ -3,19 +3,21 @@ rebuild that repairs it.
 
 Each test copies the small session index (tests/conftest.py) and damages the copy the way a
 full disk, a killed build or a careless hand does: a truncated or scribbled segment file, a
-missing TOC, CURRENT naming a deleted folder, garbage in CURRENT, unreadable records or user
-dictionary. Then it checks the three places that meet the damage: the library (it raises
+missing TOC, CURRENT naming a deleted folder, garbage in CURRENT, unreadable records, user
+dictionary or folded texts. Then it checks the three places that meet the damage: the library (it raises
 IndexUnavailable with the folder and the cause), the app (a 503 in the error shape, the cause
 in the log) and the build (`python -m indexer build`, which scripts/serve runs before serving:
 it rebuilds although the corpus did not change, and the new index answers).
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import shutil
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import pytest
@@ -106,6 +108,16 @@ def test_unreadable_records_are_index_unavailable(damaged):
         Library(folder)
 
 
+def test_folded_texts_of_another_index_are_index_unavailable(damaged):
+    root, folder = damaged
+    (folder / "folded.txt").write_text("only\ntwo lines\n", encoding="utf-8")
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: folded texts unreadable \(folded.txt holds 2 lines"):
+        Library(folder)
+    (folder / "folded.txt").unlink()
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: incomplete index \(folded.txt missing\)$"):
+        Library(folder)
+
+
 def test_unreadable_user_dictionary_is_index_unavailable(damaged):
     root, folder = damaged
     (folder / "userdict.txt").write_bytes(b"\xff\xfe not UTF-8")
@@ -182,6 +194,22 @@ def test_a_switch_to_a_broken_index_keeps_the_user_dictionary_in_use(damaged, mo
     assert analysis.user_words() == words
 
 
+
+def test_a_switch_frees_the_library_it_replaces(damaged, monkeypatch):
+    """An opened library is kept out of the cyclic collector's reach (gc.freeze); the one a
+    switch replaces must still be freed, although its caches make reference cycles."""
+    root, folder = damaged
+    monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
+    live = LiveLibrary(root)
+    before = weakref.ref(live.get())
+    assert gc.get_freeze_count() > 0
+    newer = root / "20991231T000000-0123456789ab"
+    shutil.copytree(folder, newer)
+    (root / CURRENT).write_text(newer.name + "\n", encoding="utf-8")
+    after = live.get()
+    assert after.folder == newer and before() is None
+    assert after.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
+
 # --- the app ------------------------------------------------------------------------------
 
 def test_app_over_a_damaged_index_answers_503_and_logs_the_cause(damaged, caplog):
@@ -235,10 +263,9 @@ def test_build_of_an_intact_index_of_an_unchanged_corpus_does_nothing(damaged, c
     assert result.stdout.strip() == f"index up to date: {folder}"
 
 
-@pytest.mark.parametrize("damage", ["records", "user dictionary"])
-def test_build_repairs_unreadable_records_or_dictionary(damaged, corpus, damage):
+@pytest.mark.parametrize("name", ["records.jsonl", "userdict.txt", "folded.txt"])
+def test_build_repairs_unreadable_records_dictionary_or_folded_texts(damaged, corpus, name):
     root, folder = damaged
-    name = "records.jsonl" if damage == "records" else "userdict.txt"
     (folder / name).write_bytes(b"\xff\xfe damaged\n")
     outcome = build([corpus], root=root)
     assert outcome.built and current_folder(root) != folder

@@ -1,0 +1,61 @@
+"""Folded texts: the form literal and phrase checks compare in, and the file the build keeps."""
+from __future__ import annotations
+
+import pytest
+
+from indexer.folding import FILE, FoldedTexts, fold_key, fold_record, write
+from indexer.records import Record
+
+
+@pytest.mark.parametrize("text, key", [
+    ("Murderous Redcap", "murderousredcap"),
+    ("奪魂紅帽客", "夺魂红帽客"),
+    ("ＭＵＲＤＥＲＯＵＳ　Ｒｅｄｃａｐ！", "murderousredcap"),
+    ("「乾枯」異能，如常地", "干枯异能如常地"),
+    ("702.30a", "70230a"),
+    ("", ""),
+])
+def test_fold_key(text, key):
+    assert fold_key(text) == key
+
+
+def records():
+    return [
+        Record(id="a", kind="card", source="s", edition=None, line=1, offset=0, names={"zh_hant": "奪魂紅帽客", "en": "Murderous Redcap"},
+               text={"zh_hant": "當奪魂紅帽客進場時，\n它對任一目標造成傷害。", "en": "When it enters, deal damage."}),
+        Record(id="b", kind="rule", source="s", edition="2026-01-01", line=2, offset=9, number="702.79", text={"en": "Persist\nis a triggered ability."}),
+        Record(id="c", kind="section", source="s", edition=None, line=3, offset=20, text={}),
+    ]
+
+
+def test_written_file_reads_back_by_position(tmp_path):
+    write(records(), tmp_path)
+    folded = FoldedTexts(tmp_path / FILE, 3)
+    try:
+        assert [folded[i] for i in range(3)] == [fold_record(r) for r in records()]
+        assert "当夺魂红帽客进场时它对任一目标造成伤害" in folded[0] and "whenitentersdealdamage" in folded[0]
+        assert folded[1] == "persistisatriggeredability" and folded[2] == ""
+    finally:
+        folded.close()
+
+
+def test_a_file_of_another_record_count_is_refused(tmp_path):
+    write(records(), tmp_path)
+    with pytest.raises(ValueError, match=f"{FILE} holds 3 lines for 4 records"):
+        FoldedTexts(tmp_path / FILE, 4)
+    (tmp_path / FILE).write_bytes(b"abc\ndef")  # the last line cut short
+    with pytest.raises(ValueError):
+        FoldedTexts(tmp_path / FILE, 2)
+
+
+def test_an_empty_index_has_an_empty_file(tmp_path):
+    write([], tmp_path)
+    assert (tmp_path / FILE).read_bytes() == b""
+    FoldedTexts(tmp_path / FILE, 0).close()
+
+
+def test_a_damaged_byte_reads_as_a_replacement_not_an_error(tmp_path):
+    (tmp_path / FILE).write_bytes(b"abc\xffdef\n\xe5\xa4\n")
+    folded = FoldedTexts(tmp_path / FILE, 2)
+    assert folded[0] == "abc\ufffddef" and folded[1] == "\ufffd"
+    folded.close()
