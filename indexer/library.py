@@ -42,10 +42,6 @@ BONUS_LITERAL = 0.3       # the query occurs as written (script and case folded)
 BONUS_TITLE = 0.9         # the query is in a heading (scaled by how much of the heading it is)
 EXPANSION_WEIGHT = 0.5    # other forms of a glossary term, relative to the literal query
 CANDIDATES = 200
-# How many of the engine's best candidates are checked for the literal query text (a check
-# folds the record's whole text once). Checking all CANDIDATES changed no judged answer, on
-# the corpus or on a hundred times its records, and cost a sixth of a first query there.
-LITERAL_CANDIDATES = 50
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 
 
@@ -417,7 +413,7 @@ class Library:
                     for record_id in self._titles[title_key]:
                         bonuses[record_id] = max(bonuses[record_id], BONUS_TITLE * len(key) / len(title_key))
             if len(key) >= 2:
-                for record_id in itertools.islice(scores, LITERAL_CANDIDATES):
+                for record_id in scores:
                     if key in self._folded(record_id):
                         bonuses[record_id] += BONUS_LITERAL * KIND_WEIGHT[self.records[record_id].kind]
             for record_id, bonus in bonuses.items():
