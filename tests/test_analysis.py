@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pickle
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,17 @@ def test_a_tokenizer_for_new_words_is_the_one_a_fresh_process_builds():
     assert copied.total == fresh.total and copied.FREQ == fresh.FREQ
     assert "时空骰" not in copied.FREQ  # the previous words are gone
     assert analysis._base[0].get("夺魂红帽客") is None  # the shared copy of jieba's dictionary is untouched
+
+
+def test_jiebas_dictionary_without_a_readable_cache_is_built_and_cached(tmp_path, monkeypatch):
+    """The dictionary is read from jieba's cache file in one piece; with no cache, or a
+    damaged one, jieba builds it (and writes the cache), and the words are the same."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    (tmp_path / "jieba.cache").write_bytes(b"not marshal data")
+    built = analysis._jieba_dictionary()
+    assert (tmp_path / "jieba.cache").stat().st_size > 1_000_000  # jieba wrote a good one
+    read = analysis._jieba_dictionary()
+    assert read[1] == built[1] and read[0] == built[0] and built[0]["乾坤"] > 0
 
 # --- highlighting marks the original characters ---
 
