@@ -24,19 +24,23 @@ from .measure import (LATENCY_HEADERS, SHARED_CR, folder_bytes, judged, judged_q
 GOAL_P99_GROWTH = 5.0
 
 
+def ask_judged(root: Path, rounds: int) -> tuple[dict, dict]:
+    """Query times and judged quality of the index under `root`, opened as a server opens it."""
+    library = LiveLibrary(root).get()
+    try:
+        times = time_queries(lambda q: library.search(q, 10), judged_queries(), rounds)
+        return times, judged.score(lambda q, k: library.search(q, k)["results"])
+    finally:
+        library.close()
+
+
 def measure_corpus(label: str, result, made_seconds: float, made_how: str, work: Path, rounds: int) -> dict:
     root = work / label.replace(" ", "-").replace("×", "x")
     outcome = corpora.build_records(result, root)
     start = coldstart.library_start(root)
-    library = LiveLibrary(root).get()  # as a server opens it
-    try:
-        times = time_queries(lambda q: library.search(q, 10), judged_queries(), rounds)
-        quality = judged.score(lambda q, k: library.search(q, k)["results"])
-    finally:
-        library.close()
-        del library
-        gc.unfreeze()  # let this corpus's library go before the next is measured
-        gc.collect()
+    times, quality = ask_judged(root, rounds)
+    gc.unfreeze()  # let this corpus's library go before the next is measured
+    gc.collect()
     figures = {"label": label, "records": len(result.records), "made": f"{made_seconds:.1f} s ({made_how})",
                "build": outcome.seconds, "size": folder_bytes(outcome.folder), "start": start,
                "times": times, "p99": percentile(times["first"], 99), "mrr": quality["mrr"]}

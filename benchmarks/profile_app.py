@@ -17,13 +17,14 @@ from .measure import judged_queries, table
 
 # (label, file suffix, function name): cumulative time of each, as a share of all requests.
 PARTS = [
-    ("Library.search (all of the library's work)", "indexer/library.py", "search"),
-    ("  engine search (Whoosh query and scoring)", "indexer/whoosh_backend.py", "search"),
-    ("  snippets (highlighting: re-analysing record texts)", "indexer/library.py", "snippet"),
-    ("  did-you-mean (Latin words not in the index)", "indexer/library.py", "_did_you_mean"),
-    ("  result records (text in all languages, titles)", "indexer/library.py", "plain_text"),
-    ("present.group_results (page grouping, also run for JSON)", "webapp/present.py", "group_results"),
-    ("JSON encoding of the answer", "flask/json/provider.py", "response"),
+    ("the search view (everything /api/search runs past Flask's dispatch)", "webapp/views/search.py", "search"),
+    ("  Library.search (all of the library's work)", "indexer/library.py", "search"),
+    ("    engine search (summing the query terms' scored postings)", "indexer/whoosh_backend.py", "search"),
+    ("    snippets (marking the query's words)", "indexer/library.py", "snippet"),
+    ("    did-you-mean (Latin words not in the index)", "indexer/library.py", "_did_you_mean"),
+    ("    result records (text in all languages, titles)", "indexer/library.py", "plain_text"),
+    ("  present.group_results (page grouping, also run for JSON)", "webapp/present.py", "group_results"),
+    ("  JSON encoding of the answer", "flask/json/provider.py", "response"),
 ]
 
 

@@ -14,7 +14,6 @@ import html
 import itertools
 import re
 import time
-import unicodedata
 from collections import defaultdict
 from functools import lru_cache
 from pathlib import Path

@@ -219,10 +219,10 @@ class WhooshBackend(SearchBackend):
         return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
-        terms, must = self._clauses(query)
-        if not terms and not must:
-            return []
         try:
+            terms, must = self._clauses(query)
+            if not terms and not must:
+                return []
             scores: dict[int, float] = {}
             for (field, tok), boost in terms.items():
                 docs, term_scores = self._postings.get(field, tok)
