@@ -20,6 +20,7 @@ _HOMOGLYPHS = str.maketrans(
     "ABEKMHOPCTXYaeopcxyijsdqwSIJAABEZHIKMNOPTYXoYv",
 )
 _LOOKALIKE = set("АВЕКМНОРСТХУаеорсхуіјѕԁԛԝЅІЈΑΒΕΖΗΙΚΜΝΟΡΤΥΧον")
+_ANY_LOOKALIKE = re.compile("[" + "".join(sorted(_LOOKALIKE)) + "]")
 _WORD = re.compile(r"[^\W\d_]+")
 _RULE_NUMBER_FW = re.compile(r"[０-９]{3}(?:[．.][０-９0-9]{1,3}[ａ-ｚa-z]?)?")
 _CJK = r"\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
@@ -55,6 +56,8 @@ def fold_homoglyphs(text: str, restore_case: bool = False) -> str:
             return _lower_damaged_capitals(word, folded) if restore_case else folded
         return word
 
+    if not _ANY_LOOKALIKE.search(text):  # most text: nothing to fold, no word to look at
+        return text
     return _WORD.sub(fix, text)
 
 

@@ -22,6 +22,7 @@ def test_normalize_spaces_turns_odd_spaces_into_plain_ones_and_blank_lines_empty
 
 def test_fold_homoglyphs_keeps_its_plain_behaviour():
     assert fold_homoglyphs("ruLЕS hАVe") == "ruLES hAVe"
+    assert fold_homoglyphs("ruLES 增幅 hAVe, зар") == "ruLES 增幅 hAVe, зар"  # no look-alike: untouched
 
 
 def test_fold_homoglyphs_restores_the_case_the_damage_changed():
