@@ -8,6 +8,10 @@ without one does charset-normalizer choose, limited to the encodings these files
 published in. Decoding is strict: a byte that does not decode is an error naming its line,
 never a U+FFFD in the index.
 
+One published file (2008) was exported with every curly quote, apostrophe and dash turned
+into '?'; those are put back where the form says which it was (`restore_lost_punctuation`),
+so a judge reads `can’t` and `“Persist”`, not `can?t` and `?Persist?`.
+
 Each effective date is one edition with its own source id (`cr-2026-04-17`), so numbers
 that moved between editions never mix. The line-aligned English and Simplified Chinese
 files of one date become one edition whose records carry both languages.
@@ -197,6 +201,48 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
     return data.decode(name), name
 
 
+# ---------------------------------------------------------------- punctuation lost in export
+
+# What an export that turned every curly quote, apostrophe and dash into '?' leaves, in the
+# order the forms are restored (each pattern sees the text the ones before it made).
+_LOST_PUNCTUATION = [
+    # can?t, player?s, you?re, who?ve, [this object]?s: '?' before a contraction
+    (re.compile(r"(?<=[A-Za-z\]])\?(?=(?:s|t|re|ve|ll|d|m)\b)"), "’"),
+    # D?Angelo: one capital, '?', a capitalised name
+    (re.compile(r"(?<=\b[A-Z])\?(?=[A-Z][a-z])"), "’"),
+    # section 6, ?Multiplayer Rules.?: '?' at a word's start opens a quote...
+    (re.compile(r"(?:(?<=^)|(?<=[\s(\[/]))\?(?=[A-Za-z0-9{\[(])", re.M), "“"),
+    # ...closed by the first '?' after it on the line that ends a word or a sentence
+    (re.compile(r"(“[^“”\n]*?[^\s“])\?(?=[\s.,;:!?)\]-]|$)", re.M), "\\1”"),
+    # the players? hands (outside quotes): 's?' before a word in lower case
+    (re.compile(r"(?<=[a-z]s)\?(?=\s+[a-z])"), "’"),
+    # 409.1a?h, 306?311, 1993?2008: a range
+    (re.compile(r"(?<=\d[a-z])\?(?=[a-z]\b)|(?<=\d)\?(?=\d)"), "–"),
+    # cards?even, upkeep?Sacrifice, Suspend N?[cost], permanent”?a: a dash between words
+    # (not the query of a web address: default.asp?x=)
+    (re.compile(r"(?<!\.asp)(?<=[A-Za-z”.)])\?(?=[A-Za-z\[])"), "—"),
+    # Creature ? Goblin, Choose one ?,: a spaced dash
+    (re.compile(r"(?<=[A-Za-z] )\?(?=[ ,.”)])"), "—"),
+]
+# How many lost apostrophes mark a file with that damage.
+LOST_QUOTES_AT_LEAST = 20
+
+
+def restore_lost_punctuation(text: str) -> str:
+    """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
+    2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
+    character for character, so every line and offset stays where it was.
+
+    Only a file with the damage is touched: one with no curly quote or dash at all and many
+    words like `can?t`. Only the forms above change; any other '?' is left as it is, a real
+    question mark or a lost sign nothing tells enough about (`Magic: The Gathering? game`)."""
+    if any(mark in text for mark in "’“—–") or len(_LOST_PUNCTUATION[0][0].findall(text)) < LOST_QUOTES_AT_LEAST:
+        return text
+    for pattern, replacement in _LOST_PUNCTUATION:
+        text = pattern.sub(replacement, text)
+    return text
+
+
 # ---------------------------------------------------------------- parsing one file
 
 def _split_lines(text: str) -> tuple[list[str], list[int]]:
@@ -381,7 +427,7 @@ def read_rules_file(path: Path) -> RulesFile:
     except OSError as exc:
         raise RulesError(path, f"cannot be read: {exc.strerror or exc}") from None
     text, encoding = decode(data, path)
-    parsed = _Parser(text, path).parse(encoding)
+    parsed = _Parser(restore_lost_punctuation(text), path).parse(encoding)
     parsed.seconds = time.perf_counter() - started
     return parsed
 

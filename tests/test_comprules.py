@@ -237,6 +237,19 @@ def test_old_format_quirks(records):
     assert records["cr-2008-05-01:rule:609.3"].examples[0]["en"].startswith("In a Teams game with three teams")
 
 
+def test_2008_quotes_and_apostrophes_lost_as_question_marks_are_back(records):
+    """The 2008 file's export turned curly quotes, apostrophes and dashes into '?' (4,755 of
+    them); the record texts have them back, and the few '?' left are real question marks or
+    lost signs nothing tells enough about."""
+    assert records["cr-2008-05-01:rule:502.79a"].text["en"] == (
+        "Persist is a triggered ability. “Persist” means “When this permanent is put into a graveyard from "
+        "play, if it had no -1/-1 counters on it, return it to play under its owner’s control with a -1/-1 "
+        "counter on it.”")
+    edition = [r for r in records.values() if r.edition == "2008-05-01"]
+    left = sum(text.count("?") for r in edition for lang in r.languages() for text in r.texts(lang))
+    assert left < 50
+
+
 def test_keyword_headings_beyond_701_702(records):
     assert records["cr-2026-01-16:rule:205.3"].keyword == "subtypes"
     assert records["cr-2026-04-17:rule:702.163"].title == {"en": "For Mirrodin!", "zh_hans": "秘罗万岁！"}

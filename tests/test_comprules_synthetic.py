@@ -6,7 +6,7 @@ import codecs
 
 import pytest
 
-from indexer.comprules import RulesError, is_rules_file, read_rules_file, read_rules_files
+from indexer.comprules import RulesError, is_rules_file, read_rules_file, read_rules_files, restore_lost_punctuation
 
 EN = """\
 Magic: The Gathering Comprehensive Rules
@@ -389,3 +389,41 @@ def test_broken_structure(tmp_path, old, new, line, words):
     assert caught.value.line == line, str(caught.value)
     assert str(caught.value).startswith(f"{path}:{line}: ")
     assert words in str(caught.value)
+
+
+# --- punctuation an export turned into '?' ---
+
+DAMAGED = ("You can?t play it. If you?re the player?s opponent, see section 6, ?Multiplayer Rules.? "
+           "The players? hands are shuffled. 409.1a?h apply; see rules 306?311. Stephen D?Angelo. "
+           "It has ?Cumulative upkeep?Sacrifice a creature.? Creature ? Goblin Wizard. Choose one ?. "
+           "Cards aren?t considered cards?even a token. Is that a question? Yes. "
+           "www.wizards.com/default.asp?x=magic. Magic: The Gathering? game.\n") * 6
+
+
+def test_punctuation_lost_as_question_marks_is_restored_in_place():
+    restored = restore_lost_punctuation(DAMAGED)
+    assert len(restored) == len(DAMAGED)
+    assert restored.split("\n")[0] == (
+        "You can’t play it. If you’re the player’s opponent, see section 6, “Multiplayer Rules.” "
+        "The players’ hands are shuffled. 409.1a–h apply; see rules 306–311. Stephen D’Angelo. "
+        "It has “Cumulative upkeep—Sacrifice a creature.” Creature — Goblin Wizard. Choose one —. "
+        "Cards aren’t considered cards—even a token. Is that a question? Yes. "
+        "www.wizards.com/default.asp?x=magic. Magic: The Gathering? game.")
+
+
+def test_text_without_that_damage_keeps_its_question_marks():
+    few = "Can?t you? Who?s there? ?Quoted?"
+    assert restore_lost_punctuation(few) == few  # too few lost apostrophes to tell
+    proper = DAMAGED + "It’s a real apostrophe."
+    assert restore_lost_punctuation(proper) == proper  # a file with curly quotes lost none
+
+
+def test_a_rules_file_with_lost_punctuation_reads_restored(tmp_path):
+    contractions = " A player can’t, won’t or doesn’t." * 8
+    original = EN.replace("two or more players.", "two or more players." + contractions)
+    damaged = original.replace("“", "?").replace("”", "?").replace("’", "?").replace("®", "?")
+    found = rules(read_rules_files([write(tmp_path, "old.txt", damaged)]).records)
+    assert found["702.79a"].text["en"] == (
+        "Persist is a triggered ability. “Persist” means “When this permanent dies, return it.” See rule 702.1.")
+    assert found["702.79a"].examples[1]["en"] == "It won’t return a second time."
+    assert found["100.1"].text["en"].endswith(contractions)
