@@ -324,9 +324,9 @@ def _jieba() -> jieba.Tokenizer:
     A dedicated `jieba.Tokenizer`, not jieba's global one, so no other code's words leak in.
     It is made from a copy of jieba's dictionary plus the user words in sorted order, which
     is the state a fresh tokenizer given those words reaches (`add_word` weighs a word
-    against the words added before it), at a few hundredths of a second instead of the
-    second loading the dictionary takes: a server switching to an index with new words does
-    not stall its requests."""
+    against the words added before it), in about a hundredth of a second instead of loading
+    the dictionary again: a server switching to an index with new words does not stall its
+    requests."""
     global _tokenizer, _base
     tokenizer = _tokenizer
     if tokenizer is None:
