@@ -205,9 +205,11 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
 
 # What an export that turned every curly quote, apostrophe and dash into '?' leaves, in the
 # order the forms are restored (each pattern sees the text the ones before it made).
+# can?t, player?s, you?re, who?ve, [this object]?s: '?' before a contraction. Many of these
+# in a file with no curly quote are what marks the damage.
+_LOST_APOSTROPHE = re.compile(r"(?<=[A-Za-z\]])\?(?=(?:s|t|re|ve|ll|d|m)\b)")
 _LOST_PUNCTUATION = [
-    # can?t, player?s, you?re, who?ve, [this object]?s: '?' before a contraction
-    (re.compile(r"(?<=[A-Za-z\]])\?(?=(?:s|t|re|ve|ll|d|m)\b)"), "’"),
+    (_LOST_APOSTROPHE, "’"),
     # D?Angelo: one capital, '?', a capitalised name
     (re.compile(r"(?<=\b[A-Z])\?(?=[A-Z][a-z])"), "’"),
     # section 6, ?Multiplayer Rules.?: '?' at a word's start opens a quote...
@@ -236,7 +238,7 @@ def restore_lost_punctuation(text: str) -> str:
     Only a file with the damage is touched: one with no curly quote or dash at all and many
     words like `can?t`. Only the forms above change; any other '?' is left as it is, a real
     question mark or a lost sign nothing tells enough about (`Magic: The Gathering? game`)."""
-    if any(mark in text for mark in "’“—–") or len(_LOST_PUNCTUATION[0][0].findall(text)) < LOST_QUOTES_AT_LEAST:
+    if any(mark in text for mark in "’“—–") or len(_LOST_APOSTROPHE.findall(text)) < LOST_QUOTES_AT_LEAST:
         return text
     for pattern, replacement in _LOST_PUNCTUATION:
         text = pattern.sub(replacement, text)

@@ -194,26 +194,18 @@ class WhooshBackend(SearchBackend):
                             or (min(tokens, key=frequency.__getitem__),))
         return rare or boosts, must
 
-    def whoosh_query(self, query: EngineQuery):
-        """The same query as a Whoosh query object (None when it has no terms)."""
+    def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
+        """What `search` answers, computed the standard way: the same clauses as a Whoosh
+        query, run by Whoosh's searcher and matchers. The tests check that both agree; the
+        benchmarks' bare Flask + Whoosh endpoint runs this."""
         terms, must = self._clauses(query)
         clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
         required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
         if not clauses and not required:
-            return None
+            return []
         union = Or(clauses)
         union.matcher_type = Or.ARRAY_MATCHER
-        if required:
-            return And(required + ([union] if clauses else []))
-        return union
-
-    def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
-        """What `search` answers, computed the standard way: `whoosh_query` run by Whoosh's
-        searcher and matchers. The tests check that both agree; the benchmarks' bare
-        Flask + Whoosh endpoint runs this."""
-        q = self.whoosh_query(query)
-        if q is None:
-            return []
+        q = And(required + ([union] if clauses else [])) if required else union
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
         hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
         return [(hit["id"], hit.score) for hit in hits]
