@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from functools import lru_cache
 from typing import Callable, Protocol
 from urllib.parse import quote, urlsplit
 
@@ -33,26 +34,49 @@ _NAME = r"(?P<name>\[\[(?P<card>[^\[\]\n]{1,100})\]\])"
 # Chinese sentence).
 URL_PATTERN = r"(?:\b(?:https?|ftp)://|\bwww\.)[^\s<>\"'\[\]\u3000-\u9fff\uff00-\uffef]+"
 _URL = f"(?P<url>{URL_PATTERN})"
+# Every pattern here runs over whatever a forum post holds, so each must take time linear in
+# the text: repeats are possessive (`*+`, `++`) where a later part could otherwise take back
+# what they matched, and a construct that can fail (a link never closed) stops at the next
+# character that would start another one (`[`, `<`), so failed attempts never rescan the
+# same text. Inline code (backtick runs) is paired outside the pattern: see `_BacktickRuns`.
 _MARKDOWN_PROTECTED = "|".join([
-    r"(?ms:^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]{0,3}(?P=fence)[ \t]*$|\Z))",  # fenced code
-    r"(?m:(?:\A|(?<=\n\n))(?:(?: {4}|\t)[^\n]*(?:\n|\Z))+)",                                # indented code
-    r"(?P<tick>`+)(?s:.+?)(?<!`)(?P=tick)(?!`)",                                              # inline code
-    r"!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]\([^)\n]*\)",                                         # [text](url)
-    r"!?\[[^\[\]\n]*\]\[[^\[\]\n]*\]",                                                         # [text][ref]
-    r"(?m:^[ ]{0,3}\[[^\[\]\n]+\]:[^\n]*$)",                                                   # [ref]: url
-    r"<(?:https?|ftp|mailto):[^>\s]*>",                                                        # <http://...>
-    r"(?is:<(?P<htmltag>a|code|pre)\b[^>]*>.*?</(?P=htmltag)\s*>)",                            # raw <a>, <code>
-    r"<[A-Za-z/!][^>\n]*>",                                                                    # other raw tags
+    r"(?ms:^[ \t]{0,3}(?P<fence>`{3,}+|~{3,}+)[^\n]*+\n.*?(?:^[ \t]{0,3}(?P=fence)[ \t]*+$|\Z))",  # fenced code
+    r"(?m:(?:\A|(?<=\n\n))(?:(?: {4}|\t)[^\n]*+(?:\n|\Z))+)",                                # indented code
+    r"!?\[(?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+\]\([^)\[\]\n]*+\)",                              # [text](url)
+    r"!?\[[^\[\]\n]*+\]\[[^\[\]\n]*+\]",                                                       # [text][ref]
+    r"(?m:^[ ]{0,3}\[[^\[\]\n]++\]:[^\n]*+$)",                                                  # [ref]: url
+    r"<(?:https?|ftp|mailto):[^<>\s]*+>",                                                       # <http://...>
+    r"(?is:<(?P<htmltag>a|code|pre)\b[^<>]*+>(?:[^<]++|<(?!/?(?P=htmltag)\b))*+</(?P=htmltag)\s*+>)",  # raw <a>, <code>
+    r"<[A-Za-z/!][^<>\n]*+>",                                                                   # other raw tags
 ])
 _BBCODE_PROTECTED = "|".join([
-    r"(?is:\[(?P<block>code|url|img|email|noparse|pre)(?:=[^\]\n]*)?\].*?(?:\[/(?P=block)\]|\Z))",
-    r"\[/?[A-Za-z*][A-Za-z0-9*]*(?:=[^\]\n]*)?\]",                                             # other tags
+    r"(?is:\[(?P<block>code|url|img|email|noparse|pre)(?:=[^\[\]\n]*+)?\].*?(?:\[/(?P=block)\]|\Z))",
+    r"\[/?[A-Za-z*][A-Za-z0-9*]*+(?:=[^\[\]\n]*+)?\]",                                           # other tags
 ])
 PLAIN = re.compile(f"{_NAME}|{_URL}")
 PATTERNS = {
-    "markdown": re.compile(f"(?P<protected>{_MARKDOWN_PROTECTED})|{_NAME}|{_URL}"),
+    "markdown": re.compile(f"(?P<protected>{_MARKDOWN_PROTECTED})|(?P<ticks>(?<!`)`++)|{_NAME}|{_URL}"),
     "bbcode": re.compile(f"(?P<protected>{_BBCODE_PROTECTED})|{_NAME}|{_URL}"),
 }
+_BACKTICKS = re.compile(r"`++")
+
+
+class _BacktickRuns:
+    """Where each run of backticks in a text closes its inline code span: at the next run of
+    the same length (CommonMark's rule), found by bisection in the runs of each length, so
+    a text of many unmatched runs costs one pass instead of one pass per run."""
+
+    def __init__(self, text: str):
+        self._starts: dict[int, list[int]] = {}
+        for m in _BACKTICKS.finditer(text):
+            self._starts.setdefault(m.end() - m.start(), []).append(m.start())
+
+    def closing_end(self, start: int, length: int) -> int | None:
+        """The end of the run closing the span the run at `start` opens, or None."""
+        starts = self._starts.get(length, [])
+        i = bisect_right(starts, start)
+        return starts[i] + length if i < len(starts) else None
+
 
 # HTML input: elements kept as markup; all others are escaped and shown as text.
 ALLOWED = {"a", "abbr", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4", "h5",
@@ -92,14 +116,21 @@ class _Linker:
         self.result = Linked("")
 
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
-        out, pos = [], 0
-        for m in pattern.finditer(text):
-            out.append(self.references(text[pos:m.start()]))
+        out, pos, scan = [], 0, 0
+        runs = _BacktickRuns(text) if "ticks" in pattern.groupindex and "`" in text else None
+        while (m := pattern.search(text, scan)) is not None:
+            start, end = m.span()
+            if runs is not None and m.group("ticks") is not None:
+                end = runs.closing_end(start, end - start)
+                if end is None:  # no run of its length follows: the backticks are text
+                    scan = m.end()
+                    continue
+            out.append(self.references(text[pos:start]))
             if m.group("card") is not None:
                 out.append(self.name(m.group("card").strip(), m.group()))
             else:
-                out.append(self.escape(m.group()))
-            pos = m.end()
+                out.append(self.escape(text[start:end]))
+            pos = scan = end
         out.append(self.references(text[pos:]))
         return "".join(out)
 
@@ -180,73 +211,114 @@ def safe_href(href: str) -> str | None:
     return cleaned if scheme in SAFE_SCHEMES else None
 
 
-class _Sanitizer(HTMLParser):
+# HTML is read by one left-to-right pass (as a browser's tokenizer does, never backing up):
+# a tag runs to the first `>` outside quotes; a tag, comment or declaration never closed runs
+# to the end of the text, as it does in a browser, so a failed match never leads to another
+# scan of the same text. (html.parser's tolerant patterns rescan: quadratic in `<a b=` × n.)
+_MARKUP = re.compile(r"<(?:[A-Za-z!?]|/[A-Za-z])")
+_TAG = re.compile(r"""<(?P<end>/?)(?P<name>[A-Za-z][^\s/>]*+)(?P<attrs>(?:[^>"']++|"[^"]*+"|'[^']*+')*+)>""")
+_ATTRIBUTE = re.compile(r"""(?P<name>[^\s/>"'=][^\s/>=]*+)(?:\s*+=\s*+(?P<value>"[^"]*+"|'[^']*+'|[^\s>]++))?""")
+_MARKUP_END = {"<!--": "-->", "<!": ">", "<?": ">"}
+
+
+def _attributes(text: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for m in _ATTRIBUTE.finditer(text):
+        value = m.group("value") or ""
+        if value[:1] in ("'", '"'):
+            value = value[1:-1]
+        found.setdefault(m.group("name").lower(), html.unescape(value))
+    return found
+
+
+class _Sanitizer:
     """Re-serialises HTML: allowed elements as clean markup, everything else as text."""
 
     def __init__(self, linker: _Linker):
-        super().__init__(convert_charrefs=True)
         self.linker = linker
         self.out: list[str] = []
         self.open: list[str] = []
-        self.raw_text = 0
+        # How many of each element are open, so "inside a link or code?" costs the same at
+        # any depth of nesting.
+        self.depth: dict[str, int] = {}
 
-    def _start(self, tag: str, attrs: list[tuple[str, str | None]]) -> str:
-        href = dict(attrs).get("href") if tag == "a" else None
+    def feed(self, text: str) -> None:
+        pos = 0
+        while (m := _MARKUP.search(text, pos)) is not None:
+            start = m.start()
+            self.data(text[pos:start])
+            tag = _TAG.match(text, start)
+            if tag is not None:
+                pos = self.tag(text, tag)
+                continue
+            # A tag, comment or declaration never closed takes the rest of the text.
+            opener = "<!--" if text.startswith("<!--", start) else text[start:start + 2]
+            closer = _MARKUP_END.get(opener)
+            close = -1 if closer is None else text.find(closer, start + len(opener))
+            pos = len(text) if close < 0 else close + len(closer)
+            self.out.append(html.escape(text[start:pos]))
+        self.data(text[pos:])
+
+    def tag(self, text: str, m: re.Match) -> int:
+        """Writes the tag `m` matched (and a raw-text element's content); returns where to go on."""
+        name, written = m.group("name").lower(), m.group()
+        if m.group("end"):
+            self.end(name, written)
+            return m.end()
+        attrs = m.group("attrs")
+        if name not in ALLOWED:
+            self.out.append(html.escape(written))
+            if name not in RAW_TEXT:
+                return m.end()
+            # Its content is code or a form value up to its end tag: shown, never linked.
+            end = _raw_text_end(name).search(text, m.end())
+            stop = len(text) if end is None else end.start()
+            self.out.append(html.escape(html.unescape(text[m.end():stop])))
+            return stop
+        self.out.append(self.start(name, _attributes(attrs)))
+        if name in VOID:
+            return m.end()
+        if attrs.rstrip().endswith("/"):
+            self.out.append(f"</{name}>")
+        else:
+            self.open.append(name)
+            self.depth[name] = self.depth.get(name, 0) + 1
+        return m.end()
+
+    @staticmethod
+    def start(tag: str, attrs: dict[str, str]) -> str:
+        href = attrs.get("href") if tag == "a" else None
         href = safe_href(href) if href else None
         return f'<{tag} href="{html.escape(href)}">' if href is not None else f"<{tag}>"
 
-    def handle_starttag(self, tag, attrs):
-        if tag not in ALLOWED:
-            self.out.append(html.escape(self.get_starttag_text() or f"<{tag}>"))
-            if tag in RAW_TEXT:
-                self.raw_text += 1
-            return
-        self.out.append(self._start(tag, attrs))
-        if tag not in VOID:
-            self.open.append(tag)
-
-    def handle_startendtag(self, tag, attrs):
-        if tag in VOID:
-            self.out.append(f"<{tag}>")
-        elif tag in ALLOWED:
-            self.out.append(self._start(tag, attrs) + f"</{tag}>")
-        else:
-            self.out.append(html.escape(self.get_starttag_text() or f"<{tag}/>"))
-
-    def handle_endtag(self, tag):
-        if tag in ALLOWED and tag in self.open:
+    def end(self, tag: str, written: str) -> None:
+        if tag in ALLOWED and self.depth.get(tag):
             while self.open:
                 closed = self.open.pop()
+                self.depth[closed] -= 1
                 self.out.append(f"</{closed}>")
                 if closed == tag:
                     break
         elif tag not in VOID:
-            self.out.append(html.escape(f"</{tag}>"))
-            if tag in RAW_TEXT and self.raw_text:
-                self.raw_text -= 1
+            self.out.append(html.escape(written))
 
-    def handle_data(self, data):
-        if self.raw_text or NO_LINKS_INSIDE.intersection(self.open):
+    def data(self, data: str) -> None:
+        if not data:
+            return
+        data = html.unescape(data)
+        if any(self.depth.get(tag) for tag in NO_LINKS_INSIDE):
             self.out.append(html.escape(data))
         else:
             self.out.append(self.linker.text(data))
 
-    def handle_comment(self, data):
-        self.out.append(html.escape(f"<!--{data}-->"))
-
-    def handle_decl(self, decl):
-        self.out.append(html.escape(f"<!{decl}>"))
-
-    def handle_pi(self, data):
-        self.out.append(html.escape(f"<?{data}>"))
-
-    def unknown_decl(self, data):
-        self.out.append(html.escape(f"<![{data}]>"))
-
-    def close(self):
-        super().close()
+    def close(self) -> None:
         while self.open:
             self.out.append(f"</{self.open.pop()}>")
+
+
+@lru_cache(maxsize=len(RAW_TEXT))
+def _raw_text_end(tag: str) -> re.Pattern:
+    return re.compile(rf"</{tag}(?=[\s/>]|\Z)", re.IGNORECASE)
 
 
 # --- resolving against the library ----------------------------------------------------
