@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from indexer.build import build
-from indexer.ingest import DEFAULT_CORPUS
+from documents.ingest import DEFAULT_CORPUS
+from search.build import build
 
 from . import coldstart, growth, http_load, peers, profile_app
 from .measure import machine

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from flask import Flask, jsonify, request
 
-from indexer import analysis
-from indexer.library import LiveLibrary
-from indexer.query import parse_query
+from knowledge.live import LiveLibrary
+from search import analysis
+from search.query import parse_query
 
 analysis.warm_up()
 app = Flask(__name__)
@@ -27,7 +27,7 @@ live = LiveLibrary(Path(os.environ["INDEX_ROOT"]))
 
 def _engine_query():
     library = live.get()
-    return library, library._engine_query(parse_query(request.args.get("q", "")))
+    return library, library.engine_query(parse_query(request.args.get("q", "")))
 
 
 @app.get("/api/search")

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from indexer.build import current_folder
+from search.build import current_folder
 
 from .measure import ROOT
 

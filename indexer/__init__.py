@@ -1,6 +1,6 @@
-"""Ingestion, analysis, indexing and search for the rules knowledge base.
+"""`python -m indexer ingest|build`: reading documents into records and building the index.
 
-Documents become typed records (`records`, `ingest`, `parsers`, `comprules`), records become
-a Whoosh index (`analysis`, `schema`, `build`), and `library` answers every question the web
-layer and the command line ask.
+The pipeline itself lives in its packages: `documents` (sources, parsers and the rules-file
+reader turn documents into records), `search` (analysis, the engine and the build) and
+`knowledge` (the service that answers questions about a build).
 """

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build, current_folder
-from indexer.parsers import parser_for
-from indexer.ingest import DEFAULT_CORPUS, ROOT
-from indexer.library import Library
+from documents.ingest import DEFAULT_CORPUS, ROOT
+from documents.parsers import parser_for
+from knowledge.library import Library
+from search.build import build, current_folder
 from webapp import create_app
 
 from corpus_support import copy_corpus, corpus_source

@@ -6,8 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
-from indexer.corpus import METADATA, Source, load_sources
-from indexer.ingest import DEFAULT_CORPUS
+from documents.corpus import METADATA, Source, load_sources
+from documents.ingest import DEFAULT_CORPUS
 
 
 def corpus_source(source_id: str) -> Source:

@@ -9,8 +9,8 @@ from pathlib import Path
 import opencc
 import pytest
 
-from indexer import chinese
-from indexer.chinese import convert_same_length, to_hans, to_hant
+from documents import chinese
+from documents.chinese import convert_same_length, to_hans, to_hant
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"
@@ -61,7 +61,7 @@ def test_a_length_changing_conversion_falls_back_to_characters():
 
 def test_importing_creates_no_converter_and_warm_up_creates_both():
     code = (
-        "import indexer.chinese as c, indexer.analysis as a;"
+        "import documents.chinese as c, search.analysis as a;"
         "assert not c._converters and a._tokenizer is None;"
         "c.warm_up(); print(sorted(c._converters))"
     )

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.query import parse_query
-from indexer.whoosh_backend import _ScoredPostings
+from search.query import parse_query
+from search.whoosh_engine import _ScoredPostings
 
 import judged
 
@@ -24,7 +24,7 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
     queries = [query for _, query, _ in judged.load()] + EXTRA_QUERIES
     compared = 0
     for text in queries:
-        engine_query = corpus_library._engine_query(parse_query(text))
+        engine_query = corpus_library.engine_query(parse_query(text))
         ours = corpus_library.engine.search(engine_query, limit)
         theirs = corpus_library.engine.search_with_whoosh(engine_query, limit)
         assert [record_id for record_id, _ in ours] == [record_id for record_id, _ in theirs], text
@@ -36,10 +36,10 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
 def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
     engine = corpus_library.engine
     reader = engine._searcher.reader()
-    _, must = engine._clauses(corpus_library._engine_query(parse_query("\"you may sacrifice any number of creatures\"")))
+    _, must = engine._clauses(corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\"")))
     assert must and all(reader.doc_frequency("body", tok) <= 0.05 * reader.doc_count() for tok in must[0])
     assert "the" not in must[0] and "of" not in must[0]
-    _, must = engine._clauses(corpus_library._engine_query(parse_query("\"of the\"")))
+    _, must = engine._clauses(corpus_library.engine_query(parse_query("\"of the\"")))
     assert len(must[0]) == 1  # common words only: the rarer one stands for the phrase
 
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.folding import FILE, FoldedTexts, fold_key, fold_record, write
-from indexer.records import Record
+from documents.records import Record
+from search.folding import FILE, FoldedTexts, fold_key, fold_record, write
 
 
 @pytest.mark.parametrize("text, key", [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from indexer.chinese import HAN_RUN, to_hans
-from indexer.corpus import load_sources
-from indexer.glossary import COLUMNS, Glossary, GlossaryError, RuleRef, form_key
+from documents.chinese import HAN_RUN, to_hans
+from documents.corpus import load_sources
+from documents.glossary import COLUMNS, Glossary, GlossaryError, RuleRef, form_key
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"

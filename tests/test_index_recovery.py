@@ -22,10 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from indexer import analysis
-from indexer.backend import IndexUnavailable
-from indexer.build import CURRENT, build, current_folder
-from indexer.library import Library, LiveLibrary
+from knowledge.library import Library
+from knowledge.live import LiveLibrary
+from search import analysis
+from search.build import CURRENT, build, current_folder
+from search.engine import IndexUnavailable
 from judged import load as judged_rows
 from webapp import create_app
 

@@ -2,7 +2,7 @@
 phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
-from indexer.query import QueryError, parse_query
+from search.query import QueryError, parse_query
 
 
 def first(library, q, **kw):

@@ -7,10 +7,10 @@ import pytest
 
 from corpus_support import corpus_source
 
-from indexer.parsers import ParseError, position
-from indexer.parsers.planechase_guide import parse
-from indexer.references import is_rule_number
-from indexer.textclean import mixed_script_words
+from documents.parsers import ParseError, position
+from documents.parsers.planechase_guide import parse
+from documents.references import is_rule_number
+from documents.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "planechase-guide"

@@ -1,6 +1,6 @@
 """The web layer: server-rendered pages, their JSON twins, the forum linker and embed script.
 
-Everything shown comes from `indexer.library`; this package only chooses what to ask for and
+Everything shown comes from the `knowledge` service; this package only chooses what to ask for and
 how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`);
 the index root is `INDEX_ROOT` from the test config, else from the environment, else var/index.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 
 from flask import Flask
 
-from indexer.build import DEFAULT_INDEX_ROOT
-from indexer.library import LiveLibrary
+from knowledge.live import LiveLibrary
+from search.build import DEFAULT_INDEX_ROOT
 
-from . import respond
+from . import respond, templating
 from .views import cards, errors, forum, meta, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
@@ -42,6 +42,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp):
         app.register_blueprint(blueprint)
     respond.install(app)
+    templating.install(app)
     from .cli import cli  # here, not at the top: `python -m webapp.cli` must import it only once
 
     app.cli.add_command(cli, "kb")

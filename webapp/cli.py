@@ -22,11 +22,13 @@ from pathlib import Path
 import click
 from flask.cli import ScriptInfo
 
-from indexer.backend import IndexUnavailable
-from indexer.build import DEFAULT_INDEX_ROOT
-from indexer.library import SCRIPTS, Library, LiveLibrary, display
-from indexer.query import QueryError
-from indexer.references import parse_rule_number
+from documents.references import parse_rule_number
+from knowledge.display import SCRIPTS, display
+from knowledge.library import Library
+from knowledge.live import LiveLibrary
+from search.build import DEFAULT_INDEX_ROOT
+from search.engine import IndexUnavailable
+from search.query import QueryError
 
 from .present import LABELS, record_view, rule_view, term_view
 

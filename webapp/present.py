@@ -3,24 +3,21 @@
 Each function turns what the library returns into a JSON-ready dict. The same dict is the
 JSON twin of a page and what its template renders, and the terminal command prints it, so
 the three never disagree. Chinese text is shown in the reader's script through
-`indexer.library.display` (English and Bulgarian pass through untouched); every text block
+`knowledge.display.display` (English and Bulgarian pass through untouched); every text block
 carries the language it is shown in, for the page's `lang` attributes.
 """
 from __future__ import annotations
 
 import re
-from urllib.parse import urlencode
-
-from flask import Flask, request
 from markupsafe import Markup
 
-from indexer.chinese import HAN_RUN
-from indexer.editions import word_diff
-from indexer.library import (Library, chinese_of, display, display_title, names_in_all_scripts, record_url,
-                             shown_lang)
-from indexer.records import LANGS, Record, Reference
+from documents.chinese import HAN_RUN
+from documents.records import LANGS, Record, Reference
+from knowledge.display import chinese_of, display, display_title, names_in_all_scripts, record_url, shown_lang
+from knowledge.editions import word_diff
+from knowledge.library import Library
 
-from .linkify import LibraryResolver, link_plain_text
+from .linkify import LibraryResolver
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 KIND_ORDER = ("rule", "card", "planar_card", "term", "section")
@@ -254,36 +251,3 @@ def group_results(results: list[dict]) -> list[tuple[str, list[dict]]]:
     for result in results:
         groups.setdefault(result["kind"], []).append(result)
     return [(kind, items) for kind, items in groups.items() if items]
-
-
-# --- templates -----------------------------------------------------------------------
-
-def install(app: Flask) -> None:
-    from .respond import library, reader_script
-
-    @app.context_processor
-    def page_context():
-        script = reader_script()
-
-        def script_url(value: str) -> str:
-            args = {**request.args.to_dict(), "script": value}
-            return f"{request.path}?{urlencode(args)}"
-
-        return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
-                "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
-                "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
-                              for key in (*KIND_ORDER, *SCRIPT_LABELS)}}
-
-    @app.template_filter("text_lang")
-    def text_lang(text: str | None) -> str:
-        """The lang tag of a short mixed text (a title, a snippet) as shown to this reader."""
-        return LANG_TAGS[text_language(text or "", reader_script())]
-
-    @app.template_filter("lang_tag")
-    def lang_tag(lang: str | None) -> str:
-        return LANG_TAGS.get(lang or "", "")
-
-    @app.template_filter("linked")
-    def linked(text: str, edition: str | None = None) -> Markup:
-        """Plain text as HTML with its rule references linked (to `edition` where it has them)."""
-        return Markup(link_plain_text(text, LibraryResolver(library(), edition=edition)))

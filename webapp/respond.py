@@ -12,9 +12,8 @@ from urllib.parse import quote
 
 from flask import Flask, abort, current_app, g, jsonify, make_response, redirect, render_template, request
 
-from indexer.library import SCRIPTS, Library
-
-from . import present
+from knowledge.display import SCRIPTS
+from knowledge.library import Library
 
 FORMATS = ("html", "json")
 SCRIPT_COOKIE = "script"
@@ -119,7 +118,6 @@ def _finish(response):
 def install(app: Flask) -> None:
     app.before_request(_check_common_args)
     app.after_request(_finish)
-    present.install(app)
 
 
 def record_in_path(value: str, kind: str, noun: str):

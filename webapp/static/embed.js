@@ -4,7 +4,7 @@
 //   optional attributes: data-script="hant|hans" (Chinese script of the previews; default
 //   from the browser's languages), data-selector="CSS selector" (where to look; default body)
 //
-// The grammar is the server's (indexer.references), written into this file when it is
+// The grammar is the server's (documents.references), written into this file when it is
 // served. Only numbers the server knows become links; text inside code, pre, links,
 // scripts, styles and form fields is never touched, nor are web addresses. Text is split
 // with DOM text nodes; nothing from the page or the server is inserted as HTML.

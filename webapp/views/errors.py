@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, make_response, render_template
 from werkzeug.exceptions import HTTPException
 
-from indexer.backend import IndexUnavailable
-from indexer.query import QueryError
+from search.engine import IndexUnavailable
+from search.query import QueryError
 
 from ..respond import wants_json
 

@@ -16,14 +16,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from documents.corpus import METADATA, CorpusError, load_sources
+from documents.glossary import Glossary
+from documents.ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
+from documents.records import Record
+
 from . import analysis, folding
-from .backend import IndexUnavailable
-from .corpus import METADATA, CorpusError, load_sources
-from .ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
-from .records import Record
-from .whoosh_backend import WhooshBackend
+from .engine import IndexUnavailable
+from .whoosh_engine import WhooshBackend
 
 ROOT = Path(__file__).resolve().parents[1]
+# The packages whose code decides what an index holds: changing any of them means a rebuild.
+INDEXING_CODE = ("documents", "search")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 KEEP_BUILDS = 3
@@ -65,7 +69,7 @@ def corpus_hash(paths: list[Path]) -> str:
     digest = hashlib.sha256()
     for path in sorted(set(input_files(paths)), key=str):
         digest.update(str(path.resolve()).encode() + b"\0" + path.read_bytes())
-    for code in sorted(Path(__file__).parent.rglob("*.py")):
+    for code in sorted(path for package in INDEXING_CODE for path in (ROOT / package).rglob("*.py")):
         digest.update(code.read_bytes())
     return digest.hexdigest()
 
@@ -93,8 +97,6 @@ def current_meta(root: Path) -> dict:
 
 def user_words(records: list[Record]) -> set[str]:
     """Words jieba must keep whole: glossary forms, rule titles, card and plane names."""
-    from .glossary import Glossary
-
     words = set(Glossary.load(GLOSSARY).all_forms())
     for record in records:
         if record.kind in ("card", "planar_card", "term") or (record.kind == "rule" and record.keyword):

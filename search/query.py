@@ -11,10 +11,12 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from .references import fold_fullwidth, parse_rule_number
-from .records import KINDS
+from documents.records import KINDS
+from documents.references import fold_fullwidth, parse_rule_number
 
 MAX_QUERY_CHARS = 500
+# The most results (or suggestions) one answer may hold.
+MAX_LIMIT = 50
 FILTERS = ("kind", "source", "edition", "lang")
 _FILTER = re.compile(r"(?<!\S)(kind|source|edition|lang):(\S+)", re.IGNORECASE)
 _PHRASE = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")

@@ -20,9 +20,10 @@ from whoosh import highlight, index
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
 
+from documents.records import Record
+
 from .analysis import marking_analyzer
-from .backend import EngineQuery, IndexUnavailable, SearchBackend
-from .records import Record
+from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .schema import FIELD_WEIGHTS, build_schema, document
 
 INDEX_NAME = "records"

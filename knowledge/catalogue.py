@@ -1,0 +1,120 @@
+"""The look-up tables of one build's records, made once when the build opens.
+
+Rules by number and by parent, references to each rule (single and ranges), names, keyword
+headings and titles in their folded form: every look-up the service makes is a dict access
+here instead of a scan of the records.
+"""
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections import defaultdict
+
+from documents.records import Record
+from documents.references import rule_sort_key
+from search.folding import FoldedTexts, fold_key
+
+NAMED_KINDS = ("card", "planar_card", "term")
+
+
+class Catalogue:
+    def __init__(self, records: list[Record], folded_texts: FoldedTexts):
+        self.records = {r.id: r for r in records}
+        self._folded_texts = folded_texts
+        self._positions = {r.id: i for i, r in enumerate(records)}
+        self.by_number: dict[str, list[Record]] = defaultdict(list)
+        # Subrules by (edition, parent number) and by (edition, parent number, source).
+        self._children_of: dict[tuple, list[Record]] = defaultdict(list)
+        self._referrers: dict[tuple, list[Record]] = defaultdict(list)
+        self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
+        self.names: dict[str, list[str]] = defaultdict(list)
+        self.keyword_heads: dict[str, list[str]] = defaultdict(list)
+        self.titles: dict[str, list[str]] = defaultdict(list)
+        keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
+        for r in records:
+            for ref in {(ref.number, ref.end) for ref in r.references if ref.where != "attrs"}:
+                if ref[1]:
+                    self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
+                else:
+                    self._referrers[(r.edition, ref[0])].append(r)
+            if r.kind == "rule":
+                self.by_number[r.number].append(r)
+                if r.parent:
+                    self._children_of[(r.edition, r.parent)].append(r)
+                    self._children_of[(r.edition, r.parent, r.source)].append(r)
+                parent = keyed.get((r.source, r.parent))
+                if r.keyword and not (parent and parent.keyword == r.keyword):
+                    self.keyword_heads[r.keyword].append(r.id)
+                    for title in r.title.values():
+                        self.titles[fold_key(title)].append(r.id)
+            elif r.kind == "section":
+                for title in r.title.values():
+                    self.titles[fold_key(title)].append(r.id)
+            if r.kind in NAMED_KINDS:
+                for name in [*r.names.values(), *r.aliases]:
+                    if name:
+                        self.names[fold_key(name)].append(r.id)
+        for children in self._children_of.values():
+            children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
+        self._title_keys = list(self.titles)
+        self._title_text = "\n".join(self._title_keys)
+        self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
+
+    def get(self, record_id: str) -> Record | None:
+        return self.records.get(record_id)
+
+    def folded(self, record_id: str) -> str:
+        """All of a record's texts in the form queries are compared in (`search.folding`)."""
+        return self._folded_texts[self._positions[record_id]]
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
+        """The record a name names in any language, script or case: a card before a plane
+        before a glossary term."""
+        found = [self.records[i] for i in self.names.get(fold_key(name), [])]
+        found = [r for r in found if r.kind in kinds]
+        return min(found, key=lambda r: (kinds.index(r.kind), r.id)) if found else None
+
+    def editions_of(self, number: str) -> list[str]:
+        return sorted({r.edition for r in self.by_number.get(number, []) if r.edition}, reverse=True)
+
+    def rule_records(self, number: str, edition: str | None = None) -> list[Record]:
+        """Records of one rule number in one edition (the newest holding it when not given):
+        the official rules file first, then documents that quote it."""
+        found = self.by_number.get(number, [])
+        if not found:
+            return []
+        edition = edition or self.editions_of(number)[0]
+        same = [r for r in found if r.edition == edition]
+        return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
+
+    def children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
+        """Subrules of a rule in one edition (and one source when given), in rule order."""
+        return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
+
+    def records_of_source(self, source_id: str) -> list[Record]:
+        return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
+
+    def referencing(self, number: str, edition: str | None) -> list[Record]:
+        """Records of one edition with a reference to this rule number or a range that covers
+        it: a reference means the rule of its own document's edition."""
+        key = rule_sort_key(number)
+        found = {r.id: r for r in self._referrers.get((edition, number), [])}
+        for start, end, r in self._range_referrers.get(edition, []):
+            if start <= key <= end:
+                found.setdefault(r.id, r)
+        return sorted(found.values(), key=lambda r: (r.source, r.offset, r.id))
+
+    def titles_containing(self, key: str) -> list[str]:
+        """The folded titles that contain `key`, found by searching all of them at once
+        (one string, a title per line: a key has no line breaks, so a match is inside one)."""
+        found = []
+        at = self._title_text.find(key)
+        while at >= 0:
+            n = bisect.bisect_right(self._title_starts, at) - 1
+            found.append(self._title_keys[n])
+            at = self._title_text.find(key, self._title_starts[n] + len(self._title_keys[n]) + 1)
+        return found
+
+    def is_keyword_head(self, record: Record) -> bool:
+        """Whether the record is the heading rule of the keyword it defines."""
+        return bool(record.keyword) and record.id in self.keyword_heads.get(record.keyword, ())

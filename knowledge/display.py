@@ -1,0 +1,93 @@
+"""How a record is named and shown: its title, address and text in the reader's script.
+
+Shared by the search answer (a result's title, url and text), the suggestions and the web
+layer's pages, so all of them show a record the same way.
+"""
+from __future__ import annotations
+
+from documents.chinese import to_hans, to_hant
+from documents.records import Record
+
+SCRIPTS = ("hant", "hans")
+
+
+def display(text: str, lang: str, script: str | None) -> str:
+    """Chinese text in the script the reader asked for; anything else as written."""
+    if script == "hans" and lang == "zh_hant":
+        return to_hans(text)
+    if script == "hant" and lang == "zh_hans":
+        return to_hant(text)
+    return text
+
+
+def names_in_all_scripts(names: dict[str, str]) -> dict[str, str]:
+    """A name dict with both Chinese scripts filled in from whichever the source wrote."""
+    out = dict(names)
+    if out.get("zh_hant") and not out.get("zh_hans"):
+        out["zh_hans"] = to_hans(out["zh_hant"])
+    if out.get("zh_hans") and not out.get("zh_hant"):
+        out["zh_hant"] = to_hant(out["zh_hans"])
+    return out
+
+
+def record_url(record: Record) -> str:
+    if record.kind == "rule":
+        return f"/rules/{record.number}?edition={record.edition}" if record.edition else f"/rules/{record.number}"
+    if record.kind == "card":
+        return f"/cards/{record.id}"
+    if record.kind == "planar_card":
+        return f"/planes/{record.id}"
+    if record.kind == "term":
+        return f"/terms/{record.id}"
+    return f"/sources/{record.source}#{record.id}"
+
+
+def record_title(record: Record) -> str:
+    """One display title: the distinct titles (or names) of the record's languages."""
+    values = record.title or record.names
+    seen = []
+    for lang in ("zh_hant", "zh_hans", "en", "bg"):
+        value = values.get(lang)
+        if value and value not in seen:
+            seen.append(value)
+    title = " / ".join(seen)
+    if record.kind == "rule":
+        return f"{record.number} {title}".strip()
+    return title or record.id
+
+
+def chinese_of(record: Record) -> str:
+    """The Chinese script a record's Chinese text is written in (`zh_hant` unless only
+    Simplified is given)."""
+    written = [record.title, record.names, record.text]
+    hans_only = any(p.get("zh_hans") for p in written) and not any(p.get("zh_hant") for p in written)
+    return "zh_hans" if hans_only else "zh_hant"
+
+
+def display_title(record: Record, script: str | None) -> str:
+    """`record_title` in the reader's script."""
+    return display(record_title(record), chinese_of(record), script)
+
+
+def shown_lang(lang: str, script: str | None) -> str:
+    """The language a text of `lang` is shown in: Chinese takes the reader's script."""
+    if lang in ("zh_hant", "zh_hans") and script in SCRIPTS:
+        return f"zh_{script}"
+    return lang
+
+
+def language_blocks(record: Record) -> list[tuple[str, str]]:
+    """(language, text) for each language of the record: its text, then its abilities,
+    rulings and examples in that language."""
+    blocks = []
+    for lang in record.languages():
+        parts = [record.text.get(lang, "")]
+        for group in (record.abilities, record.rulings, record.examples):
+            parts.extend(item.get(lang, "") for item in group)
+        blocks.append((lang, "\n".join(p for p in parts if p)))
+    return blocks
+
+
+def plain_text(record: Record, script: str | None = None) -> str:
+    """The record's clean plain text in all its languages (Chinese in `script` when asked)."""
+    return "\n\n".join(display(block, lang, script) for lang, block in language_blocks(record) if block)

@@ -1,0 +1,87 @@
+"""What a query means beyond its words: the other forms of the glossary terms it holds,
+the keywords it names and the rules that define them.
+
+English finds Chinese-only text and back because every glossary term in the query adds its
+other forms to the engine query; a keyword's defining rules get the ranking's keyword bonus.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from documents.chinese import HAN_RUN
+from documents.glossary import Entry, Glossary
+from search.engine import EngineQuery
+from search.folding import fold_key
+from search.query import ParsedQuery
+
+from .catalogue import Catalogue
+from .weights import Weights
+
+MAX_EXPANSIONS = 24
+
+
+def is_primary_form(entry: Entry, form: str) -> bool:
+    """Whether `form` is the entry's English name or Chinese form (not a variant)."""
+    return fold_key(form) in {fold_key(f) for f in (entry.name, entry.zh_hant, entry.zh_hans)}
+
+
+class QueryExpander:
+    def __init__(self, glossary: Glossary, catalogue: Catalogue, weights: Weights):
+        self.glossary = glossary
+        self.catalogue = catalogue
+        self.weights = weights
+        # Remembered per query text for this build (answers are shared: read only).
+        self.expand = lru_cache(maxsize=4096)(self._expand)
+        self.defining_rules = lru_cache(maxsize=4096)(self._defining_rules)
+
+    def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
+        """The query the engine runs: the literal text, then every expansion."""
+        text = parsed.terms_text()
+        terms = [(text, 1.0)] if text else []
+        literal = fold_key(text)
+        for form, weight in self.expand(text):
+            if fold_key(form) != literal:
+                terms.append((form, weight))
+        return EngineQuery(terms=terms, phrases=parsed.phrases, filters=parsed.filters)
+
+    def _expand(self, text: str) -> tuple[tuple[str, float], ...]:
+        """Other forms of every glossary term the query contains (whole query, word n-grams,
+        Chinese runs). A query written in a variant form (a fan or foreign word) expands at
+        half the weight, so text written with that very word stays first."""
+        found: dict[str, float] = {}
+        words = text.split()
+        spans = [" ".join(words[i:j]) for i in range(len(words)) for j in range(min(len(words), i + 4), i, -1)]
+        spans += HAN_RUN.findall(text)
+        for span in dict.fromkeys(spans):
+            entry = self.glossary.lookup(span)
+            if entry is None:
+                continue
+            weight = self.weights.expansion if is_primary_form(entry, span) else self.weights.expansion / 2
+            for form in self.glossary.expand(span):
+                found[form] = max(found.get(form, 0.0), weight)
+        return tuple(found.items())[:MAX_EXPANSIONS]
+
+    def keywords(self, text: str) -> set[str]:
+        """English keyword identities the whole query names (persist, 留存, 干枯 → wither)."""
+        keys = set()
+        english = self.glossary.english_for(text)
+        if english:
+            keys.add(english.lower())
+        if text.lower() in self.catalogue.keyword_heads:
+            keys.add(text.lower())
+        return keys
+
+    def _defining_rules(self, text: str) -> tuple[tuple[str, float], ...]:
+        """Rules the glossary names as defining the queried term, with a weight: the rule of
+        that number in the edition the glossary gives, and in other editions only where its
+        text uses the term (numbers move between editions: 702.79 is devour in 2009 and persist
+        in 2026). A query that is only a variant form (a fan or foreign word) weighs less, so
+        text written with that very word can still come first."""
+        entry = self.glossary.lookup(text)
+        if entry is None:
+            return ()
+        weight = 1.0 if is_primary_form(entry, text) else self.weights.variant_definition
+        forms = [fold_key(f) for f in entry.forms()]
+        folded = self.catalogue.folded
+        return tuple((record.id, weight) for ref in entry.rules for record in self.catalogue.by_number.get(ref.number, [])
+                     if record.edition == ref.edition or any(f and f in folded(record.id) for f in forms))

@@ -1,0 +1,144 @@
+"""The library: the one object the web layer and the command line ask about one index build.
+
+It opens the build (records, sources, the engine, the folded texts, the glossary) and wires
+the service's parts to it; `search` is the flow of a query through them: parse, rule-number
+jump or engine candidates ranked with bonuses, did-you-mean, edition groups, result fields
+and snippets. The web layer holds no search logic; it renders what this returns.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from documents.glossary import Glossary
+from documents.ingest import GLOSSARY, read_records
+from documents.records import Record
+from search import analysis, folding
+from search.build import ENGINE
+from search.engine import EngineQuery, IndexUnavailable
+from search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
+
+from .catalogue import NAMED_KINDS, Catalogue
+from .display import SCRIPTS
+from .expansion import QueryExpander
+from .grouping import EditionGrouping
+from .ranking import Ranker
+from .results import Results
+from .rules import rule_page
+from .snippets import Snippets
+from .spelling import Spelling
+from .suggestions import Suggestions
+from .weights import Weights
+
+__all__ = ["MAX_LIMIT", "SCRIPTS", "Library"]
+
+# How many of a record's names and aliases are searched for its mentions.
+MENTION_FORMS = 6
+
+
+class Library:
+    """One opened index. Cheap to query; open once per process (or per index switch)."""
+
+    def __init__(self, folder: Path, weights: Weights = Weights()):
+        self.folder = folder
+        for name in ("records.jsonl", "sources.json", "userdict.txt", folding.FILE):
+            if not (folder / name).exists():
+                raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
+        try:
+            words = analysis.read_user_dictionary(folder / "userdict.txt")
+        except analysis.UserDictionaryError as exc:
+            raise IndexUnavailable(f"{folder}: {exc}") from None
+        try:
+            records, self.sources = read_records(folder)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
+        try:
+            self._folded_texts = folding.FoldedTexts(folder / folding.FILE, len(records))
+        except (OSError, ValueError) as exc:
+            raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
+        self.engine = ENGINE.open(folder)
+        # Only an index that opened changes how this process segments Chinese.
+        analysis.set_user_words(words)
+        self.glossary = Glossary.load(GLOSSARY)
+        self.weights = weights
+        self.catalogue = Catalogue(records, self._folded_texts)
+        self.records = self.catalogue.records
+        self._expander = QueryExpander(self.glossary, self.catalogue, weights)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
+        self._grouping = EditionGrouping()
+        self._snippets = Snippets(self.engine, self.catalogue)
+        self._results = Results(self.catalogue, self.sources, self._snippets)
+        self._spelling = Spelling(self.engine, records, self.glossary)
+        self._suggestions = Suggestions(self.catalogue)
+
+    def close(self) -> None:
+        self.engine.close()
+        self._folded_texts.close()
+
+    # --- look-ups -----------------------------------------------------------------------
+
+    def get(self, record_id: str) -> Record | None:
+        return self.catalogue.get(record_id)
+
+    def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
+        return self.catalogue.by_name(name, kinds)
+
+    def editions_of(self, number: str) -> list[str]:
+        return self.catalogue.editions_of(number)
+
+    def rule_records(self, number: str, edition: str | None = None) -> list[Record]:
+        return self.catalogue.rule_records(number, edition)
+
+    def rule(self, number: str, edition: str | None = None) -> dict | None:
+        return rule_page(self.catalogue, number, edition)
+
+    def records_of_source(self, source_id: str) -> list[Record]:
+        return self.catalogue.records_of_source(source_id)
+
+    def referencing(self, number: str, edition: str | None) -> list[Record]:
+        return self.catalogue.referencing(number, edition)
+
+    def mentions(self, record: Record, limit: int = 50) -> list[Record]:
+        """Records whose text uses one of the record's names or titles (a term's occurrences)."""
+        query = EngineQuery(terms=[(form, 1.0) for form in [*record.names.values(), *record.aliases][:MENTION_FORMS]])
+        return [self.records[i] for i, _ in self.engine.search(query, limit) if i in self.records and i != record.id]
+
+    def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
+        return self._suggestions.suggest(q, limit, script)
+
+    # --- search -------------------------------------------------------------------------
+
+    def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
+        """The query the engine runs for a parsed query (its text and glossary expansions)."""
+        return self._expander.engine_query(parsed)
+
+    def search(self, q: str, limit: int = 10, script: str | None = None) -> dict:
+        """The API's search answer. Raises QueryError for a query that cannot run."""
+        started = time.perf_counter()
+        if not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        if script not in (None, *SCRIPTS):
+            raise QueryError("script must be 'hant' or 'hans'")
+        parsed = parse_query(q)
+        answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
+        if parsed.empty:
+            answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
+            return answer
+        engine_query = self.engine_query(parsed)
+        ranked = []
+        if parsed.rule_number:
+            ranked, answer["rule_jump"] = self._ranker.rule_jump(parsed)
+        if not ranked:
+            ranked = self._ranker.ranked(parsed, engine_query)
+            suggestion = self._spelling.did_you_mean(parsed.text)
+            if suggestion:
+                answer["did_you_mean"] = suggestion
+                if not ranked:
+                    corrected = parse_query(suggestion)
+                    engine_query = self.engine_query(corrected)
+                    ranked = self._ranker.ranked(corrected, engine_query)
+        groups = self._grouping.collapse(ranked)
+        answer["total"] = len(groups)
+        answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
+        answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        return answer

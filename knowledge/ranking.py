@@ -1,0 +1,126 @@
+"""Ranking: the engine's candidates scored by kind, plus bonuses for exact answers.
+
+An exact name, the keyword a rule defines, a heading that is (or holds) the query and the
+query's literal text each add a bonus from `Weights`; a keyword's heading rule is followed by
+its subrules. A rule number skips all of that: the rule, its subrules, then what cites it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from documents.records import Record
+from documents.references import rule_sort_key
+from search.engine import EngineQuery, SearchBackend
+from search.folding import fold_key
+from search.query import ParsedQuery
+
+from .catalogue import Catalogue
+from .display import record_title, record_url
+from .expansion import QueryExpander
+from .weights import Weights
+
+# The order of a rule-number answer: the rule, its subrules, then what cites it.
+JUMP_RULE, JUMP_SUBRULE, JUMP_REFERRER = 10.0, 5.0, 1.0
+# Subrules after their keyword's heading rule, in rule order.
+SUBRULE_STEP = 0.001
+
+Ranked = list[tuple[Record, float]]
+
+
+def passes(record: Record, filters: dict[str, str]) -> bool:
+    """Whether a record meets every filter of the query (`kind:`, `source:`, `edition:`, `lang:`)."""
+    for name, value in filters.items():
+        if name == "lang":
+            if value not in record.languages():
+                return False
+        elif str(getattr(record, name) or "").lower() != value:
+            return False
+    return True
+
+
+class Ranker:
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights):
+        self.engine = engine
+        self.catalogue = catalogue
+        self.expander = expander
+        self.weights = weights
+
+    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
+        weights, catalogue, records = self.weights, self.catalogue, self.catalogue.records
+        scores: dict[str, float] = {}
+        for record_id, score in self.engine.search(engine_query, weights.candidates):
+            record = records.get(record_id)
+            if record:
+                scores[record_id] = score * weights.kind[record.kind]
+        top = max(scores.values(), default=1.0)
+        scores = {record_id: score / top for record_id, score in scores.items()}
+        text = parsed.terms_text()
+        key = fold_key(text)
+        if key and not parsed.phrases:
+            heads = self._heads(text)
+            for record_id, bonus in self._bonuses(text, key, heads, scores).items():
+                if passes(records[record_id], parsed.filters):
+                    scores[record_id] = scores.get(record_id, 0.0) + bonus
+            # A keyword's heading rule is followed by its subrules, in rule order.
+            for head_id in heads:
+                if head_id in scores:
+                    head = records[head_id]
+                    for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
+                        if passes(child, parsed.filters):
+                            scores[child.id] = scores[head_id] - SUBRULE_STEP * i
+        ranked = [(records[i], s) for i, s in scores.items()]
+        if parsed.phrases:
+            # Phrases match in the folded text: script, case, width, spacing and punctuation
+            # do not matter (a phrase that crossed a line wrap in the source still matches).
+            needles = [fold_key(p) for p in parsed.phrases]
+            ranked = [(r, s) for r, s in ranked if all(n in catalogue.folded(r.id) for n in needles)]
+        ranked.sort(key=lambda rs: (-rs[1], rule_sort_key(rs[0].number or ""), rs[0].id))
+        return ranked
+
+    def _heads(self, text: str) -> list[str]:
+        """The heading rules of the keywords the query names."""
+        return [head_id for keyword in self.expander.keywords(text)
+                for head_id in self.catalogue.keyword_heads.get(keyword, [])]
+
+    def _bonuses(self, text: str, key: str, heads: list[str], scores: dict[str, float]) -> dict[str, float]:
+        """Each record's bonus for answering the query exactly: the best of name, keyword and
+        heading, plus the literal-text bonus for candidates holding the query as written."""
+        weights, catalogue = self.weights, self.catalogue
+        bonuses: dict[str, float] = defaultdict(float)
+        for record_id in catalogue.names.get(key, []):
+            if catalogue.records[record_id].kind != "term":
+                bonuses[record_id] = max(bonuses[record_id], weights.name)
+        for record_id, weight in self.expander.defining_rules(text):
+            bonuses[record_id] = max(bonuses[record_id], weights.keyword * weight)
+        for head_id in heads:
+            bonuses[head_id] = max(bonuses[head_id], weights.keyword)
+        for record_id in catalogue.titles.get(key, []):
+            bonuses[record_id] = max(bonuses[record_id], weights.keyword)
+        for title_key in catalogue.titles_containing(key) if len(key) >= 2 else []:
+            if title_key != key:
+                for record_id in catalogue.titles[title_key]:
+                    bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
+        if len(key) >= 2:
+            for record_id in scores:
+                if key in catalogue.folded(record_id):
+                    bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
+        return bonuses
+
+    def rule_jump(self, parsed: ParsedQuery) -> tuple[Ranked, dict | None]:
+        """A rule number: that rule first, then its subrules, then what quotes it; with the
+        answer's `rule_jump` (None when no edition has the number under the filters)."""
+        number = parsed.rule_number
+        records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
+                   if passes(r, parsed.filters)]
+        if not records:
+            return [], None
+        head = records[0]
+        jump = {"number": number, "edition": head.edition, "id": head.id,
+                "title": record_title(head), "url": record_url(head)}
+        ranked = [(r, JUMP_RULE) for r in records]
+        ranked += [(c, JUMP_SUBRULE) for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
+        seen = {r.id for r, _ in ranked}
+        for r in self.catalogue.referencing(number, head.edition):
+            if r.id not in seen and passes(r, parsed.filters):
+                ranked.append((r, JUMP_REFERRER))
+        return ranked, jump

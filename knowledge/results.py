@@ -1,0 +1,54 @@
+"""A search result as the API returns it: the record's fields in the reader's script, its
+snippet, its address and the same rule in other editions."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from documents.records import Record
+from search.engine import EngineQuery
+
+from .catalogue import Catalogue
+from .display import display_title, names_in_all_scripts, plain_text, record_url
+from .snippets import Snippets
+
+_RECORD_FIELDS = ("id", "kind", "rule", "edition", "title", "names", "text")
+
+
+class Results:
+    def __init__(self, catalogue: Catalogue, sources: dict[str, dict], snippets: Snippets):
+        self.catalogue = catalogue
+        self.sources = sources
+        self.snippets = snippets
+        # The fields that depend on the record and the script only, remembered: the same
+        # records answer many queries (answers are shared: read only).
+        self._fields = lru_cache(maxsize=8192)(self._describe)
+
+    def result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
+        record = group[0]
+        snippet, snippet_lang = self.snippets.snippet(record, engine_query, script)
+        fields = self._fields(record.id, script)
+        return {
+            **{key: fields[key] for key in _RECORD_FIELDS},
+            "snippet": snippet,
+            "snippet_lang": snippet_lang,
+            "source": fields["source"],
+            "url": record_url(record),
+            "other_editions": [
+                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
+                for r in group[1:]
+            ],
+        }
+
+    def _describe(self, record_id: str, script: str | None) -> dict:
+        record = self.catalogue.records[record_id]
+        source = self.sources.get(record.source, {})
+        return {
+            "id": record.id,
+            "kind": record.kind,
+            "rule": record.number,
+            "edition": record.edition,
+            "title": display_title(record, script),
+            "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
+            "text": plain_text(record, script),
+            "source": {"id": record.source, "title": source.get("title", record.source)},
+        }

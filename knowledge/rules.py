@@ -1,0 +1,44 @@
+"""A rule page: one rule number in one edition, with everything around it."""
+from __future__ import annotations
+
+from documents.records import Record
+
+from . import editions
+from .catalogue import Catalogue
+
+
+def merge_texts(records: list[Record]) -> dict[str, str]:
+    """One rule's text in every language any of its records gives (the rules file's English
+    beside a FAQ's Chinese)."""
+    merged: dict[str, str] = {}
+    for record in records:
+        for lang, text in record.text.items():
+            merged.setdefault(lang, text)
+    return merged
+
+
+def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> dict | None:
+    """Everything a rule page shows, or None when no edition has the number."""
+    records = catalogue.rule_records(number, edition)
+    if not records:
+        return None
+    primary = records[0]
+    edition = primary.edition
+    children: list[Record] = []
+    for child in catalogue.children(number, edition):  # the rules file's record first per number
+        if not children or children[-1].number != child.number:
+            children.append(child)
+    parent = catalogue.rule_records(primary.parent, edition)[:1] if primary.parent else []
+    all_records = list(catalogue.records.values())
+    return {
+        "number": number,
+        "edition": edition,
+        "record": primary,
+        "quotes": records[1:],
+        "merged_text": merge_texts(records),
+        "parent": parent[0] if parent else None,
+        "children": children,
+        "editions": editions.editions_of(all_records, number),
+        "keyword_numbers": editions.keyword_numbers(all_records, primary.keyword) if primary.keyword else {},
+        "history": editions.rule_history(all_records, number, edition),
+    }

@@ -1,0 +1,74 @@
+"""Snippets: a result's text with the query's words marked, in the reader's script.
+
+The snippet comes from the language that matched (Chinese first for a Chinese query) and is
+highlighted after conversion to the reader's script (the conversion keeps every offset). Only
+a window around the first place a query word occurs is marked, so a card with many rulings
+costs no more than a short rule.
+"""
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+
+from documents.chinese import HAN_RUN, to_hans
+from documents.records import Record
+from search.engine import EngineQuery, SearchBackend
+
+from .catalogue import Catalogue
+from .display import display, language_blocks, plain_text, shown_lang
+
+WINDOW = 300
+# Characters of text kept before the first query word, so the word is seen in its sentence.
+LEAD = 100
+# A snippet with no marked word: the text's start, this long.
+UNMARKED = 200
+
+
+def needles(texts: list[str]) -> list[str]:
+    """Strings to look for when placing a snippet: each query word (Simplified, lower case) and,
+    for long Latin words, their first five letters, which survive stemming (kicker, kicked)."""
+    out = []
+    for text in texts:
+        for word in to_hans(text).lower().split():
+            out.append(word)
+            if len(word) > 5 and word.isascii():
+                out.append(word[:5])
+    return out
+
+
+def window(text: str, needles: list[str]) -> str:
+    """The part of a long text around the first occurrence of a needle (its start if none)."""
+    if len(text) <= WINDOW:
+        return text
+    folded = to_hans(text).lower()
+    if len(folded) != len(text):  # a rare letter whose lower case is longer: search as written
+        folded = text
+    found = [pos for pos in (folded.find(n) for n in needles) if pos >= 0]
+    start = max(0, min(found) - LEAD) if found else 0
+    return text[start:start + WINDOW]
+
+
+class Snippets:
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue):
+        self.engine = engine
+        self.catalogue = catalogue
+        # Remembered per record, script and query: the same records answer a repeated query.
+        self._snippets = lru_cache(maxsize=8192)(self._snippet)
+
+    def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
+        """Escaped HTML with the matched words marked, and the language it is shown in."""
+        return self._snippets(record.id, script, tuple(engine_query.terms), tuple(engine_query.phrases))
+
+    def _snippet(self, record_id: str, script: str | None, terms: tuple, phrases: tuple) -> tuple[str, str]:
+        record = self.catalogue.records[record_id]
+        engine_query = EngineQuery(terms=list(terms), phrases=list(phrases))
+        prefer_zh = bool(terms and HAN_RUN.search(terms[0][0]))
+        words = needles([t for t, _ in terms] + list(phrases))
+        blocks = sorted(language_blocks(record), key=lambda block: (block[0].startswith("zh") != prefer_zh, block[0]))
+        for lang, block in blocks:
+            marked = self.engine.highlight(window(display(block, lang, script), words), engine_query)
+            if marked:
+                return marked, shown_lang(lang, script)
+        lang = blocks[0][0] if blocks else "en"
+        first = plain_text(record, script)
+        return html.escape(first[:UNMARKED] + ("…" if len(first) > UNMARKED else "")), shown_lang(lang, script)

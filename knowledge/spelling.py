@@ -1,0 +1,63 @@
+"""Did-you-mean: a Latin word of the query that no record holds, corrected to a known one.
+
+Known words are the Latin words of every name, title and alias and of the glossary. Only
+known words sharing a trigram with the typed word are compared with it, which keeps a
+correction fast however large the vocabulary grows.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections import defaultdict
+from functools import lru_cache
+from typing import Iterable
+
+from documents.glossary import Glossary
+from documents.records import Record
+from search.engine import SearchBackend
+
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
+CUTOFF = 0.75
+
+
+def trigrams(word: str) -> set[str]:
+    """The three-letter pieces of a word marked at both ends (^persist$: ^pe, per, …, st$)."""
+    marked = f"^{word}$"
+    return {marked[i:i + 3] for i in range(len(marked) - 2)}
+
+
+class Spelling:
+    def __init__(self, engine: SearchBackend, records: Iterable[Record], glossary: Glossary):
+        self.engine = engine
+        self.vocabulary: set[str] = set()
+        for r in records:
+            for value in [*r.names.values(), *r.title.values(), *r.aliases]:
+                self.vocabulary.update(w.lower() for w in LATIN_WORD.findall(value))
+        for entry in glossary.entries:
+            for form in entry.forms():
+                self.vocabulary.update(w.lower() for w in LATIN_WORD.findall(form))
+        self._words_by_trigram: dict[str, list[str]] = defaultdict(list)
+        for word in self.vocabulary:
+            for gram in trigrams(word):
+                self._words_by_trigram[gram].append(word)
+        # Remembered per word for this build.
+        self._corrections = lru_cache(maxsize=4096)(self._correction)
+
+    def did_you_mean(self, text: str) -> str | None:
+        """The query corrected, or None when every Latin word of it is known."""
+        changed = False
+        for word in set(LATIN_WORD.findall(text)):
+            close = self._corrections(word.lower())
+            if close:
+                fixed = close.capitalize() if word[0].isupper() else close
+                text = re.sub(rf"\b{re.escape(word)}\b", fixed, text)
+                changed = True
+        return text if changed else None
+
+    def _correction(self, word: str) -> str | None:
+        """The known word closest to a lower-case word that no record holds, or None."""
+        if word in self.vocabulary or all(known for _, known in self.engine.known_words(word)):
+            return None
+        candidates = {known for gram in trigrams(word) for known in self._words_by_trigram.get(gram, ())}
+        close = difflib.get_close_matches(word, candidates, n=1, cutoff=CUTOFF)
+        return close[0] if close else None

@@ -1,0 +1,62 @@
+"""Suggestions as a reader types: names, keyword titles and rule numbers starting with it.
+
+Names and titles are kept folded (script, case, width) in one list, shortest first, so a
+prefix in any script finds them; rule numbers come from the catalogue.
+"""
+from __future__ import annotations
+
+import re
+
+from documents.references import rule_sort_key
+from search.folding import fold_key
+from search.query import MAX_LIMIT, QueryError
+
+from .catalogue import NAMED_KINDS, Catalogue
+from .display import display, display_title, record_url
+
+MAX_CHARS = 100
+_NUMBER_PREFIX = re.compile(r"\d{1,3}(\.\d*[a-z]?)?")
+
+
+class Suggestions:
+    def __init__(self, catalogue: Catalogue):
+        self.catalogue = catalogue
+        # (folded text, text as written, kind, url)
+        entries: list[tuple[str, str, str, str]] = []
+        records = catalogue.records.values()
+        for r in records:
+            if r.kind in NAMED_KINDS:
+                entries.extend((fold_key(name), name, r.kind, record_url(r)) for name in [*r.names.values(), *r.aliases]
+                               if name)
+        seen = set()
+        for r in records:
+            if r.kind == "rule" and catalogue.is_keyword_head(r):
+                for title in r.title.values():
+                    if (fold_key(title), title) not in seen:
+                        seen.add((fold_key(title), title))
+                        entries.append((fold_key(title), title, "rule", f"/rules/{r.number}"))
+        entries.sort(key=lambda s: (len(s[0]), s[0]))
+        self._entries = entries
+
+    def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
+        """Names, titles and rule numbers that start with what was typed (any script), Chinese
+        shown in the reader's script when one is asked for."""
+        if len(q) > MAX_CHARS or not 1 <= limit <= MAX_LIMIT:
+            raise QueryError(f"suggest takes at most {MAX_CHARS} characters and a limit of 1 to {MAX_LIMIT}")
+        key = fold_key(q)
+        if not key:
+            return []
+        number_prefix = q.strip().lower()
+        if _NUMBER_PREFIX.fullmatch(number_prefix):
+            numbers = sorted((n for n in self.catalogue.by_number if n.startswith(number_prefix)), key=rule_sort_key)
+            return [{"text": display_title(head, script), "kind": "rule", "url": record_url(head)}
+                    for head in (self.catalogue.rule_records(n)[0] for n in numbers[:limit])]
+        out, seen = [], set()
+        for folded, shown, kind, url in self._entries:
+            shown = display(shown, "zh_hans" if script == "hant" else "zh_hant", script)
+            if folded.startswith(key) and (shown, url) not in seen:
+                seen.add((shown, url))
+                out.append({"text": shown, "kind": kind, "url": url})
+                if len(out) >= limit:
+                    break
+        return out

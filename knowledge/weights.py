@@ -1,0 +1,33 @@
+"""The ranking's weights, in one typed place.
+
+A search score is the engine's BM25F score times the record kind's weight, normalised to the
+best candidate, plus bonuses for exact answers. A `Library` takes a `Weights`; a test builds
+one with a bonus set to 0 (`dataclasses.replace(Weights(), title=0)`) to see what it decides.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+
+def _kind_weights() -> Mapping[str, float]:
+    return MappingProxyType({"rule": 1.0, "card": 1.0, "planar_card": 1.0, "section": 0.85, "term": 0.15})
+
+
+@dataclass(frozen=True)
+class Weights:
+    # How much of the engine's score each kind keeps: a rule ranks above a passage that
+    # quotes it, and a glossary entry (a page of translations) below both.
+    kind: Mapping[str, float] = field(default_factory=_kind_weights)
+    # Added to the score for an exact answer to the query.
+    name: float = 3.0          # the query is a card's or plane's name
+    keyword: float = 2.5       # the query is the keyword this rule defines (its heading)
+    literal: float = 0.3       # the query occurs as written (script and case folded) in the text
+    title: float = 0.9         # the query is in a heading (scaled by how much of the heading it is)
+    # Other forms of a glossary term, relative to the literal query (half for a variant form).
+    expansion: float = 0.5
+    # The keyword bonus's share for a defining rule when the query is only a variant form.
+    variant_definition: float = 0.15
+    # How many of the engine's best documents the bonuses are applied to.
+    candidates: int = 200

@@ -1,0 +1,91 @@
+"""The packages import one way, down the pipeline, and no modules import each other.
+
+documents (reading documents into records) <- search (analysis, engine, build) <- knowledge
+(the service over one build) <- webapp (pages, JSON, the command line) <- indexer (the build
+command). A newcomer can follow a query by reading folder names only if no package reaches
+back up; imports inside functions count too.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYERS = ("documents", "search", "knowledge", "webapp", "indexer")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(name: str, is_package: bool, source: str) -> set[str]:
+    """First-party modules the module `name` imports, at the top or inside a function."""
+    package = name if is_package else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module
+            found.add(module)
+            # `from package import module` imports that module.
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return {m for m in found if m.split(".")[0] in LAYERS}
+
+
+def _graph() -> dict[str, set[str]]:
+    files = [p for layer in LAYERS for p in (ROOT / layer).rglob("*.py")]
+    modules = {_module_name(p): p for p in files}
+    graph = {}
+    for name, path in modules.items():
+        # Only edges to real modules: `from documents.records import Record` names a class.
+        imported = _imports(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
+        graph[name] = {m for m in imported if m in modules and m != name}
+    return graph
+
+
+GRAPH = _graph()
+
+
+def test_every_layer_has_modules():
+    assert {name.split(".")[0] for name in GRAPH} == set(LAYERS)
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_point_down_the_pipeline(module):
+    layer = LAYERS.index(module.split(".")[0])
+    upward = sorted(m for m in GRAPH[module] if LAYERS.index(m.split(".")[0]) > layer)
+    assert upward == [], f"{module} imports from a later stage: {upward}"
+
+
+def test_no_import_cycles():
+    """No module reaches itself through imports (a package's __init__ excepted when its
+    submodules import names it defines, as the parsers do)."""
+    def reaches(start: str) -> list[str] | None:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, path = stack.pop()
+            for nxt in GRAPH.get(node, ()):
+                if nxt == start:
+                    return path + [nxt]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, path + [nxt]))
+        return None
+
+    cycles = [cycle for module in sorted(GRAPH) if (cycle := reaches(module))]
+    assert cycles == []
+
+
+def test_the_checker_sees_relative_and_function_level_imports():
+    source = "from ..records import Record\n\ndef f():\n    from webapp import present\n"
+    assert _imports("documents.parsers.article", False, source) >= {"documents.records", "webapp.present"}

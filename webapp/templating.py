@@ -1,0 +1,43 @@
+"""What every template sees: the reader's script, interface labels, and the filters that
+tag languages and link rule numbers in text."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Flask, request
+from markupsafe import Markup
+
+from knowledge.display import display
+
+from .linkify import LibraryResolver, link_plain_text
+from .present import KIND_ORDER, LABELS, LANG_TAGS, SCRIPT_LABELS, label, text_language
+from .respond import library, reader_script
+
+
+def install(app: Flask) -> None:
+    @app.context_processor
+    def page_context():
+        script = reader_script()
+
+        def script_url(value: str) -> str:
+            args = {**request.args.to_dict(), "script": value}
+            return f"{request.path}?{urlencode(args)}"
+
+        return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
+                "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
+                "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
+                              for key in (*KIND_ORDER, *SCRIPT_LABELS)}}
+
+    @app.template_filter("text_lang")
+    def text_lang(text: str | None) -> str:
+        """The lang tag of a short mixed text (a title, a snippet) as shown to this reader."""
+        return LANG_TAGS[text_language(text or "", reader_script())]
+
+    @app.template_filter("lang_tag")
+    def lang_tag(lang: str | None) -> str:
+        return LANG_TAGS.get(lang or "", "")
+
+    @app.template_filter("linked")
+    def linked(text: str, edition: str | None = None) -> Markup:
+        """Plain text as HTML with its rule references linked (to `edition` where it has them)."""
+        return Markup(link_plain_text(text, LibraryResolver(library(), edition=edition)))
