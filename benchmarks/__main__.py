@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from documents.ingest import DEFAULT_CORPUS
-from search.build import build
+from indexer.documents.ingest import DEFAULT_CORPUS
+from indexer.search.build import build
 
 from . import coldstart, growth, http_load, peers, profile_app
 from .measure import machine

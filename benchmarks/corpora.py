@@ -1,7 +1,7 @@
 """The corpora the benchmarks index: the bundled corpus, the corpus with the real
 Comprehensive Rules files, and synthetic corpora made by replicating the corpus's records.
 
-Every index is built by `search.build.build_records`, the code the service's build runs
+Every index is built by `indexer.search.build.build_records`, the code the service's build runs
 after ingestion, so a figure here is the figure of the real build (writing records, user
 dictionary, engine files, switching `CURRENT`), also for records that did not come from
 documents (the synthetic corpora, or records ingested once and indexed by several engines).
@@ -13,9 +13,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from documents.ingest import DEFAULT_CORPUS, GLOSSARY_SOURCE, IngestResult, ingest
-from search import build as build_module
-from search.build import BuildOutcome
+from indexer.documents.ingest import DEFAULT_CORPUS, GLOSSARY_SOURCE, IngestResult, ingest
+from indexer.search import build as build_module
+from indexer.search.build import BuildOutcome
 
 from .measure import stopwatch
 

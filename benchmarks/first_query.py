@@ -12,7 +12,7 @@ from pathlib import Path
 
 started = time.perf_counter()
 
-from knowledge.live import LiveLibrary  # noqa: E402  (the import is part of what is timed)
+from indexer.knowledge.live import LiveLibrary  # noqa: E402  (the import is part of what is timed)
 
 
 def peak_memory_mb() -> float:

@@ -14,8 +14,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from documents.ingest import DEFAULT_CORPUS
-from knowledge.live import LiveLibrary
+from indexer.documents.ingest import DEFAULT_CORPUS
+from indexer.knowledge.live import LiveLibrary
 
 from . import coldstart, corpora
 from .measure import (LATENCY_HEADERS, SHARED_CR, folder_bytes, judged, judged_queries, latency_cells, megabytes,

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
-from knowledge.library import Library
-from search import analysis
-from search.build import build, current_folder
+from indexer.knowledge.library import Library
+from indexer.search import analysis
+from indexer.search.build import build, current_folder
 
 from .measure import ROOT, percentile
 from .server import HOST, Server, free_port

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from flask import Flask, jsonify, request
 
-from knowledge.live import LiveLibrary
-from search import analysis
-from search.query import parse_query
+from indexer.knowledge.live import LiveLibrary
+from indexer.search import analysis
+from indexer.search.query import parse_query
 
 analysis.warm_up()
 app = Flask(__name__)

@@ -1,7 +1,7 @@
 """This engine against peer engines: the same records, the same judged queries, one run.
 
 Peers, each in a good-faith default configuration over the same fields of every record
-(`search.schema.document`: names, title, body):
+(`indexer.search.schema.document`: names, title, body):
 
 * naive Whoosh: jieba's `ChineseAnalyzer` on every field, the query through Whoosh's plain
   `MultifieldParser` (its default: all words required);
@@ -35,12 +35,12 @@ from whoosh import index as whoosh_index
 from whoosh.fields import ID, TEXT, Schema
 from whoosh.qparser import MultifieldParser
 
-from documents.ingest import IngestResult
-from documents.records import Record
-from knowledge.display import names_in_all_scripts, plain_text, record_title
-from knowledge.library import Library
-from search.build import current_folder
-from search.schema import FIELD_WEIGHTS, document
+from indexer.documents.ingest import IngestResult
+from indexer.documents.records import Record
+from indexer.knowledge.display import names_in_all_scripts, plain_text, record_title
+from indexer.knowledge.library import Library
+from indexer.search.build import current_folder
+from indexer.search.schema import FIELD_WEIGHTS, document
 
 from . import measure
 from .corpora import build_records, ingest_paths

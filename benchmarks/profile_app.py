@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from search import analysis
+from indexer.search import analysis
 from webapp import create_app
 
 from .measure import judged_queries, table
@@ -18,11 +18,11 @@ from .measure import judged_queries, table
 # (label, file suffix, function name): cumulative time of each, as a share of all requests.
 PARTS = [
     ("the search view (everything /api/search runs past Flask's dispatch)", "webapp/views/search.py", "search"),
-    ("  Library.search (all of the library's work)", "knowledge/library.py", "search"),
-    ("    engine search (summing the query terms' scored postings)", "search/whoosh_engine.py", "search"),
-    ("    snippets (marking the query's words)", "knowledge/snippets.py", "snippet"),
-    ("    did-you-mean (Latin words not in the index)", "knowledge/spelling.py", "did_you_mean"),
-    ("    result records (text in all languages, titles)", "knowledge/display.py", "plain_text"),
+    ("  Library.search (all of the library's work)", "indexer/knowledge/library.py", "search"),
+    ("    engine search (summing the query terms' scored postings)", "indexer/search/whoosh_engine.py", "search"),
+    ("    snippets (marking the query's words)", "indexer/knowledge/snippets.py", "snippet"),
+    ("    did-you-mean (Latin words not in the index)", "indexer/knowledge/spelling.py", "did_you_mean"),
+    ("    result records (text in all languages, titles)", "indexer/knowledge/display.py", "plain_text"),
     ("  present.group_results (page grouping, also run for JSON)", "webapp/present.py", "group_results"),
     ("  JSON encoding of the answer", "flask/json/provider.py", "response"),
 ]

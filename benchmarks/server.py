@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from search.build import current_folder
+from indexer.search.build import current_folder
 
 from .measure import ROOT
 

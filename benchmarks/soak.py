@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from documents.ingest import DEFAULT_CORPUS
+from indexer.documents.ingest import DEFAULT_CORPUS
 
 from . import live_rebuild
 from .measure import machine, table

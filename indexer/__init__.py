@@ -1,6 +1,10 @@
-"""`python -m indexer ingest|build`: reading documents into records and building the index.
+"""The pipeline from documents to answers, one subpackage per stage, importing only downwards:
 
-The pipeline itself lives in its packages: `documents` (sources, parsers and the rules-file
-reader turn documents into records), `search` (analysis, the engine and the build) and
-`knowledge` (the service that answers questions about a build).
+- `indexer.documents`: sources, one parser per document family and the rules-file reader
+  turn documents into records;
+- `indexer.search`: script folding, analysis, the schema, the engine and the index build;
+- `indexer.knowledge`: the service that answers questions about one build.
+
+`python -m indexer ingest|build` runs the first two stages; the web app (`webapp`) sits on the
+third.
 """

@@ -10,8 +10,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
-from search.build import DEFAULT_INDEX_ROOT, BuildError, build
+from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
+from indexer.search.build import DEFAULT_INDEX_ROOT, BuildError, build
 
 
 def _print_summaries(result) -> None:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from documents.ingest import DEFAULT_CORPUS, ROOT
-from documents.parsers import parser_for
-from knowledge.library import Library
-from search.build import build, current_folder
+from indexer.documents.ingest import DEFAULT_CORPUS, ROOT
+from indexer.documents.parsers import parser_for
+from indexer.knowledge.library import Library
+from indexer.search.build import build, current_folder
 from webapp import create_app
 
 from corpus_support import copy_corpus, corpus_source

@@ -6,8 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
-from documents.corpus import METADATA, Source, load_sources
-from documents.ingest import DEFAULT_CORPUS
+from indexer.documents.corpus import METADATA, Source, load_sources
+from indexer.documents.ingest import DEFAULT_CORPUS
 
 
 def corpus_source(source_id: str) -> Source:

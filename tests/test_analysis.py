@@ -11,13 +11,13 @@ from whoosh import fields, highlight
 from whoosh.filedb.filestore import RamStorage
 from whoosh.qparser import QueryParser
 
-from search import analysis
-from search.analysis import (
+from indexer.search import analysis
+from indexer.search.analysis import (
     UserDictionaryError, bigram_analyzer, load_user_dictionary, marking_analyzer, set_user_words,
     text_analyzer, user_words, write_user_dictionary,
 )
-from documents.chinese import to_hans
-from documents.glossary import Glossary
+from indexer.documents.chinese import to_hans
+from indexer.documents.glossary import Glossary
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"

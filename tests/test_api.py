@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from search.build import current_folder
+from indexer.search.build import current_folder
 
 RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "snippet", "snippet_lang", "source", "url",
                  "other_editions"]

@@ -1,8 +1,8 @@
 """The packages import one way, down the pipeline, and no modules import each other.
 
-documents (reading documents into records) <- search (analysis, engine, build) <- knowledge
-(the service over one build) <- webapp (pages, JSON, the command line) <- indexer (the build
-command). A newcomer can follow a query by reading folder names only if no package reaches
+indexer.documents (reading documents into records) <- indexer.search (analysis, engine,
+build) <- indexer.knowledge (the service over one build) <- webapp (pages, JSON, the command
+line) <- indexer (the build command, the package's own top-level modules). A newcomer can follow a query by reading folder names only if no package reaches
 back up; imports inside functions count too.
 """
 from __future__ import annotations
@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("documents", "search", "knowledge", "webapp", "indexer")
+LAYERS = ("indexer.documents", "indexer.search", "indexer.knowledge", "webapp", "indexer")
+PACKAGES = ("indexer", "webapp")
 
 
 def _module_name(path: Path) -> str:
@@ -39,15 +40,21 @@ def _imports(name: str, is_package: bool, source: str) -> set[str]:
             found.add(module)
             # `from package import module` imports that module.
             found.update(f"{module}.{alias.name}" for alias in node.names)
-    return {m for m in found if m.split(".")[0] in LAYERS}
+    return {m for m in found if m.split(".")[0] in PACKAGES}
+
+
+def layer_of(module: str) -> str:
+    """The most specific layer holding the module (`indexer.search.build` is in
+    `indexer.search`; `indexer.__main__` in `indexer`)."""
+    return max((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")), key=len)
 
 
 def _graph() -> dict[str, set[str]]:
-    files = [p for layer in LAYERS for p in (ROOT / layer).rglob("*.py")]
+    files = [p for package in PACKAGES for p in (ROOT / package).rglob("*.py")]
     modules = {_module_name(p): p for p in files}
     graph = {}
     for name, path in modules.items():
-        # Only edges to real modules: `from documents.records import Record` names a class.
+        # Only edges to real modules: `from indexer.documents.records import Record` names a class.
         imported = _imports(name, path.name == "__init__.py", path.read_text(encoding="utf-8"))
         graph[name] = {m for m in imported if m in modules and m != name}
     return graph
@@ -57,13 +64,13 @@ GRAPH = _graph()
 
 
 def test_every_layer_has_modules():
-    assert {name.split(".")[0] for name in GRAPH} == set(LAYERS)
+    assert {layer_of(name) for name in GRAPH} == set(LAYERS)
 
 
 @pytest.mark.parametrize("module", sorted(GRAPH))
 def test_imports_point_down_the_pipeline(module):
-    layer = LAYERS.index(module.split(".")[0])
-    upward = sorted(m for m in GRAPH[module] if LAYERS.index(m.split(".")[0]) > layer)
+    layer = LAYERS.index(layer_of(module))
+    upward = sorted(m for m in GRAPH[module] if LAYERS.index(layer_of(m)) > layer)
     assert upward == [], f"{module} imports from a later stage: {upward}"
 
 
@@ -88,4 +95,5 @@ def test_no_import_cycles():
 
 def test_the_checker_sees_relative_and_function_level_imports():
     source = "from ..records import Record\n\ndef f():\n    from webapp import present\n"
-    assert _imports("documents.parsers.article", False, source) >= {"documents.records", "webapp.present"}
+    assert _imports("indexer.documents.parsers.article", False, source) >= {
+        "indexer.documents.records", "webapp.present"}

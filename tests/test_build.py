@@ -1,8 +1,8 @@
 """Index builds: only when the corpus changed, switched atomically, never replaced by a failed build."""
 import pytest
 
-from knowledge.library import Library
-from search.build import BuildError, build, current_folder, current_meta
+from indexer.knowledge.library import Library
+from indexer.search.build import BuildError, build, current_folder, current_meta
 from test_ingest import corpus_copy
 
 
@@ -45,8 +45,8 @@ def test_the_index_keeps_the_user_dictionary_it_was_built_with(tmp_path):
 
 
 def test_missing_index_is_a_clear_error(tmp_path):
-    from search.engine import IndexUnavailable
-    from knowledge.live import LiveLibrary
+    from indexer.search.engine import IndexUnavailable
+    from indexer.knowledge.live import LiveLibrary
 
     with pytest.raises(IndexUnavailable, match="no index built yet"):
         LiveLibrary(tmp_path / "nothing").get()

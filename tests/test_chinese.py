@@ -9,8 +9,8 @@ from pathlib import Path
 import opencc
 import pytest
 
-from documents import chinese
-from documents.chinese import convert_same_length, to_hans, to_hant
+from indexer.documents import chinese
+from indexer.documents.chinese import convert_same_length, to_hans, to_hant
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"

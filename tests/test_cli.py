@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from documents.ingest import ROOT
+from indexer.documents.ingest import ROOT
 from webapp.cli import width, wrap
 
 COLUMNS = {"COLUMNS": "100"}

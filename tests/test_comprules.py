@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from documents.comprules import is_rules_file, read_rules_files
+from indexer.documents.comprules import is_rules_file, read_rules_files
 
 CR = Path(__file__).parents[1].parent / "shared" / "cr"
 pytestmark = pytest.mark.skipif(not CR.is_dir(), reason=f"{CR} (real rules files) is not present")

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from documents.comprules import read_rules_files
-from documents.records import Record
-from knowledge.editions import by_edition, editions_of, keyword_numbers, rule_history, tokens, word_diff
+from indexer.documents.comprules import read_rules_files
+from indexer.documents.records import Record
+from indexer.knowledge.editions import by_edition, editions_of, keyword_numbers, rule_history, tokens, word_diff
 
 CR = Path(__file__).parents[1].parent / "shared" / "cr"
 needs_cr = pytest.mark.skipif(not CR.is_dir(), reason=f"{CR} (real rules files) is not present")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from search.query import parse_query
-from search.whoosh_engine import _ScoredPostings
+from indexer.search.query import parse_query
+from indexer.search.whoosh_engine import _ScoredPostings
 
 import judged
 

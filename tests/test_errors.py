@@ -7,7 +7,7 @@ import re
 import pytest
 from markupsafe import escape
 
-from knowledge.library import Library
+from indexer.knowledge.library import Library
 
 JSON = {"Accept": "application/json"}
 # Routes that need no index: they still answer when none is built.

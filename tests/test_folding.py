@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from documents.records import Record
-from search.folding import FILE, FoldedTexts, fold_key, fold_record, write
+from indexer.documents.records import Record
+from indexer.search.folding import FILE, FoldedTexts, fold_key, fold_record, write
 
 
 @pytest.mark.parametrize("text, key", [

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from documents.chinese import HAN_RUN, to_hans
-from documents.corpus import load_sources
-from documents.glossary import COLUMNS, Glossary, GlossaryError, RuleRef, form_key
+from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.documents.corpus import load_sources
+from indexer.documents.glossary import COLUMNS, Glossary, GlossaryError, RuleRef, form_key
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"

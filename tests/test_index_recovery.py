@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from knowledge.library import Library
-from knowledge.live import LiveLibrary
-from search import analysis
-from search.build import CURRENT, build, current_folder
-from search.engine import IndexUnavailable
+from indexer.knowledge.library import Library
+from indexer.knowledge.live import LiveLibrary
+from indexer.search import analysis
+from indexer.search.build import CURRENT, build, current_folder
+from indexer.search.engine import IndexUnavailable
 from judged import load as judged_rows
 from webapp import create_app
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from corpus_support import copy_corpus
-from documents.corpus import CorpusError, load_sources
-from documents.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
+from indexer.documents.corpus import CorpusError, load_sources
+from indexer.documents.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = {  # records per document and kind, as read from the documents
@@ -62,7 +62,7 @@ def test_chinese_titled_rules_get_their_english_keyword():
 
 
 def test_every_reference_is_a_rule_number_and_ranges_are_kept():
-    from documents.references import is_rule_number
+    from indexer.documents.references import is_rule_number
 
     records = ingest([DEFAULT_CORPUS]).records
     refs = [ref for r in records for ref in r.references]
@@ -165,7 +165,7 @@ def test_unknown_paths_and_files_of_no_family_are_errors(tmp_path):
 def test_displayed_text_is_clean_in_every_record():
     """No English word mixes scripts, no Chinese sentence is broken by a line break, no invisible
     or control character and no full-width rule number is left, in any text of any record."""
-    from documents.textclean import mixed_script_words
+    from indexer.documents.textclean import mixed_script_words
 
     # a sentence goes on after a comma, and punctuation never starts a line: a break there is a wrap
     broken = re.compile(r"[，、；「（]\n|\n[，。、；」）]")

@@ -2,7 +2,7 @@
 phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
-from search.query import QueryError, parse_query
+from indexer.search.query import QueryError, parse_query
 
 
 def first(library, q, **kw):

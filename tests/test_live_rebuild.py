@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks import live_rebuild
 from benchmarks.live_rebuild import BROKEN_FILE
-from documents.ingest import DEFAULT_CORPUS
+from indexer.documents.ingest import DEFAULT_CORPUS
 
 CLIENTS = 4
 SECONDS = 10

@@ -6,9 +6,9 @@ import pytest
 
 from corpus_support import corpus_source
 
-from documents.parsers import ParseError, position
-from documents.parsers.article import parse
-from documents.textclean import mixed_script_words
+from indexer.documents.parsers import ParseError, position
+from indexer.documents.parsers.article import parse
+from indexer.documents.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "planechase-article-bg"

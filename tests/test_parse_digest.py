@@ -7,10 +7,10 @@ import pytest
 
 from corpus_support import corpus_source
 
-from documents.parsers import ParseError, position
-from documents.parsers.keyword_digest import parse, split_languages
-from documents.references import is_rule_number
-from documents.textclean import mixed_script_words
+from indexer.documents.parsers import ParseError, position
+from indexer.documents.parsers.keyword_digest import parse, split_languages
+from indexer.documents.references import is_rule_number
+from indexer.documents.textclean import mixed_script_words
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "keyword-digest"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from documents.parsers import ParseError, parser_for, position, shadowmoor_faq
-from documents.parsers.shadowmoor_faq import COLOUR_HEADINGS
-from documents.references import is_rule_number
+from indexer.documents.parsers import ParseError, parser_for, position, shadowmoor_faq
+from indexer.documents.parsers.shadowmoor_faq import COLOUR_HEADINGS
+from indexer.documents.references import is_rule_number
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "shadowmoor-faq"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from documents.parsers import ParseError, parser_for, position, set_faq
-from documents.references import is_rule_number
+from indexer.documents.parsers import ParseError, parser_for, position, set_faq
+from indexer.documents.references import is_rule_number
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "worldwake-faq"

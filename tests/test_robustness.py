@@ -22,7 +22,7 @@ from urllib.parse import quote_from_bytes, urlsplit
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from search.query import MAX_QUERY_CHARS, QueryError
+from indexer.search.query import MAX_QUERY_CHARS, QueryError
 from webapp.linkify import FORMATS
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}

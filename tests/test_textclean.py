@@ -2,7 +2,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from documents.textclean import (
+from indexer.documents.textclean import (
     clean,
     fix_conversion_errors,
     fold_homoglyphs,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from flask import Flask
 
-from knowledge.live import LiveLibrary
-from search.build import DEFAULT_INDEX_ROOT
+from indexer.knowledge.live import LiveLibrary
+from indexer.search.build import DEFAULT_INDEX_ROOT
 
 from . import respond, templating
 from .views import cards, errors, forum, meta, rules, search, sources, terms

@@ -22,13 +22,13 @@ from pathlib import Path
 import click
 from flask.cli import ScriptInfo
 
-from documents.references import parse_rule_number
-from knowledge.display import SCRIPTS, display
-from knowledge.library import Library
-from knowledge.live import LiveLibrary
-from search.build import DEFAULT_INDEX_ROOT
-from search.engine import IndexUnavailable
-from search.query import QueryError
+from indexer.documents.references import parse_rule_number
+from indexer.knowledge.display import SCRIPTS, display
+from indexer.knowledge.library import Library
+from indexer.knowledge.live import LiveLibrary
+from indexer.search.build import DEFAULT_INDEX_ROOT
+from indexer.search.engine import IndexUnavailable
+from indexer.search.query import QueryError
 
 from .present import LABELS, record_view, rule_view, term_view
 

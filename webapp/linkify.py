@@ -1,7 +1,7 @@
 """Rule references and [[card names]] in forum text, turned into links.
 
 Forum posts come as HTML, Markdown or BBCode. In each, a rule reference (702.30a, 規則901.9,
-rule 702.30, CR 702.82b, 601.2f至h: the grammar of `documents.references`) becomes a link to its
+rule 702.30, CR 702.82b, 601.2f至h: the grammar of `indexer.documents.references`) becomes a link to its
 rule page, and `[[name]]` (a card, plane or term in any language or script) a link to its
 page. Text that already means something else is left alone: URLs, code (fenced, inline,
 indented; [code]; <code>/<pre>) and existing links. A number that no edition has stays text
@@ -21,9 +21,9 @@ from functools import lru_cache
 from typing import Callable, Protocol
 from urllib.parse import quote, urlsplit
 
-from documents.references import find_references
-from knowledge.display import record_url
-from knowledge.library import Library
+from indexer.documents.references import find_references
+from indexer.knowledge.display import record_url
+from indexer.knowledge.library import Library
 
 FORMATS = ("html", "markdown", "bbcode")
 # Kinds a [[name]] may link to, the first that has the name winning.

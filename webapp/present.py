@@ -3,7 +3,7 @@
 Each function turns what the library returns into a JSON-ready dict. The same dict is the
 JSON twin of a page and what its template renders, and the terminal command prints it, so
 the three never disagree. Chinese text is shown in the reader's script through
-`knowledge.display.display` (English and Bulgarian pass through untouched); every text block
+`indexer.knowledge.display.display` (English and Bulgarian pass through untouched); every text block
 carries the language it is shown in, for the page's `lang` attributes.
 """
 from __future__ import annotations
@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from markupsafe import Markup
 
-from documents.chinese import HAN_RUN
-from documents.records import LANGS, Record, Reference
-from knowledge.display import chinese_of, display, display_title, names_in_all_scripts, record_url, shown_lang
-from knowledge.editions import word_diff
-from knowledge.library import Library
+from indexer.documents.chinese import HAN_RUN
+from indexer.documents.records import LANGS, Record, Reference
+from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, record_url, shown_lang
+from indexer.knowledge.editions import word_diff
+from indexer.knowledge.library import Library
 
 from .linkify import LibraryResolver
 

@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 from flask import Flask, abort, current_app, g, jsonify, make_response, redirect, render_template, request
 
-from knowledge.display import SCRIPTS
-from knowledge.library import Library
+from indexer.knowledge.display import SCRIPTS
+from indexer.knowledge.library import Library
 
 FORMATS = ("html", "json")
 SCRIPT_COOKIE = "script"

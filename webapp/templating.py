@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 from flask import Flask, request
 from markupsafe import Markup
 
-from knowledge.display import display
+from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
 from .present import KIND_ORDER, LABELS, LANG_TAGS, SCRIPT_LABELS, label, text_language

@@ -6,8 +6,8 @@ latter together with the current index's user dictionary, because a tokenizer bu
 those words would be built again when a worker opens the index. The index itself is opened
 lazily by each worker: open index files are not shared across a fork.
 """
-from search import analysis
-from search.build import current_folder
+from indexer.search import analysis
+from indexer.search.build import current_folder
 
 from . import create_app
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from flask import Blueprint, current_app, jsonify, make_response, render_template
 from werkzeug.exceptions import HTTPException
 
-from search.engine import IndexUnavailable
-from search.query import QueryError
+from indexer.search.engine import IndexUnavailable
+from indexer.search.query import QueryError
 
 from ..respond import wants_json
 

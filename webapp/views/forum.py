@@ -12,7 +12,7 @@ from pathlib import Path
 
 from flask import Blueprint, Response, abort, jsonify, render_template, request
 
-from documents.references import REFERENCE_PATTERN as REFERENCE
+from indexer.documents.references import REFERENCE_PATTERN as REFERENCE
 
 from ..linkify import FORMATS, URL_PATTERN, LibraryResolver, linkify
 from ..respond import library
@@ -47,7 +47,7 @@ def linkify_text():
 
 @lru_cache(maxsize=1)
 def embed_script() -> str:
-    """The embed script with the rule-reference grammar of `documents.references` and the
+    """The embed script with the rule-reference grammar of `indexer.documents.references` and the
     linker's address pattern written in, so the browser recognises exactly what the server
     does (JavaScript writes a named group `(?<name>` where Python writes `(?P<name>`)."""
     source = EMBED_SOURCE.read_text(encoding="utf-8")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, request
 
-from documents.references import parse_rule_number
+from indexer.documents.references import parse_rule_number
 
 from ..present import rule_view
 from ..respond import library, respond, view_script, without_json_suffix

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
-from search.query import MAX_LIMIT
+from indexer.search.query import MAX_LIMIT
 
 from ..present import group_results
 from ..respond import int_arg, library, respond, view_script

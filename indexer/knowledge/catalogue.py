@@ -10,9 +10,9 @@ import bisect
 import itertools
 from collections import defaultdict
 
-from documents.records import Record
-from documents.references import rule_sort_key
-from search.folding import FoldedTexts, fold_key
+from indexer.documents.records import Record
+from indexer.documents.references import rule_sort_key
+from indexer.search.folding import FoldedTexts, fold_key
 
 NAMED_KINDS = ("card", "planar_card", "term")
 
@@ -64,7 +64,7 @@ class Catalogue:
         return self.records.get(record_id)
 
     def folded(self, record_id: str) -> str:
-        """All of a record's texts in the form queries are compared in (`search.folding`)."""
+        """All of a record's texts in the form queries are compared in (`indexer.search.folding`)."""
         return self._folded_texts[self._positions[record_id]]
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from documents.records import Record
-from documents.references import rule_sort_key
-from search.engine import EngineQuery, SearchBackend
-from search.folding import fold_key
-from search.query import ParsedQuery
+from indexer.documents.records import Record
+from indexer.documents.references import rule_sort_key
+from indexer.search.engine import EngineQuery, SearchBackend
+from indexer.search.folding import fold_key
+from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
 from .display import record_title, record_url

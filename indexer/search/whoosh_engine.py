@@ -20,7 +20,7 @@ from whoosh import highlight, index
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
 
-from documents.records import Record
+from indexer.documents.records import Record
 
 from .analysis import marking_analyzer
 from .engine import EngineQuery, IndexUnavailable, SearchBackend

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from documents.chinese import HAN_RUN
-from documents.glossary import Entry, Glossary
-from search.engine import EngineQuery
-from search.folding import fold_key
-from search.query import ParsedQuery
+from indexer.documents.chinese import HAN_RUN
+from indexer.documents.glossary import Entry, Glossary
+from indexer.search.engine import EngineQuery
+from indexer.search.folding import fold_key
+from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
 from .weights import Weights

@@ -18,8 +18,8 @@ import unicodedata
 from pathlib import Path
 from typing import Iterable
 
-from documents.chinese import to_hans
-from documents.records import Record
+from indexer.documents.chinese import to_hans
+from indexer.documents.records import Record
 
 FILE = "folded.txt"
 _PUNCT = re.compile(r"[\W_]+")

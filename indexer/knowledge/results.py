@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from documents.records import Record
-from search.engine import EngineQuery
+from indexer.documents.records import Record
+from indexer.search.engine import EngineQuery
 
 from .catalogue import Catalogue
 from .display import display_title, names_in_all_scripts, plain_text, record_url

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from documents.records import Record
-from search.folding import fold_key
+from indexer.documents.records import Record
+from indexer.search.folding import fold_key
 
 _LEADING_NUMBER = re.compile(r"^\d+(\.\d+)?")
 

@@ -3,7 +3,7 @@
 A parser is a module with `parse(source: Source, text: str) -> Parsed`. `text` is the
 document decoded as UTF-8 exactly as it is on disk (no normalisation), so the `line` and
 `offset` a parser records point into the original file; the parser cleans the texts it
-extracts with `documents.textclean`. A parser that cannot make sense of its input raises
+extracts with `indexer.documents.textclean`. A parser that cannot make sense of its input raises
 `ParseError` with the line or offset where it gave up; the caller names the file.
 """
 from __future__ import annotations

@@ -20,7 +20,7 @@ from .glossary import Glossary
 from .parsers import ParseError, parser_for
 from .records import Record, Reference, slug
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT / "corpus"
 GLOSSARY = DEFAULT_CORPUS / "glossary.tsv"
 GLOSSARY_SOURCE = "glossary"

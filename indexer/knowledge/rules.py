@@ -1,7 +1,7 @@
 """A rule page: one rule number in one edition, with everything around it."""
 from __future__ import annotations
 
-from documents.records import Record
+from indexer.documents.records import Record
 
 from . import editions
 from .catalogue import Catalogue

@@ -5,8 +5,8 @@ layer's pages, so all of them show a record the same way.
 """
 from __future__ import annotations
 
-from documents.chinese import to_hans, to_hant
-from documents.records import Record
+from indexer.documents.chinese import to_hans, to_hant
+from indexer.documents.records import Record
 
 SCRIPTS = ("hant", "hans")
 

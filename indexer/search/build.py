@@ -16,18 +16,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from documents.corpus import METADATA, CorpusError, load_sources
-from documents.glossary import Glossary
-from documents.ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
-from documents.records import Record
+from indexer.documents.corpus import METADATA, CorpusError, load_sources
+from indexer.documents.glossary import Glossary
+from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
+from indexer.documents.records import Record
 
 from . import analysis, folding
 from .engine import IndexUnavailable
 from .whoosh_engine import WhooshBackend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code decides what an index holds: changing any of them means a rebuild.
-INDEXING_CODE = ("documents", "search")
+INDEXING_CODE = ("indexer/documents", "indexer/search")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 KEEP_BUILDS = 3

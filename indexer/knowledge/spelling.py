@@ -12,9 +12,9 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable
 
-from documents.glossary import Glossary
-from documents.records import Record
-from search.engine import SearchBackend
+from indexer.documents.glossary import Glossary
+from indexer.documents.records import Record
+from indexer.search.engine import SearchBackend
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 CUTOFF = 0.75

@@ -2,7 +2,7 @@
 
 The library (query understanding, ranking, result shaping) talks only to this interface, and
 the web layer talks only to the library, so neither imports an engine. Whoosh is the one
-implementation (`search.whoosh_engine`).
+implementation (`indexer.search.whoosh_engine`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from documents.records import Record
+from indexer.documents.records import Record
 
 
 @dataclass

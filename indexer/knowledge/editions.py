@@ -15,7 +15,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from documents.records import Record, rule_parent
+from indexer.documents.records import Record, rule_parent
 
 _SUBRULE = re.compile(r"[a-z]$")
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,

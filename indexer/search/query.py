@@ -11,8 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from documents.records import KINDS
-from documents.references import fold_fullwidth, parse_rule_number
+from indexer.documents.records import KINDS
+from indexer.documents.references import fold_fullwidth, parse_rule_number
 
 MAX_QUERY_CHARS = 500
 # The most results (or suggestions) one answer may hold.

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from documents.references import rule_sort_key
-from search.folding import fold_key
-from search.query import MAX_LIMIT, QueryError
+from indexer.documents.references import rule_sort_key
+from indexer.search.folding import fold_key
+from indexer.search.query import MAX_LIMIT, QueryError
 
 from .catalogue import NAMED_KINDS, Catalogue
 from .display import display, display_title, record_url

@@ -5,8 +5,8 @@ import gc
 import time
 from pathlib import Path
 
-from search.build import DEFAULT_INDEX_ROOT, current_folder
-from search.engine import IndexUnavailable
+from indexer.search.build import DEFAULT_INDEX_ROOT, current_folder
+from indexer.search.engine import IndexUnavailable
 
 from .library import Library
 

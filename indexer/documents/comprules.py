@@ -623,7 +623,7 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
 
 
 def main(argv: list[str]) -> int:
-    """`python -m documents.comprules PATH...`: read rules files and print what each gave and how
+    """`python -m indexer.documents.comprules PATH...`: read rules files and print what each gave and how
     long it took, without building an index (the ingestion command does that)."""
     started = time.perf_counter()
     result = read_rules_files([Path(a) for a in argv], progress=True)

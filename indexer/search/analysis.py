@@ -5,7 +5,7 @@ by a converter), full-width rule numbers, mana symbols and one Bulgarian article
 inside one line (`702.30a 增幅Kicker`). A query may be typed in any of these. The analyzer
 therefore splits text into runs by script and treats each run as its script needs:
 
-* Chinese runs are folded to Simplified (`documents.chinese.to_hans`, character for character)
+* Chinese runs are folded to Simplified (`indexer.documents.chinese.to_hans`, character for character)
   and segmented with jieba, using a user dictionary of the project's terms so that 多重增幅 or
   奪魂紅帽客 stay one word. Token text is Simplified; `startchar`/`endchar` are offsets in the
   ORIGINAL text, so a highlight marks the characters the reader sees (乾枯 for a 干枯 query).
@@ -48,11 +48,11 @@ import jieba
 from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
-from documents import chinese
-from documents.chinese import HAN, HAN_RUN, to_hans
-from documents.records import rule_parent
-from documents.references import is_rule_number
-from documents.textclean import fold_homoglyphs
+from indexer.documents import chinese
+from indexer.documents.chinese import HAN, HAN_RUN, to_hans
+from indexer.documents.records import rule_parent
+from indexer.documents.references import is_rule_number
+from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",

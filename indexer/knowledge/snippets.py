@@ -10,9 +10,9 @@ from __future__ import annotations
 import html
 from functools import lru_cache
 
-from documents.chinese import HAN_RUN, to_hans
-from documents.records import Record
-from search.engine import EngineQuery, SearchBackend
+from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.documents.records import Record
+from indexer.search.engine import EngineQuery, SearchBackend
 
 from .catalogue import Catalogue
 from .display import display, language_blocks, plain_text, shown_lang

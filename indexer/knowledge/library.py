@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from documents.glossary import Glossary
-from documents.ingest import GLOSSARY, read_records
-from documents.records import Record
-from search import analysis, folding
-from search.build import ENGINE
-from search.engine import EngineQuery, IndexUnavailable
-from search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
+from indexer.documents.glossary import Glossary
+from indexer.documents.ingest import GLOSSARY, read_records
+from indexer.documents.records import Record
+from indexer.search import analysis, folding
+from indexer.search.build import ENGINE
+from indexer.search.engine import EngineQuery, IndexUnavailable
+from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS
