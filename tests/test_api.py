@@ -5,6 +5,7 @@ import json
 import pytest
 
 from indexer.search.build import current_folder
+from webapp import create_app
 
 RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "snippet", "snippet_lang", "source", "url",
                  "other_editions"]
@@ -283,8 +284,10 @@ def test_healthz_without_an_index_is_503(no_index_app):
     assert response.headers["Retry-After"] == "30"
 
 
-def test_opensearch_description(client):
-    response = client.get("/opensearch.xml", base_url="https://rules.example.org")
+def test_opensearch_description(small_index, client):
+    """Its addresses are on the configured public address, whatever Host the request names."""
+    public = create_app({"TESTING": True, "INDEX_ROOT": small_index, "PUBLIC_URL": "https://rules.example.org/"})
+    response = public.test_client().get("/opensearch.xml", base_url="http://evil.example")
     assert response.mimetype == "application/opensearchdescription+xml"
     body = response.get_data(as_text=True)
     assert '<Url type="text/html" method="get" template="https://rules.example.org/?q={searchTerms}"/>' in body

@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from webapp import create_app
 from webapp.linkify import ALLOWED, LibraryResolver, linkify, safe_href
 
 BASE = "https://kb.example"
@@ -212,9 +213,12 @@ def test_unknown_format_is_an_error(resolver):
 
 # --- the API ----------------------------------------------------------------------------
 
-def test_api_links_with_absolute_urls_of_this_host(client):
-    response = client.post("/api/linkify", json={"text": "規則702.30a 與 [[奪魂紅帽客]]，999.9", "format": "markdown"},
-                           base_url="https://rules.example.org")
+def test_api_links_with_absolute_urls_of_the_configured_address(small_index):
+    """The links are on the public address the service is configured with, never on the Host
+    the request names (here a hostile one)."""
+    app = create_app({"TESTING": True, "INDEX_ROOT": small_index, "PUBLIC_URL": "https://rules.example.org"})
+    response = app.test_client().post("/api/linkify", base_url="http://evil.example",
+                                      json={"text": "規則702.30a 與 [[奪魂紅帽客]]，999.9", "format": "markdown"})
     assert response.status_code == 200
     assert response.get_json() == {
         "text": "規則[702.30a](https://rules.example.org/rules/702.30a) 與 "

@@ -15,7 +15,7 @@ from browser_support import ROOT, SERVE, live_server, start_server, stop_server,
 
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in ("PORT", "INDEX_ROOT")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PORT", "INDEX_ROOT", "PUBLIC_URL")}
     if port_env is not None:
         env["PORT"] = port_env
     return subprocess.run([str(SERVE), "--dry-run", *args], cwd=cwd, env=env,
@@ -31,6 +31,7 @@ def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
     steps = plan(dry_run())
     assert steps == {
         "index root": str(ROOT / "var" / "index"),
+        "public url": "http://127.0.0.1:8000",
         "build": f"python -m indexer build --index-root {ROOT / 'var' / 'index'} corpus/",
         "serve": "gunicorn --workers 2 --preload --bind 127.0.0.1:8000 webapp.wsgi:app",
         "url": "http://127.0.0.1:8000/",

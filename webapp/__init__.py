@@ -3,6 +3,9 @@
 Everything shown comes from the `knowledge` service; this package only chooses what to ask for and
 how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`);
 the index root is `INDEX_ROOT` from the test config, else from the environment, else var/index.
+`PUBLIC_URL` (likewise) is the address readers reach the service at: absolute links (the forum
+linker's, opensearch.xml) are built on it, never on the request's Host header, which a client
+chooses.
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from . import respond, templating
 from .views import cards, errors, forum, meta, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
+DEFAULT_PUBLIC_URL = "http://localhost"
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -26,6 +30,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_mapping(
         # The variable scripts/serve sets for both the build and the server.
         INDEX_ROOT=os.environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT,
+        PUBLIC_URL=os.environ.get("PUBLIC_URL") or DEFAULT_PUBLIC_URL,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         # Reader-facing defaults; a query string may ask for up to the library's maximum.
         SEARCH_LIMIT=10,
@@ -33,6 +38,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     if test_config:
         app.config.update(test_config)
     app.config["INDEX_ROOT"] = Path(app.config["INDEX_ROOT"])
+    app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
     # Readable Chinese in JSON, and keys in the order the library builds them.
     app.json.ensure_ascii = False
     app.json.sort_keys = False

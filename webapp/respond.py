@@ -8,9 +8,11 @@ argument parsing, and the response headers (security policy, CORS, the script co
 """
 from __future__ import annotations
 
-from urllib.parse import quote
+import re
+from urllib.parse import urlencode, urlsplit
 
 from flask import Flask, abort, current_app, g, jsonify, make_response, redirect, render_template, request
+from werkzeug.datastructures import MultiDict
 
 from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
@@ -27,6 +29,7 @@ CONTENT_SECURITY_POLICY = "; ".join([
 ])
 
 
+WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 # Addresses that only ever answer JSON, errors included.
 JSON_ONLY = ("/api/", "/healthz")
 
@@ -36,7 +39,13 @@ def wants_json() -> bool:
         return True
     if request.method == "GET" and request.args.get("format") in FORMATS:
         return request.args["format"] == "json"
+    _varies_by("Accept")
     return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+
+
+def _varies_by(header: str) -> None:
+    """Notes that this answer depends on a request header, for its `Vary` (see `_finish`)."""
+    g.setdefault("vary", set()).add(header)
 
 
 def without_json_suffix(value: str) -> str:
@@ -47,11 +56,8 @@ def without_json_suffix(value: str) -> str:
 def respond(template: str, payload: dict, **page):
     """The payload as JSON, or rendered with `template` (which sees it as `data`)."""
     if wants_json():
-        response = jsonify(payload)
-    else:
-        response = make_response(render_template(template, data=payload, **page))
-    response.vary.update(("Accept", "Cookie"))
-    return response
+        return jsonify(payload)
+    return make_response(render_template(template, data=payload, **page))
 
 
 def library() -> Library:
@@ -66,7 +72,10 @@ def library() -> Library:
 def reader_script(default: str | None = DEFAULT_PAGE_SCRIPT) -> str | None:
     """The Chinese script the reader asked for: `?script=`, else the cookie, else `default`.
     JSON answers default to the text as written; pages to Traditional."""
-    value = request.args.get("script") or request.cookies.get(SCRIPT_COOKIE)
+    value = request.args.get("script")
+    if not value:
+        _varies_by("Cookie")
+        value = request.cookies.get(SCRIPT_COOKIE)
     return value if value in SCRIPTS else default
 
 
@@ -75,13 +84,13 @@ def view_script() -> str | None:
 
 
 def int_arg(name: str, default: int) -> int:
+    """A whole number in ASCII digits (int() would also take `٥`, `1_0` and ` 5 `)."""
     value = request.args.get(name)
     if value is None or value == "":
         return default
-    try:
-        return int(value)
-    except ValueError:
+    if WHOLE_NUMBER.fullmatch(value) is None:
         abort(400, f"{name} must be a whole number, not {value[:20]!r}")
+    return int(value)
 
 
 def _check_common_args() -> None:
@@ -108,11 +117,34 @@ def _finish(response):
             headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
             headers["Access-Control-Allow-Headers"] = "Content-Type"
             headers["Access-Control-Max-Age"] = "86400"
+    response.vary.update(g.get("vary", ()))
+    if "Location" in headers:
+        headers["Location"] = local_address(headers["Location"])
     script = request.args.get("script") if request.method == "GET" else None
     if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script:
         response.set_cookie(SCRIPT_COOKIE, script, max_age=SCRIPT_COOKIE_SECONDS, samesite="Lax",
                             httponly=True, secure=request.is_secure)
     return response
+
+
+def same_view_url(args: dict, **view_args) -> str:
+    """The address of this request's view with other arguments, built from its route (never
+    from the path as sent, which may hold `/\\evil.example`); a request no route matched (an
+    error page) gets a query-only address, which keeps the browser on the same path."""
+    if request.url_rule is None:
+        return "?" + urlencode(args, doseq=True)
+    # The matched rule itself, not url_for: an endpoint may have several (/cards/, /api/cards/).
+    _, path = request.url_rule.build(MultiDict({**request.view_args, **view_args, **args}))
+    return request.script_root + path
+
+
+def local_address(url: str) -> str:
+    """The path and query of `url`, on this site whatever host it names: Werkzeug's redirect to
+    a route's canonical address (`/rules//702.30a` to `/rules/702.30a`) names the host of the
+    request's Host header, which a client chooses."""
+    parts = urlsplit(url)
+    path = "/" + parts.path.lstrip("/\\")
+    return f"{path}?{parts.query}" if parts.query else path
 
 
 def install(app: Flask) -> None:
@@ -131,7 +163,6 @@ def record_in_path(value: str, kind: str, noun: str):
     named = lib.by_name(key, (kind,))
     if named is not None:
         suffix = ".json" if value.endswith(".json") else ""
-        target = request.path.rsplit("/", 1)[0] + "/" + quote(named.id + suffix, safe=":")
-        query = request.query_string.decode("latin-1")
-        abort(redirect(f"{target}?{query}" if query else target))
+        names = {arg: named.id + suffix if given == value else given for arg, given in request.view_args.items()}
+        abort(redirect(same_view_url(request.args.to_dict(flat=False), **names)))
     abort(404, f"No {noun} {key[:80]!r}.")

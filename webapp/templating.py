@@ -2,8 +2,6 @@
 tag languages and link rule numbers in text."""
 from __future__ import annotations
 
-from urllib.parse import urlencode
-
 from flask import Flask, request
 from markupsafe import Markup
 
@@ -11,7 +9,7 @@ from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
 from .present import KIND_ORDER, LABELS, LANG_TAGS, SCRIPT_LABELS, label, text_language
-from .respond import library, reader_script
+from .respond import library, reader_script, same_view_url
 
 
 def install(app: Flask) -> None:
@@ -20,8 +18,7 @@ def install(app: Flask) -> None:
         script = reader_script()
 
         def script_url(value: str) -> str:
-            args = {**request.args.to_dict(), "script": value}
-            return f"{request.path}?{urlencode(args)}"
+            return same_view_url({**request.args.to_dict(), "script": value})
 
         return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],

@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
 
 from indexer.documents.references import REFERENCE_PATTERN as REFERENCE
 
@@ -27,7 +27,10 @@ DEFAULT_FORMAT = "markdown"
 def linkify_text():
     """{"text", "format"} as JSON or form fields -> {"text", "links", "unknown", "unknown_names"}."""
     if request.is_json:
-        body = request.get_json()
+        try:
+            body = request.get_json()
+        except RecursionError:  # json.loads recurses once per level of nesting
+            abort(400, "The JSON body is nested too deeply.")
         if not isinstance(body, dict):
             abort(400, 'The JSON body must be an object: {"text": "...", "format": "markdown"}.')
     else:
@@ -41,7 +44,7 @@ def linkify_text():
         abort(400, f"text is not valid Unicode: a lone surrogate at offset {exc.start}.")
     if fmt not in FORMATS:
         abort(400, f"format must be one of {', '.join(FORMATS)}, not {str(fmt)[:20]!r}.")
-    result = linkify(text, fmt, LibraryResolver(library(), base=request.host_url))
+    result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
     return jsonify(result.to_dict())
 
 

@@ -1,7 +1,7 @@
 """Service endpoints: `/healthz` for the load balancer, `/opensearch.xml` for browsers."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, render_template, request
+from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from ..respond import library
 
@@ -19,5 +19,5 @@ def healthz():
 
 @bp.get("/opensearch.xml")
 def opensearch():
-    xml = render_template("opensearch.xml", base=request.host_url.rstrip("/"))
+    xml = render_template("opensearch.xml", base=current_app.config["PUBLIC_URL"])
     return Response(xml, mimetype="application/opensearchdescription+xml")

@@ -1,0 +1,93 @@
+"""Requests a hostile client or crawler sends: each answer is a clear 4xx or a correct page,
+never a 500, a link to another site or an answer a shared cache could give the wrong reader."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webapp import create_app
+
+ERROR_KEYS = {"error"}
+
+
+def toggle_links(html: str) -> list[str]:
+    return re.findall(r'<a href="([^"]*)" lang="zh-Han[st]"', html)
+
+
+@pytest.mark.parametrize("path", ["/%5Cevil.example/phish", "/%5C%5Cevil.example/phish", "//evil.example/phish",
+                                  "/%2F%2Fevil.example/phish"])
+def test_the_script_toggle_of_an_error_page_stays_on_this_site(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    links = toggle_links(response.get_data(as_text=True))
+    assert links == ["?script=hant", "?script=hans"]
+
+
+def test_the_script_toggle_is_built_from_the_route(client):
+    html = client.get("/rules/702.30a?edition=2010-02-01").get_data(as_text=True)
+    assert toggle_links(html) == ["/rules/702.30a?edition=2010-02-01&amp;script=hant",
+                                  "/rules/702.30a?edition=2010-02-01&amp;script=hans"]
+
+
+@pytest.mark.parametrize("path, location", [
+    ("/rules//702.30a", "/rules/702.30a"),
+    ("/rules//702.30a?script=hans", "/rules/702.30a?script=hans"),
+])
+def test_canonical_redirects_never_name_the_requests_host(client, path, location):
+    response = client.get(path, headers={"Host": "evil.example"})
+    assert response.status_code == 308
+    assert response.headers["Location"] == location
+
+
+def test_a_name_redirect_is_built_from_the_route(client):
+    response = client.get("/cards/Murderous%20Redcap?script=hans", headers={"Host": "evil.example"})
+    assert response.headers["Location"] == "/cards/shadowmoor-faq:card:murderous-redcap?script=hans"
+
+
+def test_a_deeply_nested_json_body_is_a_clear_400(client):
+    body = "[" * 50_000 + "]" * 50_000
+    response = client.post("/api/linkify", data=body, content_type="application/json")
+    assert response.status_code == 400
+    assert response.get_json() == {"error": {"status": 400, "message": "The JSON body is nested too deeply."}}
+
+
+@pytest.mark.parametrize("text", ["hi <![ 702.30a", "<!", "<a b=\"", "</", "<?x"])
+def test_html_never_closed_is_linked_without_error(client, text):
+    response = client.post("/api/linkify", json={"text": text, "format": "html"})
+    assert response.status_code == 200
+    assert "<" not in response.get_json()["text"]
+
+
+@pytest.mark.parametrize("value", ["٥", "1_0", " 5", "5 ", "+5", "５", "0x5", "1" * 30])
+def test_numbers_are_ascii_digits_only(client, value):
+    response = client.get("/api/search", query_string={"q": "persist", "limit": value})
+    assert response.status_code == 400
+    assert set(response.get_json()) == ERROR_KEYS
+
+
+def test_answers_that_read_the_script_cookie_vary_by_it(client):
+    client.set_cookie("script", "hans")
+    for url in ("/api/suggest?q=%E7%95%99", "/api/search?q=persist", "/rules/702.30a", "/no-such-page"):
+        assert "Cookie" in client.get(url).headers.get("Vary", ""), url
+    # ?script= decides alone: the cookie does not matter then.
+    assert "Cookie" not in client.get("/api/search?q=persist&script=hant").headers.get("Vary", "")
+
+
+def test_answers_chosen_by_accept_vary_by_it(client):
+    for url in ("/no-such-page", "/rules/999.9", "/rules/702.30a"):
+        page = client.get(url)
+        twin = client.get(url, headers={"Accept": "application/json"})
+        assert page.mimetype == "text/html" and twin.mimetype == "application/json"
+        assert "Accept" in page.headers["Vary"] and "Accept" in twin.headers["Vary"]
+    # An /api/ address answers JSON whatever Accept says.
+    assert "Accept" not in client.get("/api/search?q=persist&script=hant").headers.get("Vary", "")
+
+
+def test_absolute_links_use_the_configured_address(small_index):
+    app = create_app({"TESTING": True, "INDEX_ROOT": small_index, "PUBLIC_URL": "https://kb.example/"})
+    client = app.test_client()
+    sample = client.get("/forum-sample", headers={"Host": "evil.example"}).get_data(as_text=True)
+    assert "https://kb.example/embed.js" in sample and "evil.example" not in sample
+    xml = client.get("/opensearch.xml", headers={"Host": "evil.example"}).get_data(as_text=True)
+    assert "evil.example" not in xml and "https://kb.example/api/search?q={searchTerms}" in xml
