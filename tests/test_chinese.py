@@ -61,7 +61,7 @@ def test_a_length_changing_conversion_falls_back_to_characters():
 
 def test_importing_creates_no_converter_and_warm_up_creates_both():
     code = (
-        "import documents.chinese as c, search.analysis as a;"
+        "import indexer.documents.chinese as c, indexer.search.analysis as a;"
         "assert not c._converters and a._tokenizer is None;"
         "c.warm_up(); print(sorted(c._converters))"
     )
