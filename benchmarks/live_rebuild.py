@@ -29,7 +29,6 @@ from pathlib import Path
 from urllib.parse import quote
 
 from indexer.knowledge.library import Library
-from indexer.search import analysis
 from indexer.search.build import build, current_folder
 
 from .measure import ROOT, percentile
@@ -219,14 +218,6 @@ def run(source: Path, work: Path, clients: int, seconds: float, log=print) -> Ou
     """Serve the old corpus, load it with `clients`, and rebuild: new, a failed broken build,
     then (while time is left) old and new in turn. At least one switch and one failed build
     happen however short `seconds` is."""
-    words = analysis.user_words()  # building and opening indexes here sets this process's
-    try:                           # user dictionary: the caller's libraries need theirs back
-        return _run(source, work, clients, seconds, log)
-    finally:
-        analysis.set_user_words(words)
-
-
-def _run(source: Path, work: Path, clients: int, seconds: float, log) -> Outcome:
     corpora = make_corpora(source, work)
     root = work / "served"
     answers, counts = {}, {}

@@ -218,11 +218,11 @@ def test_a_bad_user_dictionary_names_file_and_line(tmp_path):
         load_user_dictionary(tmp_path / "missing.txt")
 
 
-def test_warm_up_loads_jieba_with_the_current_words():
-    set_user_words(["奪魂紅帽客"])
-    assert analysis._tokenizer is None  # words were removed: the tokenizer is rebuilt lazily
-    analysis.warm_up()
-    assert analysis._tokenizer is not None and analysis._tokenizer.FREQ["夺魂红帽客"] > 0
+def test_warm_up_loads_jieba_with_the_segmenters_words():
+    segmenter = analysis.Segmenter(["奪魂紅帽客"])
+    assert segmenter._tokenizer is None  # made on first use
+    analysis.warm_up(segmenter)
+    assert segmenter._tokenizer is not None and segmenter._tokenizer.FREQ["夺魂红帽客"] > 0
 
 
 
@@ -231,13 +231,12 @@ def test_a_tokenizer_for_new_words_is_the_one_a_fresh_process_builds():
     be exactly a fresh tokenizer given the same words in sorted order."""
     import jieba
     words = ["奪魂紅帽客", "時空換境", "多重增幅", "坟墓场"]
-    set_user_words(["時空骰"])
-    analysis.warm_up()
-    set_user_words(words)
-    copied = analysis._jieba()
+    analysis.warm_up(analysis.Segmenter(["時空骰"]))
+    segmenter = analysis.Segmenter(words)
+    copied = segmenter.tokenizer()
     fresh = jieba.Tokenizer()
     fresh.initialize()
-    for word in sorted(analysis.user_words()):
+    for word in sorted(segmenter.words):
         fresh.add_word(word, max(fresh.suggest_freq(word), analysis.USER_WORD_FREQ))
     assert copied.total == fresh.total and copied.FREQ == fresh.FREQ
     assert "时空骰" not in copied.FREQ  # the previous words are gone

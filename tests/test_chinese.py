@@ -62,7 +62,7 @@ def test_a_length_changing_conversion_falls_back_to_characters():
 def test_importing_creates_no_converter_and_warm_up_creates_both():
     code = (
         "import indexer.documents.chinese as c, indexer.search.analysis as a;"
-        "assert not c._converters and a._tokenizer is None;"
+        "assert not c._converters and a._default._tokenizer is None;"
         "c.warm_up(); print(sorted(c._converters))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)

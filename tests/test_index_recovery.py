@@ -24,21 +24,12 @@ import pytest
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
-from indexer.search import analysis
 from indexer.search.build import CURRENT, build, current_folder
 from indexer.search.engine import IndexUnavailable
 from judged import load as judged_rows
 from webapp import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(autouse=True)
-def keep_user_dictionary():
-    """Opening an index sets the process's user dictionary; other tests' libraries need theirs."""
-    words = analysis.user_words()
-    yield
-    analysis.set_user_words(words)
 
 
 @pytest.fixture
@@ -185,14 +176,14 @@ def test_a_switch_to_a_broken_index_keeps_the_user_dictionary_in_use(damaged, mo
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
     live = LiveLibrary(root)
     serving = live.get()
-    words = analysis.user_words()
+    words = serving.build.segmenter.words
     broken = root / "20991231T000000-broken"
     shutil.copytree(folder, broken)
     (broken / "userdict.txt").write_text("# another dictionary\n测试用词\n", encoding="utf-8")
     truncate(segment(broken), 0.5)
     (root / CURRENT).write_text(broken.name + "\n", encoding="utf-8")
     assert live.get() is serving
-    assert analysis.user_words() == words
+    assert serving.build.segmenter.words == words and "测试用词" not in words
 
 
 

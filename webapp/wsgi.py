@@ -8,14 +8,16 @@ lazily by each worker: open index files are not shared across a fork.
 """
 from indexer.search import analysis
 from indexer.search.build import current_folder
+from indexer.search.index_build import USER_WORDS_FILE
 
 from . import create_app
 
 app = create_app()
 _folder = current_folder(app.config["INDEX_ROOT"])
-if _folder is not None and (_folder / "userdict.txt").is_file():
+_segmenter = None
+if _folder is not None and (_folder / USER_WORDS_FILE).is_file():
     try:
-        analysis.load_user_dictionary(_folder / "userdict.txt")
+        _segmenter = analysis.segmenter_for(frozenset(analysis.read_user_dictionary(_folder / USER_WORDS_FILE)))
     except analysis.UserDictionaryError as exc:
         app.logger.warning("not warming up with the index's user words: %s", exc)
-analysis.warm_up()
+analysis.warm_up(_segmenter)

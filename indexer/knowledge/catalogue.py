@@ -1,8 +1,9 @@
 """The look-up tables of one build's records, made once when the build opens.
 
 Rules by number and by parent, references to each rule (single and ranges), names, keyword
-headings and titles in their folded form: every look-up the service makes is a dict access
-here instead of a scan of the records.
+headings and titles in their folded form, and each rule's editions (`EditionTables`): every
+look-up the service makes, a rule page's included, is a dict access here instead of a scan of
+the records.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from collections import defaultdict
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.folding import FoldedTexts, fold_key
+
+from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
 
@@ -30,8 +33,10 @@ class Catalogue:
         self.names: dict[str, list[str]] = defaultdict(list)
         self.keyword_heads: dict[str, list[str]] = defaultdict(list)
         self.titles: dict[str, list[str]] = defaultdict(list)
+        self._by_source: dict[str, list[Record]] = defaultdict(list)
         keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
         for r in records:
+            self._by_source[r.source].append(r)
             for ref in {(ref.number, ref.end) for ref in r.references if ref.where != "attrs"}:
                 if ref[1]:
                     self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
@@ -56,9 +61,12 @@ class Catalogue:
                         self.names[fold_key(name)].append(r.id)
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
+        for members in self._by_source.values():
+            members.sort(key=lambda r: (r.offset, r.id))
         self._title_keys = list(self.titles)
         self._title_text = "\n".join(self._title_keys)
         self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
+        self.editions = EditionTables(records)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -92,7 +100,7 @@ class Catalogue:
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
     def records_of_source(self, source_id: str) -> list[Record]:
-        return sorted((r for r in self.records.values() if r.source == source_id), key=lambda r: (r.offset, r.id))
+        return list(self._by_source.get(source_id, ()))
 
     def referencing(self, number: str, edition: str | None) -> list[Record]:
         """Records of one edition with a reference to this rule number or a range that covers

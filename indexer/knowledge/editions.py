@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 from indexer.documents.records import Record, rule_parent
@@ -61,54 +62,79 @@ def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
     return index
 
 
-def editions_of(records: list[Record], number: str) -> list[Version]:
-    """Every edition that has rule `number`, oldest first, each with what the number names there."""
-    number = number.lower()
-    return sorted((Version(edition, n, record) for (edition, n), record in by_edition(records).items() if n == number),
-                  key=lambda v: v.edition)
-
-
 def _heading(number: str) -> str:
     """The rule a subrule belongs to (702.79a -> 702.79); a rule is its own heading."""
     return rule_parent(number) if _SUBRULE.search(number) else number
 
 
+class EditionTables:
+    """The records' rules by edition, made once (when a build opens), so that every question
+    below is a few dict look-ups however many editions and rules there are."""
+
+    def __init__(self, records: list[Record]):
+        self.index = by_edition(records)
+        # number -> the editions that have it, oldest first
+        self._holders: dict[str, list[str]] = defaultdict(list)
+        for edition, number in sorted(self.index):
+            self._holders[number].append(edition)
+        # keyword -> edition -> (not from the rules file, heading number): the best per edition
+        found: dict[str, dict[str, tuple[bool, str]]] = defaultdict(dict)
+        for record in records:
+            if not record.number or not record.edition or not record.keyword:
+                continue
+            per_edition = found[record.keyword.lower()]
+            candidate = (not _is_rules_file_record(record), _heading(record.number))
+            if record.edition not in per_edition or candidate < per_edition[record.edition]:
+                per_edition[record.edition] = candidate
+        self._keyword_numbers = {keyword: {edition: per_edition[edition][1] for edition in sorted(per_edition)}
+                                 for keyword, per_edition in found.items()}
+
+    def editions_of(self, number: str) -> list[Version]:
+        """Every edition that has rule `number`, oldest first, each with what the number names there."""
+        number = number.lower()
+        return [Version(edition, number, self.index[(edition, number)]) for edition in self._holders.get(number, [])]
+
+    def keyword_numbers(self, keyword: str) -> dict[str, str]:
+        """edition -> the number of the keyword's rule in that edition, oldest edition first
+        (`persist`: 2008-05-01 502.79, 2009-07-11 702.76, ..., 2026-04-17 702.79)."""
+        return dict(self._keyword_numbers.get(keyword.lower(), {}))
+
+    def rule_history(self, number: str, edition: str | None = None) -> list[Version]:
+        """Rule `number` of `edition` (default: the latest edition that has it) in every edition
+        where it exists, oldest first. A rule with a keyword is followed by its keyword, a subrule
+        by its keyword and letter (persist's 702.79a is 702.76a in 2009); any other rule by its
+        number. Empty when no edition has the rule."""
+        number = number.lower()
+        holders = self._holders.get(number, [])
+        if edition is None and holders:
+            edition = holders[-1]
+        record = self.index.get((edition, number))
+        if record is None:
+            return []
+        if not record.keyword:
+            return self.editions_of(number)
+        suffix = number[len(_heading(number)):]
+        versions = []
+        for e, heading in self.keyword_numbers(record.keyword).items():
+            found = self.index.get((e, heading + suffix))
+            if found is not None and (found.keyword or "").lower() == record.keyword.lower():
+                versions.append(Version(e, heading + suffix, found))
+        return versions
+
+
+def editions_of(records: list[Record], number: str) -> list[Version]:
+    """`EditionTables.editions_of` over `records`."""
+    return EditionTables(records).editions_of(number)
+
+
 def keyword_numbers(records: list[Record], keyword: str) -> dict[str, str]:
-    """edition -> the number of the keyword's rule in that edition, oldest edition first
-    (`persist`: 2008-05-01 502.79, 2009-07-11 702.76, ..., 2026-04-17 702.79)."""
-    keyword = keyword.lower()
-    found: dict[str, tuple[bool, str]] = {}
-    for record in records:
-        if not record.number or not record.edition or (record.keyword or "").lower() != keyword:
-            continue
-        candidate = (not _is_rules_file_record(record), _heading(record.number))
-        if record.edition not in found or candidate < found[record.edition]:
-            found[record.edition] = candidate
-    return {edition: found[edition][1] for edition in sorted(found)}
+    """`EditionTables.keyword_numbers` over `records`."""
+    return EditionTables(records).keyword_numbers(keyword)
 
 
 def rule_history(records: list[Record], number: str, edition: str | None = None) -> list[Version]:
-    """Rule `number` of `edition` (default: the latest edition that has it) in every edition
-    where it exists, oldest first. A rule with a keyword is followed by its keyword, a subrule
-    by its keyword and letter (persist's 702.79a is 702.76a in 2009); any other rule by its
-    number. Empty when no edition has the rule."""
-    number = number.lower()
-    index = by_edition(records)
-    holders = sorted(e for e, n in index if n == number)
-    if edition is None and holders:
-        edition = holders[-1]
-    record = index.get((edition, number))
-    if record is None:
-        return []
-    if not record.keyword:
-        return [Version(e, number, index[(e, number)]) for e in holders]
-    suffix = number[len(_heading(number)):]
-    versions = []
-    for e, heading in keyword_numbers(records, record.keyword).items():
-        found = index.get((e, heading + suffix))
-        if found is not None and (found.keyword or "").lower() == record.keyword.lower():
-            versions.append(Version(e, heading + suffix, found))
-    return versions
+    """`EditionTables.rule_history` over `records`."""
+    return EditionTables(records).rule_history(number, edition)
 
 
 def tokens(text: str) -> list[str]:

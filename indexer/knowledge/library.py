@@ -1,21 +1,19 @@
 """The library: the one object the web layer and the command line ask about one index build.
 
-It opens the build (records, sources, the engine, the folded texts, the glossary) and wires
-the service's parts to it; `search` is the flow of a query through them: parse, rule-number
-jump or engine candidates ranked with bonuses, did-you-mean, edition groups, result fields
-and snippets. The web layer holds no search logic; it renders what this returns.
+It opens the build (`indexer.search.index_build`: records, sources, the engine with the
+build's segmenter, the folded texts, the build's glossary) and wires the service's parts to
+it, each holding its own bounded caches, so everything about a build lives and dies with its
+library. `search` is the flow of a query through them: parse, rule-number jump or engine
+candidates ranked with bonuses, did-you-mean, edition groups, result fields and snippets. The web layer holds no search logic; it renders what this returns.
 """
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from indexer.documents.glossary import Glossary
-from indexer.documents.ingest import GLOSSARY, read_records
 from indexer.documents.records import Record
-from indexer.search import analysis, folding
-from indexer.search.build import ENGINE
-from indexer.search.engine import EngineQuery, IndexUnavailable
+from indexer.search.engine import EngineQuery
+from indexer.search.index_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .catalogue import NAMED_KINDS, Catalogue
@@ -40,28 +38,13 @@ class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
     def __init__(self, folder: Path, weights: Weights = Weights()):
-        self.folder = folder
-        for name in ("records.jsonl", "sources.json", "userdict.txt", folding.FILE):
-            if not (folder / name).exists():
-                raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
-        try:
-            words = analysis.read_user_dictionary(folder / "userdict.txt")
-        except analysis.UserDictionaryError as exc:
-            raise IndexUnavailable(f"{folder}: {exc}") from None
-        try:
-            records, self.sources = read_records(folder)
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
-        try:
-            self._folded_texts = folding.FoldedTexts(folder / folding.FILE, len(records))
-        except (OSError, ValueError) as exc:
-            raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
-        self.engine = ENGINE.open(folder)
-        # Only an index that opened changes how this process segments Chinese.
-        analysis.set_user_words(words)
-        self.glossary = Glossary.load(GLOSSARY)
+        """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged."""
+        self.build = IndexBuild(folder)
+        self.folder, self.sources = folder, self.build.sources
+        self.engine, self.glossary = self.build.engine, self.build.glossary
+        records = self.build.records
         self.weights = weights
-        self.catalogue = Catalogue(records, self._folded_texts)
+        self.catalogue = Catalogue(records, self.build.folded_texts)
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
@@ -72,8 +55,7 @@ class Library:
         self._suggestions = Suggestions(self.catalogue)
 
     def close(self) -> None:
-        self.engine.close()
-        self._folded_texts.close()
+        self.build.close()
 
     # --- look-ups -----------------------------------------------------------------------
 

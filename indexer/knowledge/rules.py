@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from indexer.documents.records import Record
 
-from . import editions
 from .catalogue import Catalogue
 
 
@@ -29,7 +28,6 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         if not children or children[-1].number != child.number:
             children.append(child)
     parent = catalogue.rule_records(primary.parent, edition)[:1] if primary.parent else []
-    all_records = list(catalogue.records.values())
     return {
         "number": number,
         "edition": edition,
@@ -38,7 +36,7 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "merged_text": merge_texts(records),
         "parent": parent[0] if parent else None,
         "children": children,
-        "editions": editions.editions_of(all_records, number),
-        "keyword_numbers": editions.keyword_numbers(all_records, primary.keyword) if primary.keyword else {},
-        "history": editions.rule_history(all_records, number, edition),
+        "editions": catalogue.editions.editions_of(number),
+        "keyword_numbers": catalogue.editions.keyword_numbers(primary.keyword) if primary.keyword else {},
+        "history": catalogue.editions.rule_history(number, edition),
     }

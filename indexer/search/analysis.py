@@ -26,11 +26,13 @@ the position of the token they belong to and are produced only when indexing (an
 because Whoosh builds phrase queries and multi-token terms from the token texts as if they
 were consecutive words.
 
-Analyzers are pickled into the index schema, so they hold only plain settings: jieba's
-tokenizer and the OpenCC converters live in module-level caches, created on first use (or by
-`warm_up()` before a server forks). The user dictionary is process state, set with
-`set_user_words` or `load_user_dictionary`; an index stores the dictionary it was built with
-(`write_user_dictionary`) so that the query process segments queries the same way.
+Analyzers are pickled into the index schema, so they hold only plain settings. The words
+jieba keeps whole belong to a `Segmenter`: a build writes its user words beside the index
+(`write_user_dictionary`), and opening the build attaches a segmenter of those words to the
+analyzers of that build's schema (`attach_segmenter`), so two builds open in one process
+never segment with each other's words. An analyzer without one (a test's, a peer's) uses the
+process default, set with `set_user_words`. jieba's own dictionary and the OpenCC converters
+are loaded once per process, on first use or by `warm_up()` before a server forks.
 """
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ from indexer.documents.textclean import fold_homoglyphs
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
     "text_analyzer", "bigram_analyzer", "marking_analyzer",
+    "Segmenter", "segmenter_for", "attach_segmenter",
     "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
     "UserDictionaryError", "warm_up",
 ]
@@ -105,8 +108,12 @@ class MixedScriptTokenizer(Tokenizer):
         if chinese == "marks":
             self.words = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
 
+    def __getstate__(self) -> dict:
+        # The segmenter is the opened build's, never part of a pickled schema.
+        return {k: v for k, v in self.__dict__.items() if k != "segmenter"}
+
     def __eq__(self, other):
-        return other is not None and self.__class__ is other.__class__ and self.__dict__ == other.__dict__
+        return other is not None and self.__class__ is other.__class__ and self.__getstate__() == other.__getstate__()
 
     def __call__(self, value: str, positions: bool = False, chars: bool = False,
                  keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
@@ -145,7 +152,7 @@ class MixedScriptTokenizer(Tokenizer):
             return [(run[i:i + 2], i, i + 2, 1 if i else 0, "han") for i in range(len(run) - 1)]
         if self.chinese == "marks":
             return _marks(run, self.words)
-        return _segment(run, alternatives)
+        return (self.__dict__.get("segmenter") or _default).segment(run, alternatives)
 
 
 def _token(text: str, original: str, kind: str, pos: int, start_char: int, start: int, end: int,
@@ -170,32 +177,6 @@ def _symbol_parts(symbol: str) -> list[tuple[str, int, int, int, str]]:
             else "number" if part.isdigit() else "word"
         parts.append((part, m.start(), m.end(), 0, kind))
     return parts
-
-
-def _segment(run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
-    """jieba's words of a Simplified run, in order; with `alternatives`, each word is
-    followed by the dictionary sub-words search mode finds inside it.
-
-    jieba's search mode yields, for each word, its sub-words and then the word itself. Read
-    backwards, the first token of each group is therefore the word, and the tokens after it
-    (before the previous word) start inside it; that is how words and sub-words are told
-    apart without re-implementing search mode."""
-    tokenizer = _jieba()
-    if not alternatives:
-        return [(w, s, e, 1 if s else 0, "han") for w, s, e in tokenizer.tokenize(run, mode="default")]
-    groups: list[list[tuple[str, int, int]]] = []
-    for w, s, e in reversed(list(tokenizer.tokenize(run, mode="search"))):
-        if groups and s >= groups[-1][0][1]:
-            groups[-1].append((w, s, e))
-        else:
-            groups.append([(w, s, e)])
-    pieces = []
-    for group in reversed(groups):
-        word, start, end = group[0]
-        subwords = set(group[1:]) | _user_subwords(word, start)
-        pieces.append((word, start, end, 1 if start else 0, "han"))
-        pieces.extend((w, s, e, 0, "han") for w, s, e in sorted(subwords, key=lambda t: (t[1], t[2])))
-    return pieces
 
 
 # The length of the unmatched pieces a Chinese run is cut into for highlighting: the
@@ -224,19 +205,6 @@ def _marks(run: str, pattern: re.Pattern | None) -> list[tuple[str, int, int, in
             pieces.append((m.group(), m.start(), m.end(), 1, "han"))
             done = m.end()
     return [(text, s, e, step if s else 0, kind) for text, s, e, step, kind in pieces]
-
-
-def _user_subwords(word: str, start: int) -> set[tuple[str, int, int]]:
-    """User words of four or more characters inside a longer word (时空换境 inside
-    时空换境异能), which jieba's search mode, looking only at two- and three-character
-    pieces, would not yield."""
-    found = set()
-    for size in range(4, len(word)):
-        for i in range(len(word) - size + 1):
-            piece = word[i:i + size]
-            if piece in _user_words:
-                found.add((piece, start + i, start + i + size))
-    return found
 
 
 class EnglishFilter(Filter):
@@ -297,7 +265,7 @@ def marking_analyzer(words: Iterable[str]):
     return MixedScriptTokenizer("marks", words) | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
 
 
-# --- jieba and the user dictionary: process state, never part of a pickled analyzer ---
+# --- jieba and the user words: segmenters, never part of a pickled analyzer ---
 
 # The least jieba frequency of a user word. jieba's own suggestion only makes a word beat its
 # parts in isolation; in running text a neighbour then takes a character (坟墓场所 read as
@@ -307,41 +275,104 @@ def marking_analyzer(words: Iterable[str]):
 USER_WORD_FREQ = 1000
 
 _lock = threading.Lock()
-_user_words: frozenset[str] = frozenset()
-_tokenizer: jieba.Tokenizer | None = None
 # jieba's own dictionary (word frequencies and their total), loaded once per process: a
-# tokenizer for new user words starts from a copy of it instead of loading it again.
+# segmenter's tokenizer starts from a copy of it instead of loading it again.
 _base: tuple[dict[str, int], int] | None = None
+
+
+class Segmenter:
+    """jieba's segmentation with a set of user words kept whole (Simplified)."""
+
+    def __init__(self, words: Iterable[str] = ()):
+        self.words = _simplified_words(words)
+        self._tokenizer: jieba.Tokenizer | None = None
+        self._lock = threading.Lock()
+
+    def tokenizer(self) -> jieba.Tokenizer:
+        """This segmenter's jieba tokenizer, created on first use.
+
+        A dedicated `jieba.Tokenizer`, not jieba's global one, so no other code's words leak
+        in. It is made from a copy of jieba's dictionary plus the user words in sorted order,
+        which is the state a fresh tokenizer given those words reaches (`add_word` weighs a
+        word against the words added before it), without loading the dictionary again: a
+        server opening a build with new words does not stall its requests."""
+        tokenizer = self._tokenizer
+        if tokenizer is None:
+            with self._lock:
+                if self._tokenizer is None:
+                    freq, total = _jieba_base()
+                    tokenizer = jieba.Tokenizer()
+                    tokenizer.FREQ, tokenizer.total = dict(freq), total
+                    tokenizer.initialized = True
+                    for word in sorted(self.words):
+                        tokenizer.add_word(word, max(tokenizer.suggest_freq(word), USER_WORD_FREQ))
+                    self._tokenizer = tokenizer
+                tokenizer = self._tokenizer
+        return tokenizer
+
+    def segment(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
+        """jieba's words of a Simplified run, in order; with `alternatives`, each word is
+        followed by the dictionary sub-words search mode finds inside it.
+
+        jieba's search mode yields, for each word, its sub-words and then the word itself. Read
+        backwards, the first token of each group is therefore the word, and the tokens after it
+        (before the previous word) start inside it; that is how words and sub-words are told
+        apart without re-implementing search mode."""
+        tokenizer = self.tokenizer()
+        if not alternatives:
+            return [(w, s, e, 1 if s else 0, "han") for w, s, e in tokenizer.tokenize(run, mode="default")]
+        groups: list[list[tuple[str, int, int]]] = []
+        for w, s, e in reversed(list(tokenizer.tokenize(run, mode="search"))):
+            if groups and s >= groups[-1][0][1]:
+                groups[-1].append((w, s, e))
+            else:
+                groups.append([(w, s, e)])
+        pieces = []
+        for group in reversed(groups):
+            word, start, end = group[0]
+            subwords = set(group[1:]) | self._user_subwords(word, start)
+            pieces.append((word, start, end, 1 if start else 0, "han"))
+            pieces.extend((w, s, e, 0, "han") for w, s, e in sorted(subwords, key=lambda t: (t[1], t[2])))
+        return pieces
+
+    def _user_subwords(self, word: str, start: int) -> set[tuple[str, int, int]]:
+        """User words of four or more characters inside a longer word (时空换境 inside
+        时空换境异能), which jieba's search mode, looking only at two- and three-character
+        pieces, would not yield."""
+        found = set()
+        for size in range(4, len(word)):
+            for i in range(len(word) - size + 1):
+                piece = word[i:i + size]
+                if piece in self.words:
+                    found.add((piece, start + i, start + i + size))
+        return found
+
+
+@lru_cache(maxsize=2)
+def segmenter_for(words: frozenset[str]) -> Segmenter:
+    """One segmenter per set of user words: builds of the same words share its tokenizer
+    (the one `warm_up` loaded before a server forked, for the build it serves)."""
+    return Segmenter(words)
+
+
+def attach_segmenter(analyzer, segmenter: Segmenter) -> None:
+    """Make an analyzer of an opened build's schema segment with `segmenter`."""
+    for part in getattr(analyzer, "items", [analyzer]):
+        if isinstance(part, MixedScriptTokenizer):
+            part.segmenter = segmenter
+
+
+def _jieba_base() -> tuple[dict[str, int], int]:
+    global _base
+    if _base is None:
+        with _lock:
+            if _base is None:
+                _base = _jieba_dictionary()
+    return _base
 
 
 class UserDictionaryError(ValueError):
     """A bad user dictionary file; the message names the file and line."""
-
-
-def _jieba() -> jieba.Tokenizer:
-    """The process's jieba tokenizer, holding the current user words; created on first use.
-
-    A dedicated `jieba.Tokenizer`, not jieba's global one, so no other code's words leak in.
-    It is made from a copy of jieba's dictionary plus the user words in sorted order, which
-    is the state a fresh tokenizer given those words reaches (`add_word` weighs a word
-    against the words added before it), in about a hundredth of a second instead of loading
-    the dictionary again: a server switching to an index with new words does not stall its
-    requests."""
-    global _tokenizer, _base
-    tokenizer = _tokenizer
-    if tokenizer is None:
-        with _lock:
-            if _tokenizer is None:
-                if _base is None:
-                    _base = _jieba_dictionary()
-                tokenizer = jieba.Tokenizer()
-                tokenizer.FREQ, tokenizer.total = dict(_base[0]), _base[1]
-                tokenizer.initialized = True
-                for word in sorted(_user_words):
-                    tokenizer.add_word(word, max(tokenizer.suggest_freq(word), USER_WORD_FREQ))
-                _tokenizer = tokenizer
-            tokenizer = _tokenizer
-    return tokenizer
 
 
 def _jieba_dictionary() -> tuple[dict[str, int], int]:
@@ -371,22 +402,26 @@ def _simplified_words(words: Iterable[str]) -> frozenset[str]:
     return frozenset(to_hans(w.strip()) for w in words if HAN_RUN.fullmatch(w.strip()))
 
 
+# The segmenter of analyzers no build has attached one to.
+_default = Segmenter()
+
+
 def set_user_words(words: Iterable[str]) -> frozenset[str]:
-    """Make `words` (any script; non-Chinese forms are ignored) the user dictionary of this
-    process: they are segmented as whole words from now on. Returns the Simplified words."""
-    global _user_words, _tokenizer
+    """Make `words` (any script; non-Chinese forms are ignored) the default segmenter's user
+    words: analyzers of no build segment them as whole words from now on. Returns the
+    Simplified words."""
+    global _default
     new = _simplified_words(words)
-    with _lock:
-        if new != _user_words:
-            # Made again (from jieba's dictionary and the sorted words) on first use, never
-            # extended in place: jieba weighs an added word against the words added before it.
-            _user_words, _tokenizer = new, None
+    if new != _default.words:
+        # A new segmenter, never the old one extended in place: jieba weighs an added word
+        # against the words added before it.
+        _default = Segmenter(new)
     return new
 
 
 def user_words() -> frozenset[str]:
-    """The current user dictionary (Simplified)."""
-    return _user_words
+    """The default segmenter's user words (Simplified)."""
+    return _default.words
 
 
 def write_user_dictionary(path: Path | str, words: Iterable[str]) -> list[str]:
@@ -426,8 +461,9 @@ def load_user_dictionary(path: Path | str) -> frozenset[str]:
     return set_user_words(read_user_dictionary(path))
 
 
-def warm_up() -> None:
-    """Load jieba (with the current user words) and OpenCC now, e.g. before a server forks,
-    so that workers share them instead of each loading them on its first request."""
+def warm_up(segmenter: Segmenter | None = None) -> None:
+    """Load jieba (with the words of `segmenter`, else the default's) and OpenCC now, e.g.
+    before a server forks, so that workers share them instead of each loading them on its
+    first request."""
     chinese.warm_up()
-    _jieba()
+    (segmenter or _default).tokenizer()

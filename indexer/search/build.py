@@ -1,7 +1,8 @@
 """Building the index beside the records, and switching to it atomically.
 
 An index lives in its own folder under the index root (records.jsonl, sources.json, the user
-dictionary it was segmented with, the engine's files, meta.json). `CURRENT` names the folder
+dictionary it was segmented with, the glossary it was built with, the engine's files,
+meta.json: see `index_build`). `CURRENT` names the folder
 in use and is replaced in one rename, so a reader sees the old index or the new one, never a
 mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
@@ -18,12 +19,12 @@ from pathlib import Path
 
 from indexer.documents.corpus import METADATA, CorpusError, load_sources
 from indexer.documents.glossary import Glossary
-from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
+from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
 from . import analysis, folding
 from .engine import IndexUnavailable
-from .whoosh_engine import WhooshBackend
+from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code decides what an index holds: changing any of them means a rebuild.
@@ -31,7 +32,6 @@ INDEXING_CODE = ("indexer/documents", "indexer/search")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 KEEP_BUILDS = 3
-ENGINE = WhooshBackend
 
 
 class BuildError(Exception):
@@ -133,9 +133,9 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     try:
         write_records(result, tmp)
         folding.write(result.records, tmp)
-        analysis.set_user_words(user_words(result.records))
-        analysis.write_user_dictionary(tmp / "userdict.txt", analysis.user_words())
-        ENGINE.build(result.records, tmp)
+        shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
+        words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
+        ENGINE.build(result.records, tmp, analysis.segmenter_for(frozenset(words)))
         meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),
                 "inputs": [str(p) for p in result.inputs]}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
@@ -155,11 +155,8 @@ def _usable(folder: Path) -> bool:
     """Whether an index folder opens and reads whole: if not, a build replaces it even when
     the corpus did not change."""
     try:
-        ENGINE.open(folder).close()
-        records, _ = read_records(folder)
-        folding.FoldedTexts(folder / folding.FILE, len(records)).close()
-        analysis.read_user_dictionary(folder / "userdict.txt")
-    except (IndexUnavailable, analysis.UserDictionaryError, OSError, ValueError, TypeError, KeyError):
+        IndexBuild(folder).close()
+    except IndexUnavailable:
         return False
     return True
 

@@ -13,6 +13,8 @@ from typing import Iterable
 
 from indexer.documents.records import Record
 
+from .analysis import Segmenter
+
 
 @dataclass
 class EngineQuery:
@@ -29,13 +31,15 @@ class SearchBackend(ABC):
 
     @classmethod
     @abstractmethod
-    def build(cls, records: Iterable[Record], directory: Path) -> None:
-        """Write a complete index of `records` into the empty folder `directory`."""
+    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
+        """Write a complete index of `records` into the empty folder `directory`, Chinese
+        segmented by `segmenter`."""
 
     @classmethod
     @abstractmethod
-    def open(cls, directory: Path) -> "SearchBackend":
-        """Open an index written by `build`; raise `IndexUnavailable` when it is missing or broken."""
+    def open(cls, directory: Path, segmenter: Segmenter) -> "SearchBackend":
+        """Open an index written by `build`, its queries segmented by `segmenter` (the build's
+        words); raise `IndexUnavailable` when it is missing or broken."""
 
     @abstractmethod
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:

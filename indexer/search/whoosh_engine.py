@@ -22,7 +22,7 @@ from whoosh.scoring import BM25F
 
 from indexer.documents.records import Record
 
-from .analysis import marking_analyzer
+from .analysis import Segmenter, attach_segmenter, marking_analyzer
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .schema import FIELD_WEIGHTS, build_schema, document
 
@@ -119,10 +119,13 @@ class _ScoredPostings:
 
 
 class WhooshBackend(SearchBackend):
-    def __init__(self, ix):
+    def __init__(self, ix, segmenter: Segmenter):
         self._ix = ix
         self._searcher = ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1))
+        # This build's own copy of the schema's analyzers, segmenting with its words.
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
+        for analyzer in self._analyzers.values():
+            attach_segmenter(analyzer, segmenter)
         self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
         self._highlight_cache = lru_cache(maxsize=8192)(self._highlight)
         self._clause_cache = lru_cache(maxsize=8192)(self._make_clauses)
@@ -130,9 +133,11 @@ class WhooshBackend(SearchBackend):
         self._record_ids: dict[int, str] = {}
 
     @classmethod
-    def build(cls, records: Iterable[Record], directory: Path) -> None:
+    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
         ix = index.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
         writer = ix.writer(limitmb=256)
+        for name in writer.schema.names():
+            attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
         try:
             for record in records:
                 writer.add_document(**document(record))
@@ -142,11 +147,11 @@ class WhooshBackend(SearchBackend):
         writer.commit()
 
     @classmethod
-    def open(cls, directory: Path) -> "WhooshBackend":
+    def open(cls, directory: Path, segmenter: Segmenter) -> "WhooshBackend":
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
-            return cls(index.open_dir(str(directory), indexname=INDEX_NAME))
+            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter)
         except IndexUnavailable:
             raise
         except Exception as exc:  # whoosh raises many types for damaged files
