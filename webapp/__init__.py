@@ -18,7 +18,7 @@ from flask import Flask
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import DEFAULT_INDEX_ROOT
 
-from . import respond, templating
+from . import caching, respond, templating
 from .views import cards, errors, forum, meta, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
@@ -49,6 +49,7 @@ def create_app(test_config: dict | None = None) -> Flask:
         app.register_blueprint(blueprint)
     respond.install(app)
     templating.install(app)
+    caching.install(app)
     from .cli import cli  # here, not at the top: `python -m webapp.cli` must import it only once
 
     app.cli.add_command(cli, "kb")

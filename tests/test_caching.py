@@ -1,0 +1,130 @@
+"""HTTP caching: validators tied to the index build and the reader's script, 304 answers,
+lifetimes, and compressed pages and JSON."""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+
+import brotli
+import pytest
+
+from indexer.build import current_folder
+from webapp import caching
+
+URLS = ["/api/search?q=persist", "/?q=persist", "/api/rules/702.30a", "/rules/702.30a",
+        "/api/suggest?q=per", "/api/cards/Murderous Redcap", "/embed.js", "/forum-sample"]
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_every_get_answer_has_a_validator_and_a_lifetime(client, small_index, url):
+    response = client.get(url, follow_redirects=True)
+    assert response.status_code == 200
+    assert response.headers["ETag"].startswith(f'W/"{current_folder(small_index).name}.')
+    assert "max-age=" in response.headers["Cache-Control"]
+    assert {"Accept", "Cookie", "Accept-Encoding"} <= set(response.vary.as_set(preserve_casing=True))
+
+
+@pytest.mark.parametrize("url", URLS)
+def test_the_validator_answers_304_without_a_body(client, url):
+    first = client.get(url, follow_redirects=True)
+    again = client.get(first.request.path + "?" + first.request.query_string.decode(),
+                       headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304
+    assert again.data == b""
+    assert again.headers["ETag"] == first.headers["ETag"]
+    assert "max-age=" in again.headers["Cache-Control"]
+
+
+def test_the_validator_differs_by_script_and_format(client):
+    hant = client.get("/api/search?q=persist&script=hant").headers["ETag"]
+    hans = client.get("/api/search?q=persist&script=hans").headers["ETag"]
+    page = client.get("/?q=persist&script=hant").headers["ETag"]
+    assert len({hant, hans, page}) == 3
+    # The cookie chooses the script too: a Simplified reader's validator is not a Traditional one's.
+    client.set_cookie("script", "hans")
+    cookie_hans = client.get("/api/search?q=persist")
+    assert cookie_hans.headers["ETag"] == hans
+    assert client.get("/api/search?q=persist", headers={"If-None-Match": hant}).status_code == 200
+
+
+def test_a_stale_validator_gets_the_whole_answer(client):
+    response = client.get("/api/search?q=persist", headers={"If-None-Match": 'W/"20000101T000000-000000000000.asis.json.x"'})
+    assert response.status_code == 200
+    assert json.loads(response.data)["results"]
+
+
+def test_a_new_index_changes_every_validator(tmp_path, small_index):
+    import shutil
+
+    from webapp import create_app
+
+    root = tmp_path / "index"
+    shutil.copytree(small_index, root)
+    client = create_app({"TESTING": True, "INDEX_ROOT": root}).test_client()
+    old = client.get("/api/rules/702.30a").headers["ETag"]
+    renamed = "29991231T235959-" + current_folder(root).name[-12:]
+    shutil.copytree(current_folder(root), root / renamed)
+    (root / "CURRENT").write_text(renamed + "\n")
+    client.application.extensions["kb.library"].CHECK_SECONDS = 0
+    response = client.get("/api/rules/702.30a", headers={"If-None-Match": old})
+    assert response.status_code == 200
+    assert response.headers["ETag"] != old
+    assert renamed in response.headers["ETag"]
+
+
+def test_errors_and_the_health_probe_carry_no_validator(client):
+    missing = client.get("/api/rules/999.9")
+    assert missing.status_code == 404 and "ETag" not in missing.headers
+    health = client.get("/healthz")
+    assert "ETag" not in health.headers and health.headers["Cache-Control"] == "no-store"
+    bad = client.get("/api/search?q=x&script=klingon", headers={"If-None-Match": "*"})
+    assert bad.status_code == 400
+
+
+def test_a_post_is_not_cached(client):
+    response = client.post("/api/linkify", json={"text": "see 702.30a"})
+    assert response.status_code == 200
+    assert "ETag" not in response.headers
+
+
+@pytest.mark.parametrize("encoding, decode", [("gzip", gzip.decompress), ("br", brotli.decompress)])
+def test_pages_and_json_are_compressed_when_accepted(client, encoding, decode):
+    for url in ("/api/search?q=persist&limit=20", "/?q=persist&limit=20"):
+        plain = client.get(url)
+        packed = client.get(url, headers={"Accept-Encoding": encoding})
+        assert packed.headers["Content-Encoding"] == encoding
+        assert len(packed.data) < len(plain.data) / 2
+        assert _without_timing(decode(packed.data)) == _without_timing(plain.data)
+        assert packed.headers["ETag"] == plain.headers["ETag"]
+        assert client.get(url, headers={"Accept-Encoding": encoding,
+                                        "If-None-Match": packed.headers["ETag"]}).status_code == 304
+
+
+def _without_timing(body: bytes) -> bytes:
+    """An answer without the search time it reports, which differs from one asking to the next."""
+    return re.sub(rb"\d+(\.\d+)? ?ms|\"took_ms\":[\d.]+", b"", body)
+
+
+def test_static_files_have_a_validator_and_a_lifetime(client):
+    response = client.get("/static/style.css")
+    assert response.status_code == 200 and response.headers["ETag"]
+    assert f"max-age={caching.STATIC_SECONDS}" in response.headers["Cache-Control"]
+    assert client.get("/static/style.css", headers={"If-None-Match": response.headers["ETag"]}).status_code == 304
+
+
+def test_the_code_version_follows_the_presentation_files(tmp_path):
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "view.py").write_text("x = 1\n")
+    (tmp_path / "templates" / "page.html").write_text("<p>one</p>")
+    before = caching.code_version(tmp_path)
+    (tmp_path / "templates" / "page.html").write_text("<p>two</p>")
+    assert caching.code_version(tmp_path) != before
+
+
+def test_without_an_index_only_the_answers_needing_none_have_a_validator(no_index_app):
+    client = no_index_app.test_client()
+    embed = client.get("/embed.js")
+    assert embed.status_code == 200 and embed.headers["ETag"].startswith('W/"none.')
+    search = client.get("/api/search?q=persist", headers={"If-None-Match": embed.headers["ETag"]})
+    assert search.status_code == 503 and "ETag" not in search.headers

@@ -1,0 +1,107 @@
+"""HTTP caching: every GET answer names what it was made from, and a client that has it
+already costs a 304 instead of a search.
+
+An answer is fully determined by its address, the index build it came from, the reader's
+script (which the cookie may choose), whether it is a page or JSON, and the web code that
+presented it. The validator (a weak ETag, as compression changes the bytes, not the meaning)
+is those four things, computed without running the view: a request whose If-None-Match
+holds it gets its 304 before any searching, rendering or compression. The build's name is
+the index artifact's id, so a replica serving the same artifact gives the same validator,
+and a switch to a new index changes every validator at once.
+
+Static files keep Flask's own validator (from the file) and lifetime (STATIC_SECONDS).
+Answers are compressed (zstd, brotli or gzip, as the client accepts) by Flask-Compress.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from flask import Flask, Response, current_app, request
+from flask_compress import Compress
+
+from indexer.search.engine import IndexUnavailable
+
+from .respond import library, view_script, wants_json
+
+# How long a client or a shared cache may reuse an answer without asking again: short,
+# because a new index may be switched in at any time; asking again costs a 304.
+ANSWER_SECONDS = 60
+STATIC_SECONDS = 300
+# Addresses answered without a validator: the load balancer's probe must always reach a
+# worker, and its own Cache-Control says so.
+UNCACHED = ("/healthz",)
+VARY = ("Accept", "Cookie")
+PRESENTATION_FILES = ("*.py", "templates/*", "static/*")
+
+
+def code_version(package: Path = Path(__file__).parent) -> str:
+    """A short hash of the files that present an answer (views, templates, static files): a
+    new release of them changes every validator even when the index did not change."""
+    digest = hashlib.sha256()
+    for pattern in PRESENTATION_FILES:
+        for path in sorted(package.rglob(pattern)):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+def _cacheable() -> bool:
+    return (request.method in ("GET", "HEAD") and request.endpoint not in (None, "static")
+            and not request.path.startswith(UNCACHED))
+
+
+def validator() -> str:
+    """The ETag value of this request's answer. Without an open index only answers that do
+    not need one succeed (the embed script, the forum sample), and they name no build."""
+    try:
+        build = library().folder.name
+    except IndexUnavailable:
+        build = "none"
+    fmt = "json" if wants_json() else "html"
+    return f"{build}.{view_script() or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
+
+
+def _not_modified():
+    """Before the view: a client that holds this answer's validator gets a 304 at once."""
+    if not _cacheable() or not request.if_none_match:
+        return None
+    etag = validator()
+    if not request.if_none_match.contains_weak(etag):
+        return None
+    response = Response(status=304)
+    response.set_etag(etag, weak=True)
+    _lifetime(response)
+    response.vary.update(VARY)
+    return response
+
+
+def _lifetime(response: Response) -> None:
+    # An answer that sets the script cookie is this reader's alone.
+    scope = "private" if "Set-Cookie" in response.headers else "public"
+    response.headers["Cache-Control"] = f"{scope}, max-age={ANSWER_SECONDS}"
+
+
+def _validate(response: Response) -> Response:
+    """After the view: a successful answer gets its validator, and a lifetime unless its view
+    gave one; errors are left as they are."""
+    if _cacheable() and response.status_code == 200:
+        if "Cache-Control" not in response.headers:
+            _lifetime(response)
+        response.set_etag(validator(), weak=True)
+        response.vary.update(VARY)
+    return response
+
+
+def install(app: Flask) -> None:
+    app.config.setdefault("CODE_VERSION", code_version())
+    if app.config.get("SEND_FILE_MAX_AGE_DEFAULT") is None:  # Flask's default: no lifetime
+        app.config["SEND_FILE_MAX_AGE_DEFAULT"] = STATIC_SECONDS
+    app.config.setdefault("COMPRESS_ALGORITHM", ["zstd", "br", "gzip"])
+    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/css", "application/json",
+                                                 "application/javascript", "text/javascript"])
+    # Compress runs its after-request hook last (hooks run in reverse order of installing),
+    # so it sees the validator and the final body.
+    Compress(app)
+    app.before_request(_not_modified)
+    app.after_request(_validate)
