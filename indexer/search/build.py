@@ -144,11 +144,30 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    switch_to(root, name)
+    _prune(root, keep={name})
+    return BuildOutcome(final, digest, built=True, seconds=time.perf_counter() - started, result=result)
+
+
+def switch_to(root: Path, name: str) -> None:
+    """Make the build folder `name` of `root` the index in use, in one rename."""
     pointer = root / f".{CURRENT}.{os.getpid()}"
     pointer.write_text(name + "\n", encoding="utf-8")
     os.replace(pointer, root / CURRENT)
-    _prune(root, keep={name})
-    return BuildOutcome(final, digest, built=True, seconds=time.perf_counter() - started, result=result)
+
+
+def install_artifact(folder: Path, root: Path) -> str:
+    """Copy a built index folder (an artifact: its name is its id) into another index root,
+    whole or not at all, without switching to it; its name."""
+    if not _BUILD_NAME.fullmatch(folder.name):
+        raise BuildError(f"{folder} is not an index build (its name is not a build id)")
+    root.mkdir(parents=True, exist_ok=True)
+    if not (root / folder.name).is_dir():
+        tmp = root / f".tmp-{folder.name}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(folder, tmp)
+        os.rename(tmp, root / folder.name)
+    return folder.name
 
 
 def _usable(folder: Path) -> bool:

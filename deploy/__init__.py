@@ -1,0 +1,1 @@
+"""Running the service beyond one process: nginx in front of app replicas."""

@@ -1,0 +1,234 @@
+"""App replicas behind nginx on one machine: start them, kill and restart one, and roll a new
+index artifact to all of them without a client ever seeing an older index after a newer one.
+
+Each replica is a gunicorn server (as scripts/serve runs it) with an index root of its own,
+as on a machine of its own: an index artifact (a build folder, whose name is its id) is copied
+into every root, then switched to. nginx (deploy/nginx.conf) balances between them.
+
+Rolling a new index keeps answers monotonic. While both an old and a new replica take traffic
+a client could meet new then old, so at no moment do both: the second half of the replicas is
+made nginx's backup (it gets requests only when every other replica is down) and switched
+while idle; then the first half is stopped one after another and restarted on the new index.
+Once the last of them stops listening, nginx sends every request to the backups, already new;
+each restarted replica comes back new. The backups then rejoin the rotation. Requests that a
+stopping replica had accepted finish there, before any new answer was given; a request it
+refuses is retried by nginx on the next replica, so none fails.
+
+`python -m deploy.replicas [PATHS...]` (scripts/replicas) builds the index and serves it this
+way on loopback until interrupted. Only 127.0.0.1 is bound.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.server import HOST, Server, free_port, get
+from indexer.build import BuildError, build, current_folder, install_artifact, switch_to
+from indexer.ingest import DEFAULT_CORPUS
+
+CONFIG = Path(__file__).with_name("nginx.conf")
+FAIL_SECONDS = 2
+NGINX_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+
+
+class DeployError(Exception):
+    """nginx or a replica did not start or reload; the message carries the log's end."""
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+
+
+class Replica:
+    """One app server with its own index root."""
+
+    def __init__(self, root: Path, workers: int):
+        self.root, self.workers, self.port = root, workers, free_port()
+        self.server: Server | None = None
+
+    def start(self) -> None:
+        self.server = Server.real_app(self.root, self.port, workers=self.workers)
+        self.server.check_index()
+
+    def stop(self, kill: bool = False) -> None:
+        """Stop gracefully (finish accepted requests), or kill the whole process group at once."""
+        if self.server is None:
+            return
+        if kill and self.server.process.poll() is None:
+            os.killpg(self.server.process.pid, signal.SIGKILL)
+            self.server.process.wait(timeout=15)
+        self.server.stop()
+        os.unlink(self.server.log.name)
+        self.server = None
+
+    def serve(self, name: str) -> None:
+        """Restart on the index build `name`, already installed in its root."""
+        self.stop()
+        switch_to(self.root, name)
+        self.start()
+
+
+class Cluster:
+    """`with Cluster(artifact, work) as cluster:` replicas serving `artifact` behind nginx."""
+
+    def __init__(self, artifact: Path, work: Path, replicas: int = 2, workers: int = 1, port: int | None = None):
+        nginx = nginx_binary()
+        if nginx is None:
+            raise DeployError("nginx is not installed (Debian: apt-get install nginx)")
+        self.nginx_bin, self.work = nginx, Path(work)
+        self.port = port or free_port()
+        self.prefix = self.work / "nginx"
+        self.replicas = [Replica(self.work / f"replica-{i}" / "index", workers) for i in range(replicas)]
+        self.nginx: subprocess.Popen | None = None
+        try:
+            for replica in self.replicas:
+                switch_to(replica.root, install_artifact(artifact, replica.root))
+                replica.start()
+            self._start_nginx()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def url(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def _write_config(self, backups: tuple[Replica, ...] = ()) -> Path:
+        servers = "\n".join(
+            f"        server {HOST}:{r.port} max_fails=1 fail_timeout={FAIL_SECONDS}s{' backup' if r in backups else ''};"
+            for r in self.replicas)
+        text = (CONFIG.read_text(encoding="utf-8").replace("@UPSTREAM_SERVERS@", servers)
+                .replace("@LISTEN@", f"{HOST}:{self.port}").replace("@PREFIX@", str(self.prefix))
+                .replace("@FAIL_SECONDS@", str(FAIL_SECONDS)))
+        path = self.prefix / "nginx.conf"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def _start_nginx(self) -> None:
+        for folder in (self.prefix, *(self.prefix / d for d in NGINX_TEMP_DIRS)):
+            folder.mkdir(parents=True, exist_ok=True)
+        # nginx's workers run as an unprivileged user when the master is root: they must be
+        # able to reach the temporary folders.
+        for folder in (self.work, self.prefix):
+            folder.chmod(0o755)
+        config = self._write_config()
+        self.log = open(self.prefix / "stderr.log", "wb")
+        self.nginx = subprocess.Popen([self.nginx_bin, "-p", str(self.prefix), "-c", str(config)],
+                                      stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      start_new_session=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.nginx.poll() is not None:
+                raise DeployError(f"nginx exited with {self.nginx.returncode}: {self._nginx_log()}")
+            try:
+                if get(self.port, "/healthz", timeout=5)[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise DeployError(f"nginx gave no 200 for /healthz in 30 s: {self._nginx_log()}")
+
+    def _nginx_log(self) -> str:
+        logs = [self.prefix / "stderr.log", self.prefix / "error.log"]
+        return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
+
+    def _workers(self) -> set[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.nginx.pid)], capture_output=True, text=True)
+        return {int(pid) for pid in out.stdout.split()}
+
+    def reload(self, backups: tuple[Replica, ...] = ()) -> None:
+        """Apply a new upstream list, and return once nginx's workers of the old one are gone
+        (until then they still route by it)."""
+        self._write_config(backups)
+        before = self._workers()
+        self.nginx.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            now = self._workers()
+            if now and not now & before:
+                return
+            if self.nginx.poll() is not None:
+                raise DeployError(f"nginx exited on reload: {self._nginx_log()}")
+            time.sleep(0.02)
+        raise DeployError(f"nginx did not finish its reload in 30 s: {self._nginx_log()}")
+
+    def kill(self, index: int) -> None:
+        self.replicas[index].stop(kill=True)
+
+    def start(self, index: int) -> None:
+        self.replicas[index].start()
+
+    def roll(self, artifact: Path) -> str:
+        """Switch every replica to the index artifact, monotonically (see the module's
+        docstring); its name."""
+        name = [install_artifact(artifact, replica.root) for replica in self.replicas][0]
+        half = len(self.replicas) // 2 or 1
+        first, backups = self.replicas[:half], tuple(self.replicas[half:])
+        self.reload(backups)
+        for replica in backups:
+            replica.serve(name)
+        for replica in first:
+            replica.serve(name)
+        self.reload()
+        return name
+
+    def close(self) -> None:
+        if self.nginx is not None and self.nginx.poll() is None:
+            self.nginx.send_signal(signal.SIGQUIT)  # graceful: finish the requests in flight
+            try:
+                self.nginx.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.nginx.pid, signal.SIGKILL)
+                self.nginx.wait(timeout=15)
+            self.log.close()
+        for replica in self.replicas:
+            replica.stop()
+
+    def __enter__(self) -> "Cluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="scripts/replicas",
+                                 description="Build the index and serve it from app replicas behind nginx.")
+    ap.add_argument("paths", nargs="*", type=Path, metavar="PATHS", help="extra rules files or corpus folders")
+    ap.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)), help="nginx's port (default 8000)")
+    ap.add_argument("--replicas", type=int, default=2, help="app replicas (default 2)")
+    ap.add_argument("--workers", type=int, default=1, help="gunicorn workers per replica (default 1)")
+    ap.add_argument("--index-root", type=Path, default=Path(os.environ.get("INDEX_ROOT", "var/index")))
+    args = ap.parse_args(argv)
+    try:
+        build([DEFAULT_CORPUS, *args.paths], root=args.index_root)
+    except BuildError as exc:
+        if current_folder(args.index_root) is None:
+            print(f"replicas: no index to serve: {exc}", file=sys.stderr)
+            return 1
+        print(f"replicas: serving the previous index: {exc}", file=sys.stderr)
+    work = Path(tempfile.mkdtemp(prefix="replicas-"))
+    try:
+        with Cluster(current_folder(args.index_root), work, args.replicas, args.workers, args.port) as cluster:
+            ports = ", ".join(str(r.port) for r in cluster.replicas)
+            print(f"replicas: nginx on {cluster.url}/ in front of {args.replicas} replicas (ports {ports})", flush=True)
+            stop = {signal.SIGINT, signal.SIGTERM}
+            signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # here: the servers must not inherit it
+            signal.sigwait(stop)
+    except DeployError as exc:
+        print(f"replicas: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
