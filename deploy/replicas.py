@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from benchmarks.server import HOST, Server, free_port, get
-from indexer.build import BuildError, build, current_folder, install_artifact, switch_to
-from indexer.ingest import DEFAULT_CORPUS
+from indexer.search.build import BuildError, build, current_folder, install_artifact, switch_to
+from indexer.documents.ingest import DEFAULT_CORPUS
 
 CONFIG = Path(__file__).with_name("nginx.conf")
 FAIL_SECONDS = 2

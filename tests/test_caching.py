@@ -9,7 +9,7 @@ import re
 import brotli
 import pytest
 
-from indexer.build import current_folder
+from indexer.search.build import current_folder
 from webapp import caching
 
 URLS = ["/api/search?q=persist", "/?q=persist", "/api/rules/702.30a", "/rules/702.30a",

@@ -19,7 +19,7 @@ import pytest
 
 from benchmarks.server import HOST
 from deploy.replicas import Cluster, nginx_binary
-from indexer.build import build, current_folder
+from indexer.search.build import build, current_folder
 
 from corpus_support import copy_corpus
 
