@@ -25,7 +25,7 @@ from corpus_support import copy_corpus
 
 CLIENTS = 16
 SECONDS = 30.0
-KILL_AT, ROLL_AT = 4.0, 12.0
+KILL_AT, ROLL_AT, AFTER_ROLL = 4.0, 12.0, 3.0
 QUERIES = ["persist", "留存", "702.30a", "奪魂紅帽客", "夺魂红帽客", "Murderous Redcap", "kicker", "規則 502.79"]
 
 
@@ -94,14 +94,13 @@ def test_a_killed_replica_and_a_rolled_index_lose_no_request_and_never_go_back(a
         cluster.start(0)
         time.sleep(max(0.0, ROLL_AT - (time.monotonic() - started)))
         assert cluster.roll(new) == new.name
-        rolled = time.monotonic() - started
-        time.sleep(max(2.0, SECONDS - rolled))
+        # At least SECONDS in all, and a while on the new index however long the roll took.
+        time.sleep(max(AFTER_ROLL, SECONDS - (time.monotonic() - started)))
         stop.set()
         for thread in threads:
             thread.join(timeout=60)
 
     assert not failures, f"{len(failures)} of {len(failures) + sum(map(len, seen))} requests failed, e.g. {failures[:5]}"
-    assert rolled < SECONDS - 2, f"the roll took until {rolled:.1f} s"
     for n, builds in enumerate(seen):
         assert builds and builds[0] == old.name and builds[-1] == new.name, f"client {n}"
         switch = builds.index(new.name)
