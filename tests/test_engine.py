@@ -49,12 +49,22 @@ def test_scored_postings_stay_within_their_budget(corpus_library):
     terms = [("body", tok) for tok in ("exil", "persist", "干枯", "放逐", "planar", "game")]
     sizes = {term: reader.doc_frequency(*term) for term in terms}
     assert all(sizes.values())
-    budget = max(sizes.values()) + 1
+    unlimited = _ScoredPostings(searcher)
+    budget = max(unlimited.cost(term, unlimited.get(*term)) for term in terms) + 1
     postings = _ScoredPostings(searcher, budget=budget)
     first = {term: postings.get(*term) for term in terms}
-    assert postings._size <= budget
-    assert 1 <= len(postings._cache) < len(terms)  # the least recently used were let go
+    assert postings.size <= budget
+    assert 1 <= len(postings) < len(terms)  # the least recently used were let go
     for term in terms:
         docs, scores = postings.get(*term)
         assert len(docs) == sizes[term] and list(docs) == list(first[term][0]) and list(scores) == list(first[term][1])
-    assert postings._size <= budget
+    assert postings.size <= budget
+
+
+def test_terms_no_document_has_are_not_kept(corpus_library):
+    """Made-up words (every distinct hostile query brings new ones) cost no memory."""
+    postings = _ScoredPostings(corpus_library.engine._searcher)
+    for i in range(1000):
+        docs, scores = postings.get("body", f"zzq{i}")
+        assert len(docs) == len(scores) == 0
+    assert len(postings) == 0 and postings.size == 0

@@ -34,8 +34,10 @@ FILTER_FIELDS = ("kind", "source", "edition", "lang")
 COMMON_SHARE = 0.05
 # BM25F's parameters (Whoosh's defaults), the same for every field.
 BM25_B, BM25_K1 = 0.75, 1.2
-# Postings (document, score) a process keeps scored, over all terms: about 12 bytes each.
-POSTINGS_BUDGET = 4_000_000
+# Bytes of scored postings a process keeps, over all terms (a posting is 12 bytes), and what
+# each remembered term costs besides its postings (its key, arrays and place in the order).
+POSTINGS_BUDGET_BYTES = 48 * 2**20
+TERM_OVERHEAD_BYTES = 400
 
 
 class MarkFormatter(highlight.Formatter):
@@ -52,7 +54,10 @@ class MarkFormatter(highlight.Formatter):
 
 class _ScoredPostings:
     """Each term's postings with their BM25F scores, computed once per process and kept while
-    they fit in POSTINGS_BUDGET (least recently used first out).
+    they fit in POSTINGS_BUDGET_BYTES (least recently used first out). A term is charged for
+    its entry as well as its postings, and a term no document has is not kept (finding that
+    out again is one lookup per segment): distinct queries of made-up words would otherwise
+    add entries the budget never saw.
 
     A query is a flat union of weighted terms, so a document's score is the sum over the
     query's terms of (term score in that document × the term's weight). Whoosh's matchers
@@ -60,7 +65,7 @@ class _ScoredPostings:
     which made them most of a search's time; with each term's scores kept as two arrays, a
     term seen before costs one pass of additions."""
 
-    def __init__(self, searcher, budget: int = POSTINGS_BUDGET):
+    def __init__(self, searcher, budget: int = POSTINGS_BUDGET_BYTES):
         self._searcher = searcher
         self._budget = budget
         self._size = 0
@@ -77,14 +82,28 @@ class _ScoredPostings:
                 self._cache.move_to_end(key)
                 return found
         found = self._score(field, token)
+        cost = self.cost(key, found)
         with self._lock:
-            if key not in self._cache and len(found[0]) <= self._budget:
+            if found[0] and key not in self._cache and cost <= self._budget:
                 self._cache[key] = found
-                self._size += len(found[0])
+                self._size += cost
                 while self._size > self._budget:
-                    _, (docs, _) = self._cache.popitem(last=False)
-                    self._size -= len(docs)
+                    self._size -= self.cost(*self._cache.popitem(last=False))
         return found
+
+    @staticmethod
+    def cost(key: tuple[str, str], found: tuple[array, array]) -> int:
+        docs, scores = found
+        return (TERM_OVERHEAD_BYTES + sum(len(part) for part in key) * 4
+                + len(docs) * docs.itemsize + len(scores) * scores.itemsize)
+
+    def __len__(self) -> int:
+        return len(self._cache)
+
+    @property
+    def size(self) -> int:
+        """Bytes charged for what is kept now; never more than the budget."""
+        return self._size
 
     def _score(self, field: str, token: str) -> tuple[array, array]:
         """(global document numbers, scores) of one term: Whoosh's BM25F formula with the
