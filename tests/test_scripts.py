@@ -13,6 +13,9 @@ import pytest
 
 from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
 
+# Two threaded workers, the app loaded once before they fork.
+GUNICORN = "gunicorn --workers 2 --worker-class gthread --threads 16 --keep-alive 5 --preload"
+
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in ("PORT", "INDEX_ROOT", "PUBLIC_URL")}
@@ -33,7 +36,7 @@ def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
         "index root": str(ROOT / "var" / "index"),
         "public url": "http://127.0.0.1:8000",
         "build": f"python -m indexer build --index-root {ROOT / 'var' / 'index'} corpus/",
-        "serve": "gunicorn --workers 2 --preload --bind 127.0.0.1:8000 webapp.wsgi:app",
+        "serve": f"{GUNICORN} --bind 127.0.0.1:8000 webapp.wsgi:app",
         "url": "http://127.0.0.1:8000/",
     }
 
@@ -41,13 +44,13 @@ def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
 def test_port_from_environment_and_option_overrides_it():
     assert plan(dry_run(port_env="9123"))["url"] == "http://127.0.0.1:9123/"
     steps = plan(dry_run("--port", "9200", port_env="9123"))
-    assert steps["serve"] == "gunicorn --workers 2 --preload --bind 127.0.0.1:9200 webapp.wsgi:app"
+    assert steps["serve"] == f"{GUNICORN} --bind 127.0.0.1:9200 webapp.wsgi:app"
     assert plan(dry_run("--port=9201", "--host=0.0.0.0"))["url"] == "http://0.0.0.0:9201/"
 
 
 def test_ipv6_host_is_bracketed():
     assert plan(dry_run("--host", "::1", "--port", "8080"))["serve"] == \
-        "gunicorn --workers 2 --preload --bind [::1]:8080 webapp.wsgi:app"
+        f"{GUNICORN} --bind [::1]:8080 webapp.wsgi:app"
 
 
 def test_extra_paths_resolve_from_the_callers_folder(tmp_path):
