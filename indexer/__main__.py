@@ -1,8 +1,10 @@
-"""Command line: `python -m indexer ingest [PATHS...]` and `python -m indexer build [PATHS...]`.
+"""Command line: `python -m indexer ingest [PATHS...]`, `python -m indexer build [PATHS...]`
+and `python -m indexer check`.
 
 PATHS are corpus folders (with sources.toml), folders of Comprehensive Rules files, or rules
 files; the default is the bundled corpus. Both commands print what each file gave and exit
-non-zero when any input failed.
+non-zero when any input failed. `check` opens the build a server would serve (the one
+`CURRENT` names, else the newest good one) and exits non-zero when none opens.
 """
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import sys
 from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
+from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import DEFAULT_INDEX_ROOT, BuildError, build
+from indexer.search.engine import IndexUnavailable
 
 
 def _print_summaries(result) -> None:
@@ -21,6 +25,19 @@ def _print_summaries(result) -> None:
             print(f"  warning: {warning}")
     for error in result.errors:
         print(f"error: {error}", file=sys.stderr)
+
+
+def _check(root: Path) -> int:
+    live = LiveLibrary(root)
+    try:
+        library = live.get()
+    except IndexUnavailable as exc:
+        print(f"error: no index to serve: {exc}", file=sys.stderr)
+        return 1
+    if live.problem is not None:
+        print(f"warning: {live.problem}", file=sys.stderr)
+    print(f"serving {library.folder} ({len(library.records)} records)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     p_build.add_argument("paths", nargs="*", type=Path)
     p_build.add_argument("--index-root", type=Path, default=DEFAULT_INDEX_ROOT)
     p_build.add_argument("--force", action="store_true", help="rebuild even if the corpus did not change")
+    p_check = sub.add_parser("check", help="open and verify the build a server would serve")
+    p_check.add_argument("--index-root", type=Path, default=DEFAULT_INDEX_ROOT)
     args = ap.parse_args(argv)
+    if args.command == "check":
+        return _check(args.index_root)
     paths = args.paths or [DEFAULT_CORPUS]
 
     if args.command == "ingest":

@@ -14,7 +14,7 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import CURRENT, current_folder
 from indexer.search.engine import IndexUnavailable
-from indexer.search.index_build import GLOSSARY_FILE, USER_WORDS_FILE
+from indexer.search.index_build import GLOSSARY_FILE, USER_WORDS_FILE, write_manifest
 from webapp import create_app
 
 CARD = "廣林物靈師"
@@ -57,6 +57,7 @@ def test_two_builds_with_different_user_words_keep_their_own_segmentation(root):
         other_folder = sibling(root, "20991231T000000-000000000000")
         words = (other_folder / USER_WORDS_FILE).read_text(encoding="utf-8").replace("广林物灵师\n", "")
         (other_folder / USER_WORDS_FILE).write_text(words, encoding="utf-8")
+        write_manifest(other_folder)
         second = Library(other_folder)
         try:
             assert second.engine._tokens("body", CARD) != ("广林物灵师",)
@@ -84,6 +85,7 @@ def test_a_damaged_glossary_is_index_unavailable_and_the_previous_build_keeps_se
         (folder / GLOSSARY_FILE).unlink()
     else:
         (folder / GLOSSARY_FILE).write_bytes(glossary)
+    write_manifest(folder)  # as the build wrote it: past the checksums, to the glossary's own check
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: (glossary unreadable|incomplete index)"):
         Library(folder)
     assert live.get() is serving
@@ -96,6 +98,9 @@ def test_a_damaged_glossary_in_a_new_build_leaves_every_route_answering(root):
     assert client.get("/healthz").status_code == 200
     folder = sibling(root, "20991231T000000-000000000000")
     (folder / GLOSSARY_FILE).write_text("english\tzh_hant\n\tbroken\n", encoding="utf-8")
+    write_manifest(folder)
     app.extensions["kb.library"]._checked = 0.0  # look for a switch now
-    assert client.get("/healthz").get_json()["status"] == "ok"
+    health = client.get("/healthz").get_json()
+    assert (health["status"], health["current"]) == ("degraded", folder.name)
+    assert health["problem"].startswith(f"{folder}: glossary unreadable")
     assert client.get(f"/api/search?q={CARD}").get_json()["results"][0]["id"] == CARD_ID

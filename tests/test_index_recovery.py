@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +27,8 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import CURRENT, build, current_folder
 from indexer.search.engine import IndexUnavailable
+from indexer.search.index_build import MANIFEST, write_manifest
+from browser_support import start_server, stop_server, wait_until_healthy
 from judged import load as judged_rows
 from webapp import create_app
 
@@ -71,16 +74,41 @@ def answers_multikicker(root: Path) -> None:
 @pytest.mark.parametrize("share", [0.0, 0.1, 0.5, 0.99])
 def test_truncated_segment_is_index_unavailable_naming_folder_and_cause(damaged, share):
     root, folder = damaged
+    size = segment(folder).stat().st_size
     truncate(segment(folder), share)
     with pytest.raises(IndexUnavailable) as caught:
         Library(folder)
+    assert str(caught.value) == f"{folder}: {segment(folder).name} is {int(size * share)} bytes, not {size}"
+    # Past the manifest (a build that wrote it after the damage), the engine's own check.
+    write_manifest(folder)
+    with pytest.raises(IndexUnavailable) as caught:
+        Library(folder)
     assert str(caught.value).startswith(f"{folder}: search index unreadable (")
+
+
+@pytest.mark.parametrize("name", ["records.jsonl", "folded.txt", "userdict.txt", "meta.json", "*.seg", "*.toc"])
+def test_a_changed_byte_in_any_file_is_index_unavailable(damaged, name):
+    root, folder = damaged
+    (path,) = folder.glob(name)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: {re.escape(path.name)} does not match its checksum$"):
+        Library(folder)
+
+
+def test_a_build_without_a_manifest_is_index_unavailable(damaged):
+    root, folder = damaged
+    (folder / MANIFEST).unlink()
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: incomplete index \(no readable {MANIFEST}"):
+        Library(folder)
 
 
 def test_missing_toc_is_index_unavailable(damaged):
     root, folder = damaged
     for toc in folder.glob("*.toc"):
         toc.unlink()
+    write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: no search index there$"):
         Library(folder)
 
@@ -89,6 +117,7 @@ def test_garbage_toc_is_index_unavailable(damaged):
     root, folder = damaged
     (toc,) = folder.glob("*.toc")
     toc.write_bytes(b"not a table of contents")
+    write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: search index unreadable \("):
         Library(folder)
 
@@ -96,6 +125,7 @@ def test_garbage_toc_is_index_unavailable(damaged):
 def test_unreadable_records_are_index_unavailable(damaged):
     root, folder = damaged
     (folder / "records.jsonl").write_text('{"id": "x"}\nnot json\n', encoding="utf-8")
+    write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: records unreadable \("):
         Library(folder)
 
@@ -103,6 +133,7 @@ def test_unreadable_records_are_index_unavailable(damaged):
 def test_folded_texts_of_another_index_are_index_unavailable(damaged):
     root, folder = damaged
     (folder / "folded.txt").write_text("only\ntwo lines\n", encoding="utf-8")
+    write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: folded texts unreadable \(folded.txt holds 2 lines"):
         Library(folder)
     (folder / "folded.txt").unlink()
@@ -113,13 +144,15 @@ def test_folded_texts_of_another_index_are_index_unavailable(damaged):
 def test_unreadable_user_dictionary_is_index_unavailable(damaged):
     root, folder = damaged
     (folder / "userdict.txt").write_bytes(b"\xff\xfe not UTF-8")
+    write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}.*userdict.txt"):
         Library(folder)
 
 
 def test_scribbled_segment_answers_or_is_unavailable_never_another_error(damaged):
-    """Whoosh keeps no checksums, so bytes changed inside a segment may go unnoticed when the
-    index opens; what must not follow is any other exception (a 500) for a judged query."""
+    """Whoosh keeps no checksums, so bytes changed inside a segment before the manifest was
+    written may go unnoticed when the index opens; what must not follow is any other
+    exception (a 500) for a judged query."""
     root, folder = damaged
     seg = segment(folder)
     data = bytearray(seg.read_bytes())
@@ -127,6 +160,7 @@ def test_scribbled_segment_answers_or_is_unavailable_never_another_error(damaged
         start = len(data) * tenth // 10
         data[start:start + 1024] = bytes(b ^ 0x5A for b in data[start:start + 1024])
     seg.write_bytes(bytes(data))
+    write_manifest(folder)
     try:
         library = Library(folder)
     except IndexUnavailable:
@@ -214,9 +248,56 @@ def test_app_over_a_damaged_index_answers_503_and_logs_the_cause(damaged, caplog
     assert response.get_json() == {"error": {"status": 503, "message": (
         "The search index is not available right now; please try again in a moment.")}}
     assert response.headers["Retry-After"] == "30"
-    assert f"index unavailable: {folder}: search index unreadable (" in caplog.text
+    assert f"index unavailable: {folder}: {segment(folder).name} is " in caplog.text
     health = client.get("/healthz")
     assert health.status_code == 503 and health.get_json()["error"]["status"] == 503
+
+
+def older_good_build(root: Path, folder: Path) -> Path:
+    """A copy of `folder` named as a build a minute older, as the build before it."""
+    older = root / ("20000101T000000" + folder.name[len("20000101T000000"):])
+    shutil.copytree(folder, older)
+    return older
+
+
+@pytest.mark.parametrize("damage", ["truncate segment", "truncate folded", "scribble records"])
+def test_a_damaged_current_build_falls_back_to_the_newest_good_one(damaged, damage):
+    root, folder = damaged
+    older = older_good_build(root, folder)
+    if damage == "truncate segment":
+        truncate(segment(folder), 0.5)
+    elif damage == "truncate folded":
+        truncate(folder / "folded.txt", 0.9)
+    else:
+        (folder / "records.jsonl").write_text("{}\n", encoding="utf-8")
+    client = create_app({"TESTING": True, "INDEX_ROOT": root}).test_client()
+    assert client.get("/api/search?q=%E5%A4%9A%E9%87%8D%E5%A2%9E%E5%B9%85").get_json()["results"][0]["id"] == \
+        "worldwake-faq:rule:702.30c"
+    health = client.get("/healthz")
+    assert health.status_code == 200
+    answer = health.get_json()
+    assert (answer["status"], answer["index"], answer["current"]) == ("degraded", older.name, folder.name)
+    assert answer["problem"].startswith(f"{folder}: ")
+
+
+def test_a_build_damaged_while_served_is_left_for_the_newest_good_one(damaged, monkeypatch):
+    """Cut short under a serving process (where a read through its memory map would be a
+    SIGBUS), it is noticed at the next check, by its size, before the next request reads it."""
+    monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
+    root, folder = damaged
+    older = older_good_build(root, folder)
+    client = create_app({"TESTING": True, "INDEX_ROOT": root}).test_client()
+    assert client.get("/healthz").get_json()["index"] == folder.name
+    truncate(folder / "folded.txt", 0.5)
+    assert client.get("/api/search?q=persist").status_code == 200
+    health = client.get("/healthz").get_json()
+    assert (health["status"], health["index"]) == ("degraded", older.name)
+    assert health["problem"] == f"{folder}: folded.txt is now {(older / 'folded.txt').stat().st_size // 2} bytes, " \
+                                f"not {(older / 'folded.txt').stat().st_size}"
+    # A rebuild that names a good build again ends it.
+    (root / CURRENT).write_text(older.name + "\n", encoding="utf-8")
+    health = client.get("/healthz").get_json()
+    assert (health["status"], health["index"]) == ("ok", older.name) and "problem" not in health
 
 
 # --- the rebuild --------------------------------------------------------------------------
@@ -270,3 +351,39 @@ def test_build_repairs_garbage_in_current(damaged, corpus):
     outcome = build([corpus], root=root)
     assert outcome.built
     answers_multikicker(root)
+
+
+# --- scripts/serve ------------------------------------------------------------------------
+
+def broken_corpus(tmp_path: Path, corpus: Path) -> Path:
+    """A copy of the corpus whose Worldwake FAQ is not UTF-8: every build of it fails."""
+    broken = tmp_path / "broken-corpus"
+    shutil.copytree(corpus, broken)
+    (broken / "worldwake-faq-zh-hant.txt").write_bytes(b"\xff\xfe broken")
+    return broken
+
+
+def test_serve_with_a_damaged_index_and_a_failing_build_serves_the_newest_good_build(damaged, corpus, tmp_path):
+    root, folder = damaged
+    older = older_good_build(root, folder)
+    truncate(segment(folder), 0.5)
+    server = start_server(root, tmp_path / "serve.log", str(broken_corpus(tmp_path, corpus)))
+    try:
+        health = wait_until_healthy(server)
+        assert (health["status"], health["index"], health["current"]) == ("degraded", older.name, folder.name)
+        assert f"serving {older} (" in server.output()
+        assert "Traceback" not in server.output()
+    finally:
+        stop_server(server)
+
+
+def test_serve_with_only_a_damaged_index_and_a_failing_build_stops(damaged, corpus, tmp_path):
+    root, folder = damaged
+    truncate(segment(folder), 0.5)
+    server = start_server(root, tmp_path / "serve.log", str(broken_corpus(tmp_path, corpus)))
+    try:
+        assert server.process.wait(timeout=600) == 1
+    finally:
+        stop_server(server)
+    assert "serve: no index to serve:" in server.output()
+    assert f"{folder}: {segment(folder).name} is " in server.output()

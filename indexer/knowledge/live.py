@@ -5,7 +5,7 @@ import gc
 import time
 from pathlib import Path
 
-from indexer.search.build import DEFAULT_INDEX_ROOT, current_folder
+from indexer.search.build import DEFAULT_INDEX_ROOT, build_folders, current_folder
 from indexer.search.engine import IndexUnavailable
 
 from .library import Library
@@ -16,6 +16,11 @@ class LiveLibrary:
 
     A request holds the Library it got for its whole duration, so a switch never mixes two
     indexes in one answer; the old one is freed once no request holds it.
+
+    A build that does not open or verify is never switched to, and one found damaged while
+    in use (a file cut short: its sizes are checked every CHECK_SECONDS) is left: the newest
+    older build that opens is served instead, and `problem` says why, until a rebuild names a
+    good one. A folder that failed is not tried again.
 
     An opened library is long-lived: its records and tables are moved out of the cyclic
     garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
@@ -28,28 +33,51 @@ class LiveLibrary:
     def __init__(self, root: Path = DEFAULT_INDEX_ROOT):
         self.root = root
         self._library: Library | None = None
-        self._folder: Path | None = None
         self._checked = 0.0
+        self._failed: dict[Path, str] = {}
+        # Why the build CURRENT names is not the one served (None when it is).
+        self.problem: str | None = None
+        self.current: Path | None = None
 
     def get(self) -> Library:
         now = time.monotonic()
         if self._library is None or now - self._checked >= self.CHECK_SECONDS:
             self._checked = now
-            folder = current_folder(self.root)
-            if folder is None:
-                if self._library is None:
-                    raise IndexUnavailable(f"{self.root}: no index built yet (run: python -m indexer build)")
-            elif folder != self._folder:
-                try:
-                    library = Library(folder)
-                except IndexUnavailable:
-                    if self._library is None:
-                        raise
-                else:
-                    switched = self._library is not None
-                    self._library, self._folder = library, folder
-                    if switched:
-                        gc.unfreeze()
-                        gc.collect()
-                    gc.freeze()
+            self._refresh()
+        if self._library is None:
+            raise IndexUnavailable(self.problem or f"{self.root}: no index built yet (run: python -m indexer build)")
         return self._library
+
+    def _refresh(self) -> None:
+        self.current = current_folder(self.root)
+        if self._library is not None:
+            damage = self._library.build.damage()
+            if damage is not None:
+                self._failed[self._library.folder] = damage
+                self._library = None
+            elif self.current is None or self._library.folder == self.current or self.current in self._failed:
+                self.problem = self._failed.get(self.current)
+                return
+        self.problem = None
+        if self.current is None:  # no build named (none yet, or CURRENT unreadable)
+            return
+        wanted = [self.current] if self.current not in self._failed else []
+        if self._library is None:  # nothing good open: the newest other build that opens
+            wanted += [folder for folder in build_folders(self.root) if folder not in (self.current, *self._failed)]
+        for folder in wanted:
+            try:
+                library = Library(folder)
+            except IndexUnavailable as exc:
+                self._failed[folder] = str(exc)
+                continue
+            self._switch(library)
+            break
+        self.problem = self._failed.get(self.current)
+
+    def _switch(self, library: Library) -> None:
+        switched = self._library is not None
+        self._library = library
+        if switched:
+            gc.unfreeze()
+            gc.collect()
+        gc.freeze()

@@ -24,7 +24,7 @@ from indexer.documents.records import Record
 
 from . import analysis, folding
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild
+from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code decides what an index holds: changing any of them means a rebuild.
@@ -139,6 +139,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),
                 "inputs": [str(p) for p in result.inputs]}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        write_manifest(tmp)
         final = root / name
         os.rename(tmp, final)
     except BaseException:
@@ -180,11 +181,18 @@ def _usable(folder: Path) -> bool:
     return True
 
 
+def build_folders(root: Path) -> list[Path]:
+    """The finished build folders of `root`, newest first (their names start with the time)."""
+    try:
+        return sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), reverse=True)
+    except OSError:
+        return []
+
+
 def _prune(root: Path, keep: set[str]) -> None:
     """Remove all but the newest builds; older ones may still be open in a serving process
-    for a moment, so a few are kept."""
-    builds = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), reverse=True)
-    for old in builds[KEEP_BUILDS:]:
+    for a moment, or be what it falls back to when the newest is damaged, so a few are kept."""
+    for old in build_folders(root)[KEEP_BUILDS:]:
         if old.name not in keep:
             shutil.rmtree(old, ignore_errors=True)
     for stale in root.glob(".tmp-*"):

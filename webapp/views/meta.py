@@ -10,9 +10,15 @@ bp = Blueprint("meta", __name__)
 
 @bp.get("/healthz")
 def healthz():
-    """200 with the open index's folder and size; 503 (error shape) when no index opens."""
+    """200 with the open index's folder and size; 503 (error shape) when no index opens. When
+    the build CURRENT names is damaged and an older one serves, the status is "degraded" and
+    the answer names the damaged build and what is wrong with it."""
     lib = library()
-    response = jsonify({"status": "ok", "records": len(lib.records), "index": lib.folder.name})
+    answer = {"status": "ok", "records": len(lib.records), "index": lib.folder.name}
+    live = current_app.extensions["kb.library"]
+    if live.problem is not None:
+        answer |= {"status": "degraded", "current": live.current.name, "problem": live.problem}
+    response = jsonify(answer)
     response.headers["Cache-Control"] = "no-store"
     return response
 
