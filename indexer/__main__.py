@@ -4,7 +4,8 @@ and `python -m indexer check`.
 PATHS are corpus folders (with sources.toml), folders of Comprehensive Rules files, or rules
 files; the default is the bundled corpus. Both commands print what each file gave and exit
 non-zero when any input failed. `check` opens the build a server would serve (the one
-`CURRENT` names, else the newest good one) and exits non-zero when none opens.
+`CURRENT` names, else the newest good one), prints its folder, and exits non-zero when none
+opens.
 """
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def _check(root: Path) -> int:
         return 1
     if live.problem is not None:
         print(f"warning: {live.problem}", file=sys.stderr)
-    print(f"serving {library.folder} ({len(library.records)} records)")
+    print(library.folder)
     return 0
 
 

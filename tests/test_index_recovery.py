@@ -371,7 +371,8 @@ def test_serve_with_a_damaged_index_and_a_failing_build_serves_the_newest_good_b
     try:
         health = wait_until_healthy(server)
         assert (health["status"], health["index"], health["current"]) == ("degraded", older.name, folder.name)
-        assert f"serving {older} (" in server.output()
+        assert f"serving the previous index {older}\n" in server.output()
+        assert f"warning: {folder}: {segment(folder).name} is " in server.output()
         assert "Traceback" not in server.output()
     finally:
         stop_server(server)
