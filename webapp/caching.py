@@ -22,7 +22,7 @@ from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
-from .respond import library, view_script, wants_json
+from .respond import add_vary, library, view_script, wants_json
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
 # because a new index may be switched in at any time; asking again costs a 304.
@@ -31,7 +31,6 @@ STATIC_SECONDS = 300
 # Addresses answered without a validator: the load balancer's probe must always reach a
 # worker, and its own Cache-Control says so.
 UNCACHED = ("/healthz",)
-VARY = ("Accept", "Cookie")
 PRESENTATION_FILES = ("*.py", "templates/*", "static/*")
 
 
@@ -72,7 +71,7 @@ def _not_modified():
     response = Response(status=304)
     response.set_etag(etag, weak=True)
     _lifetime(response)
-    response.vary.update(VARY)
+    add_vary(response)
     return response
 
 
@@ -89,7 +88,7 @@ def _validate(response: Response) -> Response:
         if "Cache-Control" not in response.headers:
             _lifetime(response)
         response.set_etag(validator(), weak=True)
-        response.vary.update(VARY)
+        add_vary(response)
     return response
 
 

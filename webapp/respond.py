@@ -44,8 +44,13 @@ def wants_json() -> bool:
 
 
 def _varies_by(header: str) -> None:
-    """Notes that this answer depends on a request header, for its `Vary` (see `_finish`)."""
+    """Notes that this answer depends on a request header, for its `Vary` (see `add_vary`)."""
     g.setdefault("vary", set()).add(header)
+
+
+def add_vary(response) -> None:
+    """Names in `Vary` exactly the request headers this answer was chosen by."""
+    response.vary.update(g.get("vary", ()))
 
 
 def without_json_suffix(value: str) -> str:
@@ -117,7 +122,7 @@ def _finish(response):
             headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
             headers["Access-Control-Allow-Headers"] = "Content-Type"
             headers["Access-Control-Max-Age"] = "86400"
-    response.vary.update(g.get("vary", ()))
+    add_vary(response)
     if "Location" in headers:
         headers["Location"] = local_address(headers["Location"])
     script = request.args.get("script") if request.method == "GET" else None
