@@ -23,7 +23,8 @@ def get_json(client, url, status=200):
 
 def test_search_answers_a_rule_number_with_the_whole_contract(client):
     answer = get_json(client, "/api/search?q=702.30c")
-    assert list(answer) == ["query", "total", "took_ms", "did_you_mean", "rule_jump", "results"]
+    assert list(answer) == ["query", "total", "took_ms", "did_you_mean", "rule_jump", "results", "official",
+                            "suggestions"]
     assert answer["query"] == "702.30c"
     assert answer["total"] == 1
     assert isinstance(answer["took_ms"], float) and answer["took_ms"] >= 0
@@ -89,7 +90,8 @@ def test_a_hostile_query_is_searched_as_text(client):
 
 def test_an_empty_query_has_no_results(client):
     assert get_json(client, "/api/search?q=") == {"query": "", "total": 0, "took_ms": 0.0, "did_you_mean": None,
-                                                   "rule_jump": None, "results": []}
+                                                   "rule_jump": None, "results": [], "official": None,
+                                                   "suggestions": []}
 
 
 def test_the_page_and_the_api_are_one_view(client):
@@ -132,7 +134,9 @@ def test_rule_twin_fields(client):
     assert rule["title"] == "702.30c 增幅"
     assert rule["text"] == [{"lang": "zh_hant", "text": MULTIKICKER}]
     assert rule["sources"] == [{"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ",
-                                "url": "/sources/worldwake-faq#worldwake-faq:rule:702.30c", "line": 27}]
+                                "url": "/sources/worldwake-faq#worldwake-faq:rule:702.30c", "line": 27,
+                                "section": {"title": "關鍵字異能變化：多重增幅",
+                                            "url": "/sources/worldwake-faq#worldwake-faq:section:1"}}]
     assert rule["parent"]["number"] == "702.30" and rule["parent"]["url"] == "/rules/702.30?edition=2010-02-01"
     assert rule["children"] == [] and rule["rulings"] == []
     assert rule["editions"] == [{"edition": "2010-02-01", "number": "702.30c", "name": "kicker",
@@ -193,7 +197,9 @@ def test_card_twin(client):
     assert card["rulings"][-1] == [{"lang": "zh_hant",
                                     "text": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
     assert card["source"] == {"id": "shadowmoor-faq", "title": "暗影荒原常見問題集 / Shadowmoor FAQ",
-                              "url": "/sources/shadowmoor-faq#shadowmoor-faq:card:murderous-redcap", "line": 3}
+                              "url": "/sources/shadowmoor-faq#shadowmoor-faq:card:murderous-redcap", "line": 3,
+                              "section": {"title": "新關鍵字異能：留存(Persist)",
+                                          "url": "/sources/shadowmoor-faq#shadowmoor-faq:section:8"}}
 
 
 def test_card_twin_in_simplified(client):

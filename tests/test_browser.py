@@ -27,11 +27,12 @@ KICKER_HANS = "增幅属于静止式异能，当该咒语在堆叠中时生效�
 ], ids=["english", "traditional", "simplified"])
 def test_search_puts_the_card_first(live_server, page, query, script, title):
     page.goto(f"{live_server.url}/?script={script}")
-    first = page.locator("#results .result a.title").first
+    first = page.locator("#results .result a.title .name").first
+    link = page.locator("#results .result a.title").first
 
     page.fill("#q", query)  # results drawn as you type, from /api/search
     expect(first).to_have_text(title)
-    expect(first).to_have_attribute("href", REDCAP_CARD)
+    expect(link).to_have_attribute("href", REDCAP_CARD)
 
     page.press("#q", "Enter")  # the plain form: the server-rendered results page
     page.wait_for_url("**/?q=*")

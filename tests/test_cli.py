@@ -96,7 +96,7 @@ def test_a_card_in_simplified(runner):
     lines = result.output.splitlines()
     assert lines[:6] == ["夺魂红帽客 / Murderous Redcap", "  繁體: 奪魂紅帽客", "  English: Murderous Redcap",
                          "  简体: 夺魂红帽客", "  {二}{黑/红}{黑/红}  生物～精灵／杀手  2/2",
-                         "  暗影荒原常見問題集 / Shadowmoor FAQ (line 3)"]
+                         "  暗影荒原常见问题集 / Shadowmoor FAQ (line 3)"]
     assert "规则释疑 Rulings" in lines
     assert "此异能结算时，才会检查夺魂红帽客之力量。" in unwrapped(result.output)
 

@@ -11,7 +11,7 @@ from indexer.knowledge.library import Library
 
 JSON = {"Accept": "application/json"}
 # Routes that need no index: they still answer when none is built.
-NO_INDEX_NEEDED = {"/embed.js", "/forum-sample", "/opensearch.xml", "/static/<path:filename>"}
+NO_INDEX_NEEDED = {"/embed.js", "/forum", "/forum-sample", "/opensearch.xml", "/static/<path:filename>"}
 
 
 def routes(app):
@@ -111,7 +111,7 @@ def test_every_route_needing_the_index_answers_503_without_one(no_index_app):
         if not json_only(url):
             assert_error_page(client.get(url), 503, unavailable)
         needing += 1
-    assert needing == 15
+    assert needing == 17
 
 
 def test_a_crash_is_a_500_in_the_shape_without_details(client, monkeypatch):

@@ -13,7 +13,7 @@ from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the sessi
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
-         "/sources/worldwake-faq", "/forum-sample", "/rules/999.9"]
+         "/sources/worldwake-faq", "/forum-sample", "/forum", "/rules/999.9"]
 
 
 class Page(HTMLParser):
@@ -51,7 +51,7 @@ def page(client, url, status=200):
 
 
 def main(html):
-    return html[html.index("<main>"):html.index("</main>")]
+    return html[html.index('<main id="main"'):html.index("</main>")]
 
 
 # --- search -----------------------------------------------------------------------------
@@ -64,16 +64,24 @@ def test_home_has_an_autofocused_search_box_and_opensearch(client):
     assert 'class="result"' not in html
 
 
-def test_results_are_grouped_by_kind_in_page_order(client):
+def test_results_are_one_ranked_list_each_saying_what_it_is(client):
+    """Ranked as the library ranks them (a term is not pushed below every section), each
+    result one link labelled with its kind, the edition shown when it is not the newest."""
     html = main(page(client, "/?q=留存"))
-    headings = re.findall(r'<h2><span lang="zh-Hant">(\S+)</span> <span lang="en">([^<]+)</span></h2>', html)
-    assert headings == [("規則", "Rules"), ("牌", "Cards"), ("詞彙", "Terms"), ("段落", "Sections")]
-    rules = html[:html.index("Cards</span></h2>")]
-    assert '<a class="title" href="/rules/502.79?edition=2008-05-01" lang="zh-Hant">502.79 留存 / Persist</a>' in rules
-    assert "<mark>留存</mark>屬於觸發式異能" in rules
-    assert ('<span lang="en">Edition</span> <span class="edition">2008-05-01</span> · '
-            '<a href="/sources/shadowmoor-faq">暗影荒原常見問題集 / Shadowmoor FAQ</a>') in rules
-    assert '<p class="count">12 <span lang="zh-Hant">筆結果</span>' in html
+    kinds = re.findall(r'<a class="title" href="[^"]+"><span class="kind"><span lang="zh-Hant">(\S+)</span>', html)
+    assert kinds[0] == "規則" and set(kinds) == {"規則", "牌", "詞彙", "段落"}
+    first = html[html.index('<li class="result">'):html.index("</li>")]
+    assert first.count("<a ") == 1  # one tab stop per result
+    assert '<a class="title" href="/rules/502.79?edition=2008-05-01"><span class="kind">' in first
+    assert '<span class="name" lang="zh-Hant">502.79 留存 / Persist</span></a>' in first
+    assert "所有暗影荒原中具<mark>留存</mark>異能的牌都是生物" in first
+    assert ('<span class="edition">2008-05-01</span> · '
+            '<span class="source" lang="zh-Hant">暗影荒原常見問題集 / Shadowmoor FAQ</span>') in first
+    planechase = client.get("/api/search?q=競逐時空&limit=50").get_json()["results"]
+    assert {r["edition"] for r in planechase if r["kind"] == "rule"} == {"2016-01"}  # the newest in this index
+    assert '<span class="edition">2016-01</span>' not in main(page(client, "/?q=競逐時空&limit=50"))
+    assert '<p id="count" class="count" role="status" aria-live="polite">12 <span lang="zh-Hant">筆結果</span>' in html
+    assert html.count("aria-live") == 1
 
 
 def test_a_rule_number_gets_a_jump_banner(client):
@@ -243,14 +251,15 @@ def test_the_cookie_is_remembered_and_the_override_wins(client):
 def test_english_is_never_converted(client):
     hant = main(page(client, "/planes/planechase-guide:planar_card:chaotic-aether?script=hant"))
     hans = main(page(client, "/planes/planechase-guide:planar_card:chaotic-aether?script=hans"))
-    english = re.compile(r'<div class="text" lang="en">([^<]+)</div>')
+    english = re.compile(r'<div class="text" lang="en">(.+?)</div>')
     assert english.findall(hant) == english.findall(hans) != []
 
 
 def test_the_toggle_links_keep_the_page(client):
     html = page(client, "/?q=留存&limit=5")
-    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hant" lang="zh-Hant" aria-current="true">繁</a>' in html
-    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hans" lang="zh-Hans">简</a>' in html
+    assert ('<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hant" lang="zh-Hant" hreflang="zh-Hant" '
+            'aria-current="true">繁</a>') in html
+    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hans" lang="zh-Hans" hreflang="zh-Hans">简</a>' in html
 
 
 # --- every page -------------------------------------------------------------------------

@@ -331,9 +331,11 @@ def absolute(base: str, path: str) -> str:
 class LibraryResolver:
     """Resolves against one library. `base` makes URLs absolute (the forum linker).
 
-    A rule number means the rule of one edition: text from a document of `edition` links
-    only to that edition's rule (702.79 is devour in 2009 and persist in 2026); text of no
-    edition (a forum post, a glossary entry) links to the newest edition that has it."""
+    A rule number means the rule of one edition: text from a document of `edition` links to
+    that edition's rule (702.79 is devour in 2009 and persist in 2026), or, when the index
+    lacks that edition's rule, to the closest edition that has it (the latest before, else
+    the earliest after); text of no edition (a forum post, a glossary entry) links to the
+    newest edition that has it."""
 
     def __init__(self, library: Library, base: str = "", edition: str | None = None):
         self.library, self.base, self.edition = library, base.rstrip("/"), edition
@@ -342,9 +344,12 @@ class LibraryResolver:
         editions = self.library.editions_of(number)
         if self.edition is None:
             return absolute(self.base, f"/rules/{number}") if editions else None
+        if not editions:
+            return None
         if self.edition in editions:
             return absolute(self.base, f"/rules/{number}?edition={self.edition}")
-        return None
+        earlier = [e for e in editions if e < self.edition]  # newest first
+        return absolute(self.base, f"/rules/{number}?edition={earlier[0] if earlier else editions[-1]}")
 
     def name_target(self, name: str) -> tuple[str, str, str] | None:
         record = self.library.by_name(name, NAME_KINDS)

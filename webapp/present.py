@@ -9,22 +9,28 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, record_url, shown_lang
 from indexer.knowledge.editions import word_diff
+from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
 
 from .linkify import LibraryResolver
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
-KIND_ORDER = ("rule", "card", "planar_card", "term", "section")
+# What a search result may be; each has a label.
+KINDS = ("rule", "card", "planar_card", "term", "section")
 # Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results")
+SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions")
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 MENTIONS_SHOWN = 30
+PREVIEW_CHARS = 400
+# Glossary kinds linked where a card's text uses them.
+LINKED_TERM_KINDS = ("keyword", "keyword action", "ability word")
 REFERENCING_SHOWN = 50
 
 # Interface labels: Traditional Chinese (converted for Simplified readers) and English.
@@ -32,11 +38,11 @@ LABELS = {
     "site": ("萬智牌規則查詢", "MTG rules search"),
     "search": ("搜尋", "Search"),
     "search_hint": ("規則編號、關鍵字、牌名（中英文皆可）", "rule number, keyword or card name, in any language"),
-    "rule": ("規則", "Rules"),
-    "card": ("牌", "Cards"),
-    "planar_card": ("時空牌", "Planar cards"),
-    "term": ("詞彙", "Terms"),
-    "section": ("段落", "Sections"),
+    "rule": ("規則", "Rule"),
+    "card": ("牌", "Card"),
+    "planar_card": ("時空牌", "Plane"),
+    "term": ("詞彙", "Term"),
+    "section": ("段落", "Section"),
     "edition": ("版本", "Edition"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
@@ -52,6 +58,30 @@ LABELS = {
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
+    "official": ("遊戲中的名稱是", "The game calls it"),
+    "suggestions": ("您可能在找", "Perhaps you mean"),
+    "skip": ("跳到內容", "Skip to content"),
+    "previous": ("上一條", "Previous"),
+    "next": ("下一條", "Next"),
+    "copy_rule": ("複製規則", "Copy rule"),
+    "copy_link": ("複製連結", "Copy link"),
+    "forum_tools": ("論壇工具", "Forum tools"),
+    "for_owners": ("給論壇管理者：加入規則連結", "For forum owners: add rule links"),
+    "for_writers": ("給發文者：把文章中的規則編號變成連結", "For writers: link the rule numbers of a post"),
+    "preview_script": ("預覽的中文字體", "Chinese script of the previews"),
+    "selector": ("只在這些元素中尋找（CSS 選擇器）", "Only inside these elements (CSS selector)"),
+    "make_snippet": ("產生程式碼", "Make the tag"),
+    "copy_snippet": ("複製程式碼", "Copy the tag"),
+    "your_post": ("您的文章", "Your post"),
+    "format": ("格式", "Format"),
+    "linkify": ("加入連結", "Link rule numbers"),
+    "linked_post": ("加上連結的文章", "The post with links"),
+    "copy_post": ("複製文章", "Copy the post"),
+    "links_made": ("個連結", "links"),
+    "unknown_numbers": ("找不到的規則編號", "Rule numbers not found"),
+    "chinese_only": ("此規則的文件只提供中文，索引中沒有這一版的英文規則。",
+                     "The documents give this rule in Chinese only; the index has no English rules of this edition."),
+    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。", "English only: no document in the index gives it in Chinese."),
     "results": ("筆結果", "results"),
     "more": ("更多結果", "More results"),
     "cost": ("法術力費用", "Mana cost"),
@@ -70,7 +100,6 @@ LABELS = {
     "contents": ("內容", "Contents"),
     "languages": ("語言", "Languages"),
     "product": ("產品", "Product"),
-    "line": ("行", "line"),
     "error": ("錯誤", "Error"),
     "home": ("回首頁", "Home"),
     "forum": ("論壇範例", "Forum sample"),
@@ -104,16 +133,22 @@ def blocks(texts: dict[str, str], script: str | None) -> list[dict]:
             for lang in LANGS if texts.get(lang)]
 
 
-def source_ref(library: Library, record: Record) -> dict:
+def source_ref(library: Library, record: Record, script: str | None) -> dict:
+    """Where a record comes from: its document, and the document's section it sits in (a line
+    number says little: one FAQ is a single line of 9,000 characters)."""
     source = library.sources.get(record.source, {})
-    return {"id": record.source, "title": source.get("title", record.source),
-            "url": f"/sources/{record.source}#{record.id}", "line": record.line}
+    section = library.section_of(record)
+    return {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script),
+            "url": f"/sources/{record.source}#{record.id}", "line": record.line,
+            "section": {"title": display_title(section, script), "url": record_url(section)} if section else None}
+
+
 
 
 def summary(library: Library, record: Record, script: str | None) -> dict:
     """Enough to list and link a record."""
     return {"id": record.id, "kind": record.kind, "title": display_title(record, script), "number": record.number,
-            "edition": record.edition, "url": record_url(record), "source": source_ref(library, record)}
+            "edition": record.edition, "url": record_url(record), "source": source_ref(library, record, script)}
 
 
 def reference_view(library: Library, ref: Reference, edition: str | None) -> dict:
@@ -171,9 +206,12 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "url": f"/rules/{number}?edition={edition}",
         "text": blocks(info["merged_text"], script),
         "examples": examples,
-        "rulings": [{"source": source_ref(library, r), "text": blocks(ruling, script)}
+        "rulings": [{"source": source_ref(library, r, script), "text": blocks(ruling, script)}
                     for r in records for ruling in r.rulings],
-        "sources": [source_ref(library, r) for r in records],
+        "sources": [source_ref(library, r, script) for r in records],
+        "languages_note": _languages_note(info["merged_text"]),
+        "previous": _neighbour(library, info["previous"], script),
+        "next": _neighbour(library, info["next"], script),
         "parent": _rule_summary(library, info["parent"], script) if info["parent"] else None,
         "children": [_rule_summary(library, child, script) for child in info["children"]],
         "references": references_of(library, records, edition),
@@ -191,6 +229,18 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
     }
 
 
+def rule_preview(library: Library, number: str, script: str | None) -> dict | None:
+    """What a forum preview of a rule shows (its newest edition): heading, edition, text per
+    language cut to PREVIEW_CHARS, and its page; None when no edition has the number."""
+    records = library.rule_records(number)
+    if not records:
+        return None
+    texts = [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
+             for b in blocks(merge_texts(records), script)]
+    return {"number": number, "edition": records[0].edition, "title": _rule_heading(number, records, script),
+            "text": texts, "url": f"/rules/{number}"}
+
+
 def _rule_heading(number: str, records: list[Record], script: str | None) -> str:
     """The number and every title its records give, each once as shown (the rules file's
     `Kicker` beside a FAQ's 增幅)."""
@@ -202,6 +252,21 @@ def _rule_heading(number: str, records: list[Record], script: str | None) -> str
             if shown and shown not in titles:
                 titles.append(shown)
     return " ".join([number, " / ".join(titles)]).strip()
+
+
+def _languages_note(texts: dict[str, str]) -> str | None:
+    """Which plain note the page adds when the rule's documents give it in one language only
+    (no rules file of its edition is in the index to give the English): a label's key."""
+    given = {lang for lang, text in texts.items() if text}
+    if given and given <= {"zh_hant", "zh_hans"}:
+        return "chinese_only"
+    if given == {"en"}:
+        return "english_only"
+    return None
+
+
+def _neighbour(library: Library, record: Record | None, script: str | None) -> dict | None:
+    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)} if record else None
 
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
@@ -217,6 +282,32 @@ def _changes(old, new, script: str | None) -> list[dict]:
             out.append({"from": old.edition, "lang": shown_lang(lang, script),
                         "pieces": [[op, display(piece, lang, script)] for op, piece in word_diff(before, after)]})
     return out
+
+
+def keyword_spans(library: Library, text: str) -> list[tuple[int, int, str]]:
+    """Where the game's keywords and keyword actions occur in a text, as (start, stop, term
+    page), longest form first and never overlapping: a card's 留存 links to the term persist.
+    Found with plain substring search, so the cost is linear in the text per form."""
+    found: list[tuple[int, int, str]] = []
+    taken = [False] * len(text)
+    forms = [(form, entry) for entry in library.glossary.entries if entry.kind in LINKED_TERM_KINDS
+             for form in (entry.zh_hant, entry.zh_hans, entry.name)]
+    haystack = text.lower() if len(text.lower()) == len(text) else text
+    for form, entry in sorted(forms, key=lambda fe: -len(fe[0])):
+        form = form.lower()
+        if len(form) < 2:
+            continue
+        at = haystack.find(form)
+        while at >= 0:
+            stop = at + len(form)
+            latin_edge = form.isascii() and ((at and text[at - 1].isalpha()) or (stop < len(text) and text[stop].isalpha()))
+            if not latin_edge and not any(taken[at:stop]):
+                term = library.by_name(entry.name, ("term",))
+                if term is not None:
+                    found.append((at, stop, record_url(term)))
+                    taken[at:stop] = [True] * len(form)
+            at = haystack.find(form, stop)
+    return sorted(found)
 
 
 def term_view(library: Library, record: Record, script: str | None) -> dict:
@@ -242,12 +333,6 @@ def source_view(library: Library, source_id: str, script: str | None) -> dict | 
     meta = library.sources.get(source_id)
     if meta is None:
         return None
-    return {**meta, "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
+    return {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
+            "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
 
-
-def group_results(results: list[dict]) -> list[tuple[str, list[dict]]]:
-    """Search results by kind, in page order, each group keeping the ranking."""
-    groups = {kind: [] for kind in KIND_ORDER}
-    for result in results:
-        groups.setdefault(result["kind"], []).append(result)
-    return [(kind, items) for kind, items in groups.items() if items]

@@ -3,12 +3,13 @@ tag languages and link rule numbers in text."""
 from __future__ import annotations
 
 from flask import Flask, request
+from jinja2 import pass_context
 from markupsafe import Markup
 
 from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
-from .present import KIND_ORDER, LABELS, LANG_TAGS, SCRIPT_LABELS, label, text_language
+from .present import KINDS, LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
 from .respond import library, reader_script, same_view_url
 
 
@@ -23,18 +24,34 @@ def install(app: Flask) -> None:
         return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
                 "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
-                              for key in (*KIND_ORDER, *SCRIPT_LABELS)}}
+                              for key in (*KINDS, *SCRIPT_LABELS)}}
 
     @app.template_filter("text_lang")
     def text_lang(text: str | None) -> str:
         """The lang tag of a short mixed text (a title, a snippet) as shown to this reader."""
         return LANG_TAGS[text_language(text or "", reader_script())]
 
+    @app.template_filter("zh")
+    @pass_context  # a context filter: Jinja must not fold it into a constant when compiling
+    def zh(context, text: str) -> str:
+        """Traditional Chinese of the interface (a page title) in the reader's script."""
+        return display(text, "zh_hant", context["script"])
+
     @app.template_filter("lang_tag")
     def lang_tag(lang: str | None) -> str:
         return LANG_TAGS.get(lang or "", "")
 
     @app.template_filter("linked")
-    def linked(text: str, edition: str | None = None) -> Markup:
-        """Plain text as HTML with its rule references linked (to `edition` where it has them)."""
-        return Markup(link_plain_text(text, LibraryResolver(library(), edition=edition)))
+    def linked(text: str, edition: str | None = None, terms: bool = False) -> Markup:
+        """Plain text as HTML with its rule references linked (to `edition` where it has them)
+        and, with `terms`, the game's keywords linked to their term pages."""
+        resolver = LibraryResolver(library(), edition=edition)
+        if not terms:
+            return Markup(link_plain_text(text, resolver))
+        out, pos = [], 0
+        for start, stop, url in keyword_spans(library(), text):
+            out += [link_plain_text(text[pos:start], resolver),
+                    Markup('<a class="term" href="{}">{}</a>').format(url, text[start:stop])]
+            pos = stop
+        out.append(link_plain_text(text[pos:], resolver))
+        return Markup("".join(out))

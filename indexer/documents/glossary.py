@@ -39,6 +39,9 @@ _RULE = re.compile(r"(?P<number>[^@\s]+)@(?P<edition>\d{4}-\d{2}(?:-\d{2})?)")
 _LETTER = re.compile(r"[^\W\d_]")
 
 
+WRONG_FORM = "wrong form"
+
+
 class GlossaryError(ValueError):
     """A bad glossary file; the message starts with `path:line:`."""
 
@@ -53,6 +56,13 @@ class Variant:
 
     form: str
     note: str = ""
+
+    @property
+    def wrong(self) -> bool:
+        """A form readers type but no document uses for this term (不死 for persist: its note
+        starts "wrong form"). A query in it finds the term; the term's forms never include it,
+        so a search for 留存 is not widened to 不死."""
+        return self.note.startswith(WRONG_FORM)
 
 
 @dataclass(frozen=True)
@@ -82,7 +92,7 @@ class Entry:
     def forms(self) -> list[str]:
         """Every written form: English, Traditional, Simplified, then the variants; each once."""
         out, seen = [], set()
-        for form in (self.name, self.zh_hant, self.zh_hans, *(v.form for v in self.variants)):
+        for form in (self.name, self.zh_hant, self.zh_hans, *(v.form for v in self.variants if not v.wrong)):
             key = form_key(form)
             if key not in seen:
                 seen.add(key)

@@ -119,7 +119,7 @@ def glossary_records(glossary: Glossary) -> list[Record]:
             id=f"{GLOSSARY_SOURCE}:term:{slug(entry.english)}", kind="term", source=GLOSSARY_SOURCE,
             edition=None, line=entry.line, offset=0, text={"en": text},
             names={lang: value for lang, value in names.items() if value},
-            aliases=[v.form for v in entry.variants], keyword=entry.name.lower(),
+            aliases=[v.form for v in entry.variants if not v.wrong], keyword=entry.name.lower(),
             attrs={"kind": entry.kind, "sources": ", ".join(entry.sources),
                    "rules": ", ".join(f"{r.number}@{r.edition}" for r in entry.rules)},
             references=[Reference(r.number, where="attrs", edition=r.edition) for r in entry.rules],

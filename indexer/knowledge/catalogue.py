@@ -34,6 +34,8 @@ class Catalogue:
         self.keyword_heads: dict[str, list[str]] = defaultdict(list)
         self.titles: dict[str, list[str]] = defaultdict(list)
         self._by_source: dict[str, list[Record]] = defaultdict(list)
+        # Each document's section headings as (offset, id), in document order.
+        self._sections: dict[str, list[tuple[int, str]]] = defaultdict(list)
         keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
         for r in records:
             self._by_source[r.source].append(r)
@@ -55,6 +57,7 @@ class Catalogue:
             elif r.kind == "section":
                 for title in r.title.values():
                     self.titles[fold_key(title)].append(r.id)
+                self._sections[r.source].append((r.offset, r.id))
             if r.kind in NAMED_KINDS:
                 for name in [*r.names.values(), *r.aliases]:
                     if name:
@@ -63,6 +66,12 @@ class Catalogue:
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
             members.sort(key=lambda r: (r.offset, r.id))
+        for sections in self._sections.values():
+            sections.sort()
+        # Today's rules: the newest edition held, the one pages need not date.
+        self.newest_edition = max((e for e in (r.edition for r in records if r.kind == "rule") if e), default=None)
+        # Rule numbers of each edition in rule order, made when a rule page of it is first asked.
+        self._rule_order: dict[str | None, list[str]] = {}
         self._title_keys = list(self.titles)
         self._title_text = "\n".join(self._title_keys)
         self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
@@ -98,6 +107,27 @@ class Catalogue:
     def children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
         """Subrules of a rule in one edition (and one source when given), in rule order."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
+
+    def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
+        """The rules just before and after `number` in its edition, in rule order: a judge
+        reads on from 702.30g to 702.31 without going back up."""
+        order = self._rule_order.get(edition)
+        if order is None:
+            numbers = {r.number for found in self.by_number.values() for r in found if r.edition == edition}
+            order = self._rule_order[edition] = sorted(numbers, key=rule_sort_key)
+        at = bisect.bisect_left(order, rule_sort_key(number), key=rule_sort_key)
+        before = self.rule_records(order[at - 1], edition)[:1] if at > 0 else []
+        after = self.rule_records(order[at + 1], edition)[:1] if at + 1 < len(order) else []
+        return (before[0] if before else None), (after[0] if after else None)
+
+    def section_of(self, record: Record) -> Record | None:
+        """The section of its document a record belongs to: the last section heading at or
+        before it (None for a section, or in a document without headings)."""
+        if record.kind == "section":
+            return None
+        sections = self._sections.get(record.source, [])
+        at = bisect.bisect_right(sections, (record.offset, "\uffff"))
+        return self.records[sections[at - 1][1]] if at else None
 
     def records_of_source(self, source_id: str) -> list[Record]:
         return list(self._by_source.get(source_id, ()))

@@ -46,6 +46,7 @@ class Library:
         self.weights = weights
         self.catalogue = Catalogue(records, self.build.folded_texts)
         self.records = self.catalogue.records
+        self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping()
@@ -76,6 +77,9 @@ class Library:
 
     def records_of_source(self, source_id: str) -> list[Record]:
         return self.catalogue.records_of_source(source_id)
+
+    def section_of(self, record: Record) -> Record | None:
+        return self.catalogue.section_of(record)
 
     def referencing(self, number: str, edition: str | None) -> list[Record]:
         return self.catalogue.referencing(number, edition)

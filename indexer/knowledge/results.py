@@ -8,7 +8,7 @@ from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 
 from .catalogue import Catalogue
-from .display import display_title, names_in_all_scripts, plain_text, record_url
+from .display import display, display_title, names_in_all_scripts, plain_text, record_url
 from .snippets import Snippets
 
 _RECORD_FIELDS = ("id", "kind", "rule", "edition", "title", "names", "text")
@@ -50,5 +50,5 @@ class Results:
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(record, script),
-            "source": {"id": record.source, "title": source.get("title", record.source)},
+            "source": {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)},
         }

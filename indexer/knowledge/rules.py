@@ -28,6 +28,7 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         if not children or children[-1].number != child.number:
             children.append(child)
     parent = catalogue.rule_records(primary.parent, edition)[:1] if primary.parent else []
+    previous, following = catalogue.neighbours(number, edition)
     return {
         "number": number,
         "edition": edition,
@@ -39,4 +40,6 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "editions": catalogue.editions.editions_of(number),
         "keyword_numbers": catalogue.editions.keyword_numbers(primary.keyword) if primary.keyword else {},
         "history": catalogue.editions.rule_history(number, edition),
+        "previous": previous,
+        "next": following,
     }

@@ -1,26 +1,61 @@
-// Rule references on any page become links to their rule, with a preview on hover or tap.
+// Rule references on any page become links to their rule, with a preview on hover, focus
+// or a first tap.
 //
 //   <script src="https://HOST/embed.js" defer></script>
 //   optional attributes: data-script="hant|hans" (Chinese script of the previews; default
 //   from the browser's languages), data-selector="CSS selector" (where to look; default body)
 //
-// The grammar is the server's (documents.references), written into this file when it is
-// served. Only numbers the server knows become links; text inside code, pre, links,
-// scripts, styles and form fields is never touched, nor are web addresses. Text is split
-// with DOM text nodes; nothing from the page or the server is inserted as HTML.
+// The grammar is the server's (indexer.documents.references) and so are the addresses
+// (its routes), written into this file when it is served. Only numbers the server knows
+// become links; text inside code, pre, links, scripts, styles and form fields is never
+// touched, nor are web addresses. Text is split with DOM text nodes; nothing from the
+// page or the server is inserted as HTML. All the numbers of a page are asked for in one
+// request, and posts added later (a reply, the next page of a thread) are linked as they
+// appear, with one request for the numbers they bring.
+//
+// A forum post can hold elements named like the document's own properties
+// (<img name="currentScript">, <form name="createElement">), which then shadow them on
+// `document`. So every document property this script uses is read from the prototypes,
+// never from `document` itself, and its own element must be a real <script>.
 (function () {
   "use strict";
 
-  var me = document.currentScript;
-  if (!me || !window.fetch || !document.createTreeWalker) return;
+  var DOC = Document.prototype, NODE = Node.prototype;
+  function getter(proto, name) {
+    var get = Object.getOwnPropertyDescriptor(proto, name).get;
+    return function (target) { return get.call(target); };
+  }
+  function method(proto, name, target) {
+    var fn = proto[name];
+    return function () { return fn.apply(target, arguments); };
+  }
+  var currentScript = getter(DOC, "currentScript");
+  var readyState = getter(DOC, "readyState");
+  var bodyOf = getter(DOC, "body");
+  var parentOf = getter(NODE, "parentNode");
+  var nameOf = getter(NODE, "nodeName");
+  var createElement = method(DOC, "createElement", document);
+  var createTextNode = method(DOC, "createTextNode", document);
+  var createFragment = method(DOC, "createDocumentFragment", document);
+  var createTreeWalker = method(DOC, "createTreeWalker", document);
+  var querySelectorAll = method(DOC, "querySelectorAll", document);
+  var listen = method(EventTarget.prototype, "addEventListener", document);
+
+  var me = currentScript(document);
+  if (!(me instanceof HTMLScriptElement) || !window.fetch || !window.MutationObserver) return;
   var REFERENCE = new RegExp("__RULE_REFERENCE_PATTERN__", "gi");
   var ADDRESS = new RegExp("__URL_PATTERN__", "gi");
+  var ROUTES = "__ROUTES__";  // {"rule": "/rules/NUMBER", "batch": "/api/rules"}
   var SKIP = /^(A|CODE|PRE|KBD|SAMP|SCRIPT|STYLE|TEXTAREA|INPUT|SELECT|OPTION|BUTTON|NOSCRIPT|TEMPLATE|SVG|MATH)$/;
   var MAX_NUMBERS = 60;
-  var base = me.src.replace(/embed\.js(\?.*)?$/, "");
+  var origin = new URL(me.src, location.href);
   var script = me.getAttribute("data-script") || guessScript();
   var selector = me.getAttribute("data-selector") || "body";
-  var rules = {};  // number -> Promise of the rule's JSON, or null when unknown
+  var rules = {};     // number -> the rule's preview, or null when no edition has it
+  var asked = {};     // numbers already asked for (the answer may still be on its way)
+
+  function address(route) { return new URL(route, origin).href; }
+  function ruleUrl(number) { return address(ROUTES.rule.replace("NUMBER", encodeURIComponent(number))); }
 
   function guessScript() {
     var langs = navigator.languages || [navigator.language || ""];
@@ -33,8 +68,9 @@
   }
 
   function skipped(node) {
-    for (var el = node.parentNode; el && el.nodeType === 1; el = el.parentNode) {
-      if (SKIP.test(el.nodeName.toUpperCase()) || el.isContentEditable || el.hasAttribute("data-rule-ref")) return true;
+    for (var el = parentOf(node); el && el.nodeType === 1; el = parentOf(el)) {
+      if (SKIP.test(nameOf(el).toUpperCase()) || el.isContentEditable === true ||
+          Element.prototype.hasAttribute.call(el, "data-rule-ref") || el === box) return true;
     }
     return false;
   }
@@ -54,28 +90,36 @@
     return found;
   }
 
-  function fetchRule(number) {
-    if (!(number in rules)) {
-      var url = base + "api/rules/" + encodeURIComponent(number) + "?script=" + script;
-      rules[number] = fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" })
-        .then(function (r) { return r.ok ? r.json() : null; })
-        .catch(function () { return null; });
-    }
-    return rules[number];
+  // One request for every number not asked for yet; resolves when all of `numbers` are known.
+  function fetchRules(numbers) {
+    var missing = numbers.filter(function (n) { return !(n in asked); }).slice(0, MAX_NUMBERS);
+    if (!missing.length) return Promise.resolve();
+    missing.forEach(function (n) { asked[n] = true; });
+    var url = address(ROUTES.batch) + "?script=" + script + "&numbers=" + missing.map(encodeURIComponent).join(",");
+    return fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" })
+      .then(function (r) { return r.ok ? r.json() : { rules: {} }; })
+      .catch(function () { return { rules: {} }; })
+      .then(function (data) {
+        missing.forEach(function (n) { rules[n] = (data.rules && data.rules[n]) || null; });
+      });
   }
 
+  // --- links: hover or focus previews; on a touch screen the first tap previews and the
+  // second opens (the emulated mouse events of a tap never count as hovering) ------------
+  var lastPointer = "mouse";
+  listen("pointerdown", function (e) { lastPointer = e.pointerType; }, true);
+
   function link(number, label) {
-    var a = document.createElement("a");
-    a.href = base + "rules/" + encodeURIComponent(number);
+    var a = createElement("a");
+    a.href = ruleUrl(number);
     a.textContent = label;
     a.setAttribute("data-rule-ref", number);
-    a.addEventListener("mouseenter", function () { show(a); });
-    a.addEventListener("focus", function () { show(a); });
-    a.addEventListener("mouseleave", hideSoon);
+    a.addEventListener("pointerenter", function (e) { if (e.pointerType === "mouse") show(a); });
+    a.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
+    a.addEventListener("focus", function () { if (lastPointer === "mouse") show(a); });
     a.addEventListener("blur", hideSoon);
-    a.addEventListener("pointerdown", function (e) { a._touch = e.pointerType === "touch"; });
     a.addEventListener("click", function (e) {
-      if (a._touch && shownFor !== a) {  // first tap previews, second tap follows
+      if (lastPointer !== "mouse" && shownFor !== a) {
         e.preventDefault();
         show(a);
       }
@@ -83,18 +127,18 @@
     return a;
   }
 
-  function rewrite(node, refs, known) {
-    var text = node.nodeValue, pos = 0, frag = document.createDocumentFragment(), changed = false;
+  function rewrite(node, refs) {
+    var text = node.nodeValue, pos = 0, frag = createFragment(), changed = false;
     refs.forEach(function (ref) {
-      if (!known[ref.number]) return;
-      frag.appendChild(document.createTextNode(text.slice(pos, ref.start)));
+      if (!rules[ref.number]) return;
+      frag.appendChild(createTextNode(text.slice(pos, ref.start)));
       frag.appendChild(link(ref.number, text.slice(ref.start, ref.stop)));
       pos = ref.stop;
       changed = true;
     });
     if (!changed) return;
-    frag.appendChild(document.createTextNode(text.slice(pos)));
-    node.parentNode.replaceChild(frag, node);
+    frag.appendChild(createTextNode(text.slice(pos)));
+    parentOf(node).replaceChild(frag, node);
   }
 
   // --- the preview --------------------------------------------------------------------
@@ -102,51 +146,50 @@
 
   function preview() {
     if (box) return box;
-    box = document.createElement("div");
+    box = createElement("div");
     box.setAttribute("role", "tooltip");
     var s = box.style;
     s.position = "absolute"; s.zIndex = "2147483000"; s.maxWidth = "min(26rem, 92vw)";
     s.background = "#fff"; s.color = "#1d1d1f"; s.border = "1px solid #bbb"; s.borderRadius = "6px";
     s.boxShadow = "0 4px 16px rgba(0,0,0,.18)"; s.padding = "8px 10px"; s.font = "14px/1.5 system-ui, sans-serif";
     s.whiteSpace = "pre-line"; s.overflowWrap = "anywhere"; s.display = "none";
-    box.addEventListener("mouseenter", function () { clearTimeout(hideTimer); });
-    box.addEventListener("mouseleave", hideSoon);
-    document.body.appendChild(box);
+    box.addEventListener("pointerenter", function () { clearTimeout(hideTimer); });
+    box.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
+    bodyOf(document).appendChild(box);
     return box;
   }
 
   function fill(a, data) {
     var b = preview();
     b.replaceChildren();
-    var title = document.createElement("strong");
+    var title = createElement("strong");
     title.textContent = data.title + (data.edition ? " · " + data.edition : "");
     b.appendChild(title);
     (data.text || []).slice(0, 2).forEach(function (block) {
-      var p = document.createElement("div");
+      var p = createElement("div");
       p.lang = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" }[block.lang] || "";
       p.style.marginTop = "4px";
-      p.textContent = block.text.length > 400 ? block.text.slice(0, 400) + "…" : block.text;
+      p.textContent = block.text;
       b.appendChild(p);
     });
-    var open = document.createElement("a");
+    var open = createElement("a");
     open.href = a.href;
     open.textContent = "開啟 Open →";
-    open.style.display = "inline-block"; open.style.marginTop = "4px";
+    open.style.display = "inline-block"; open.style.marginTop = "4px"; open.style.padding = "10px 0";
     b.appendChild(open);
   }
 
   function show(a) {
     clearTimeout(hideTimer);
-    fetchRule(a.getAttribute("data-rule-ref")).then(function (data) {
-      if (!data) return;
-      fill(a, data);
-      var r = a.getBoundingClientRect(), b = preview();
-      b.style.display = "block";
-      var left = Math.max(4, Math.min(r.left, document.documentElement.clientWidth - b.offsetWidth - 4));
-      b.style.left = (left + window.scrollX) + "px";
-      b.style.top = (r.bottom + window.scrollY + 4) + "px";
-      shownFor = a;
-    });
+    var data = rules[a.getAttribute("data-rule-ref")];
+    if (!data) return;
+    fill(a, data);
+    var r = a.getBoundingClientRect(), b = preview();
+    b.style.display = "block";
+    var left = Math.max(4, Math.min(r.left, window.innerWidth - b.offsetWidth - 4));
+    b.style.left = (left + window.scrollX) + "px";
+    b.style.top = (r.bottom + window.scrollY + 4) + "px";
+    shownFor = a;
   }
 
   function hideSoon() {
@@ -157,35 +200,64 @@
     }, 300);
   }
 
-  document.addEventListener("keydown", function (e) { if (e.key === "Escape") hideSoon(); });
+  listen("keydown", function (e) { if (e.key === "Escape") hideSoon(); });
 
-  // --- walk the page ------------------------------------------------------------------
-  function run() {
+  // --- walk the page, and what is added to it later -------------------------------------
+  function scan(roots) {
     var found = [], numbers = {};
-    document.querySelectorAll(selector).forEach(function (root) {
-      var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
-        acceptNode: function (node) {
-          return skipped(node) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT;
-        }
+    roots.forEach(function (root) {
+      var walker = createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+        acceptNode: function (node) { return skipped(node) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT; }
       });
-      for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (var node = root.nodeType === 3 ? root : walker.nextNode(); node; node = walker.nextNode()) {
+        if (node === root && skipped(node)) break;
         var refs = references(node.nodeValue);
         if (!refs.length) continue;
         found.push({ node: node, text: node.nodeValue, refs: refs });
         refs.forEach(function (ref) { numbers[ref.number] = true; });
+        if (node === root) break;
       }
     });
-    var list = Object.keys(numbers).slice(0, MAX_NUMBERS);
-    Promise.all(list.map(fetchRule)).then(function (answers) {
-      var known = {};
-      list.forEach(function (n, i) { known[n] = !!answers[i]; });
+    return fetchRules(Object.keys(numbers)).then(function () {
       found.forEach(function (item) {
         // The page may have changed while the rules were fetched.
-        if (item.node.parentNode && item.node.nodeValue === item.text) rewrite(item.node, item.refs, known);
+        if (parentOf(item.node) && item.node.nodeValue === item.text) rewrite(item.node, item.refs);
       });
+      observer.takeRecords();  // our own links are not news
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", run);
-  else run();
+  // Roots to scan in what was added: the added node where it lies inside a matching
+  // element, else the matching elements inside it.
+  function rootsIn(nodes) {
+    var roots = [];
+    nodes.forEach(function (node) {
+      if (!parentOf(node) || node === box) return;
+      var element = node.nodeType === 1 ? node : parentOf(node);
+      if (!element || element.nodeType !== 1) return;
+      if (Element.prototype.closest.call(element, selector)) roots.push(node);
+      else if (node.nodeType === 1) Array.prototype.push.apply(roots, Element.prototype.querySelectorAll.call(node, selector));
+    });
+    return roots;
+  }
+
+  var added = [], pending = null;
+  var observer = new MutationObserver(function (mutations) {
+    mutations.forEach(function (m) { Array.prototype.push.apply(added, m.addedNodes); });
+    if (pending) return;
+    pending = setTimeout(function () {
+      var nodes = added;
+      added = [];
+      pending = null;
+      scan(rootsIn(nodes));
+    }, 50);
+  });
+
+  function start() {
+    scan(Array.prototype.slice.call(querySelectorAll(selector)));
+    observer.observe(bodyOf(document), { childList: true, subtree: true });
+  }
+
+  if (readyState(document) === "loading") listen("DOMContentLoaded", start);
+  else start();
 })();

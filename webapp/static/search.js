@@ -1,12 +1,15 @@
-// Search as you type, and "/" to focus the search box. The page works without this file:
-// the form is a plain GET to "/", and this only fetches /api/search while typing and
-// draws the same results. Every text is inserted as text; a snippet's <mark> elements are
+// The search box on every page: suggestions while typing (from /api/suggest), Enter on a
+// rule number opens the rule, "/" focuses the box, and on the search page the results are
+// drawn as you type (from /api/search). Every page works without this file: the forms are
+// plain GETs to "/". Every text is inserted as text; a snippet's <mark> elements are
 // rebuilt from a parse, so no markup from a response is ever inserted as it is.
 (function () {
   "use strict";
 
-  var KIND_ORDER = ["rule", "card", "planar_card", "term", "section"];
-  var DELAY_MS = 250;
+  var SEARCH_DELAY_MS = 250;
+  var SUGGEST_DELAY_MS = 120;
+  var script = document.documentElement.getAttribute("data-script") || "hant";
+  var zhLang = script === "hans" ? "zh-Hans" : "zh-Hant";
 
   document.addEventListener("keydown", function (event) {
     if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -20,14 +23,7 @@
     }
   });
 
-  var box = document.getElementById("q");
-  var results = document.getElementById("results");
-  if (!box || !results || !window.fetch) return;
-  var labels = JSON.parse(results.getAttribute("data-labels") || "{}");
-  var script = document.documentElement.getAttribute("data-script") || "hant";
-  var zhLang = script === "hans" ? "zh-Hans" : "zh-Hant";
-  var timer = null;
-  var pending = null;
+  if (!window.fetch || !window.URLSearchParams) return;
 
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -38,19 +34,155 @@
     return node;
   }
 
-  function label(key) {
-    var pair = labels[key] || [key, key];
-    var span = el("span", {}, [el("span", { lang: zhLang }, [pair[0]]), " ", el("span", { lang: "en" }, [pair[1]])]);
-    return span;
+  function hasHan(text) { return /[\u3400-\u9fff\uf900-\ufaff]/.test(text); }
+  function textLang(text) { return hasHan(text) ? zhLang : (/[\u0400-\u04ff]/.test(text) ? "bg" : "en"); }
+
+  function searchUrl(q, extra) {
+    var params = new URLSearchParams({ q: q, script: script });
+    Object.keys(extra || {}).forEach(function (k) { params.set(k, extra[k]); });
+    return "/?" + params.toString();
   }
 
-  function snippet(html) {
+  function getJson(url, signal) {
+    return fetch(url, { signal: signal, headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : null; });
+  }
+
+  // --- the results page: Enter on a rule number -------------------------------------------
+  // A header search box submits with jump=1; the results page then opens the rule at once,
+  // leaving itself (without jump=1) one Back away. It waits for "load": a navigation that
+  // starts before it replaces the page in the history instead of adding to it.
+  var params = new URLSearchParams(location.search);
+  if (params.get("jump") === "1") {
+    params.delete("jump");
+    history.replaceState(null, "", "/?" + params.toString());
+    var jump = document.querySelector("#results .jump a");
+    var go = function () { location.assign(jump.href); };
+    if (jump) {
+      if (document.readyState === "complete") setTimeout(go, 0);
+      else window.addEventListener("load", function () { setTimeout(go, 0); });
+    }
+  }
+
+  // --- suggestions: a combobox on every search box -------------------------------------
+  function combobox(form, box) {
+    var list = form.querySelector("[role=listbox]");
+    if (!list) {
+      list = el("ul", { "class": "suggestions", role: "listbox", id: "suggest-" + Math.random().toString(36).slice(2),
+                        "aria-label": "Suggestions", hidden: "" });
+      form.appendChild(list);
+      box.setAttribute("role", "combobox");
+      box.setAttribute("aria-autocomplete", "list");
+      box.setAttribute("aria-expanded", "false");
+      box.setAttribute("aria-controls", list.id);
+    }
+    var items = [], active = -1, timer = null, pending = null, typed = "";
+
+    function close() {
+      list.hidden = true;
+      list.replaceChildren();
+      items = [];
+      active = -1;
+      box.setAttribute("aria-expanded", "false");
+      box.removeAttribute("aria-activedescendant");
+    }
+
+    function choose(i) {
+      active = i;
+      items.forEach(function (node, j) { node.setAttribute("aria-selected", j === i ? "true" : "false"); });
+      if (i >= 0) box.setAttribute("aria-activedescendant", items[i].id);
+      else box.removeAttribute("aria-activedescendant");
+    }
+
+    function open(found) {
+      if (!found.length) return close();
+      items = found.map(function (s, i) {
+        var option = el("li", { role: "option", id: list.id + "-" + i, "aria-selected": "false", "data-url": s.url }, [
+          el("span", { "class": "kind" }, [labelText(s.kind)]), el("span", { lang: textLang(s.text) }, [s.text])]);
+        option.addEventListener("mousedown", function (e) { e.preventDefault(); });  // keep focus in the box
+        option.addEventListener("click", function () { location.assign(s.url); });
+        return option;
+      });
+      list.replaceChildren.apply(list, items);
+      list.hidden = false;
+      box.setAttribute("aria-expanded", "true");
+      active = -1;
+    }
+
+    function suggest() {
+      var q = box.value.trim();
+      if (pending) pending.abort();
+      if (!q || q === typed) { if (!q) close(); return; }
+      typed = q;
+      pending = new AbortController();
+      getJson("/api/suggest?limit=6&script=" + script + "&q=" + encodeURIComponent(q), pending.signal)
+        .then(function (data) { if (data && box.value.trim() === q) open(data.suggestions); })
+        .catch(function () { /* aborted or offline */ });
+    }
+
+    box.addEventListener("input", function () {
+      clearTimeout(timer);
+      typed = "";
+      timer = setTimeout(suggest, SUGGEST_DELAY_MS);
+    });
+    box.addEventListener("keydown", function (event) {
+      if (event.key === "ArrowDown" && items.length) {
+        event.preventDefault();
+        choose((active + 1) % items.length);
+      } else if (event.key === "ArrowUp" && items.length) {
+        event.preventDefault();
+        choose(active <= 0 ? items.length - 1 : active - 1);
+      } else if (event.key === "Escape" && !list.hidden) {
+        event.preventDefault();
+        close();
+      } else if (event.key === "Enter" && active >= 0) {
+        event.preventDefault();
+        location.assign(items[active].getAttribute("data-url"));
+      }
+    });
+    box.addEventListener("blur", function () { setTimeout(close, 150); });
+    return { close: close };
+  }
+
+  var labels = {};
+  var results = document.getElementById("results");
+  if (results) labels = JSON.parse(results.getAttribute("data-labels") || "{}");
+
+  function labelText(key) {
+    var pair = labels[key];
+    return pair ? pair[0] + " " + pair[1] : key;
+  }
+
+  function label(key) {
+    var pair = labels[key] || [key, key];
+    return el("span", {}, [el("span", { lang: zhLang }, [pair[0]]), " ", el("span", { lang: "en" }, [pair[1]])]);
+  }
+
+  document.querySelectorAll("form.search.small").forEach(function (form) {
+    var box = form.querySelector("input[name=q]");
+    if (!box) return;
+    combobox(form, box);
+    form.addEventListener("submit", function () {
+      // The results page opens the rule itself when the query is one (see above).
+      if (!form.querySelector("input[name=jump]")) form.appendChild(el("input", { type: "hidden", name: "jump", value: "1" }));
+    });
+  });
+
+  // --- the search page: results as you type -------------------------------------------
+  var form = document.getElementById("search-form");
+  var box = document.getElementById("q");
+  var count = document.getElementById("count");
+  if (!form || !box || !results || !count) return;
+  var suggestions = combobox(form, box);
+  var newest = results.getAttribute("data-newest");
+  var timer = null, pending = null, last = null;
+
+  function snippet(html, lang) {
     // Text and <mark> only, whatever the string holds.
     var parsed = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body;
-    var out = el("p", { "class": "snippet" });
+    var out = el("p", { "class": "snippet", lang: lang });
     parsed.childNodes.forEach(function (node) {
-      if (node.nodeType === Node.TEXT_NODE) out.appendChild(document.createTextNode(node.textContent));
-      else if (node.nodeName === "MARK") out.appendChild(el("mark", {}, [node.textContent]));
+      if (node.nodeName === "MARK") out.appendChild(el("mark", {}, [node.textContent]));
       else out.appendChild(document.createTextNode(node.textContent || ""));
     });
     return out;
@@ -58,12 +190,21 @@
 
   function result(r) {
     var meta = el("p", { "class": "meta" });
-    if (r.edition) {
-      meta.appendChild(label("edition"));
-      meta.appendChild(document.createTextNode(" " + r.edition + " · "));
+    if (r.edition && r.edition !== newest) {
+      meta.appendChild(el("span", { "class": "edition" }, [r.edition]));
+      meta.appendChild(document.createTextNode(" · "));
     }
-    meta.appendChild(el("a", { href: "/sources/" + encodeURIComponent(r.source.id) }, [r.source.title]));
-    return el("li", { "class": "result" }, [el("a", { "class": "title", href: r.url }, [r.title]), snippet(r.snippet), meta]);
+    meta.appendChild(el("span", { "class": "source", lang: textLang(r.source.title) }, [r.source.title]));
+    if (r.other_editions && r.other_editions.length) {
+      meta.appendChild(document.createTextNode(" · "));
+      meta.appendChild(label("other_editions"));
+      meta.appendChild(document.createTextNode(": " + r.other_editions.map(function (o) { return o.edition; }).join(", ")));
+    }
+    var langs = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
+    return el("li", { "class": "result" }, [
+      el("a", { "class": "title", href: r.url }, [el("span", { "class": "kind" }, [label(r.kind)]), " ",
+        el("span", { "class": "name", lang: textLang(r.title) }, [r.title])]),
+      snippet(r.snippet, langs[r.snippet_lang] || ""), meta]);
   }
 
   function render(data) {
@@ -71,44 +212,99 @@
     if (data.rule_jump) {
       nodes.push(el("p", { "class": "jump" }, [label("jump"), ": ",
         el("a", { href: data.rule_jump.url }, [data.rule_jump.title]), " ",
+        data.rule_jump.end ? "– " + data.rule_jump.end + " " : "",
         el("span", { "class": "edition" }, [data.rule_jump.edition || ""])]));
+    }
+    if (data.official) {
+      var o = data.official;
+      var official = el("p", { "class": "official" }, [el("span", { lang: textLang(o.typed) }, ["「" + o.typed + "」"]), " ",
+        label("official"), ": ", el("a", { href: o.url || searchUrl(o.name) }, [
+          el("span", { lang: zhLang }, [o.name]), " ", el("span", { lang: "en" }, [o.english])])]);
+      if (o.note) official.appendChild(el("span", { "class": "note", lang: "en" }, [" (" + o.note + ")"]));
+      nodes.push(official);
     }
     if (data.did_you_mean) {
       nodes.push(el("p", { "class": "did-you-mean" }, [label("did_you_mean"), ": ",
-        el("a", { href: "/?q=" + encodeURIComponent(data.did_you_mean) }, [data.did_you_mean])]));
+        el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
     }
-    nodes.push(el("p", { "class": "count" }, [String(data.total) + " ", label("results")]));
-    KIND_ORDER.forEach(function (kind) {
-      var items = data.results.filter(function (r) { return r.kind === kind; });
-      if (!items.length) return;
-      nodes.push(el("section", { "class": "group" }, [el("h2", {}, [label(kind)]),
-        el("ol", { "class": "results" }, items.map(result))]));
-    });
-    if (!data.results.length) nodes.push(el("p", { "class": "none" }, [label("no_results")]));
+    if (data.results.length) nodes.push(el("ol", { "class": "results" }, data.results.map(result)));
+    else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
+    if (data.suggestions && data.suggestions.length) {
+      nodes.push(el("div", { "class": "perhaps" }, [el("p", {}, [label("suggestions"), ":"]),
+        el("ul", {}, data.suggestions.map(function (s) {
+          return el("li", {}, [el("a", { href: s.url }, [el("span", { "class": "kind" }, [label(s.kind)]), " ",
+            el("span", { lang: textLang(s.text) }, [s.text])])]);
+        }))]));
+    }
     results.replaceChildren.apply(results, nodes);
+    count.replaceChildren(String(data.total) + " ", label("results"));
+  }
+
+  // The address and the 繁/简 links follow the query, so a shared or switched page keeps it.
+  function remember(q) {
+    history.replaceState(null, "", q ? searchUrl(q) : "/?script=" + script);
+    document.querySelectorAll(".script-toggle a[hreflang]").forEach(function (a) {
+      var other = a.getAttribute("hreflang") === "zh-Hans" ? "hans" : "hant";
+      var params = new URLSearchParams({ script: other });
+      if (q) params.set("q", q);
+      a.setAttribute("href", "/?" + params.toString());
+    });
+  }
+
+  function fetchResults(q) {
+    if (pending) pending.abort();
+    pending = new AbortController();
+    return getJson("/api/search?limit=20&script=" + script + "&q=" + encodeURIComponent(q), pending.signal)
+      .then(function (data) {
+        if (data) last = data;
+        return data;
+      });
   }
 
   function run() {
     var q = box.value.trim();
-    if (pending) pending.abort();
     if (!q) {
+      if (pending) pending.abort();
       results.replaceChildren();
+      count.replaceChildren();
+      remember("");
       return;
     }
-    pending = new AbortController();
-    var url = "/api/search?limit=20&script=" + script + "&q=" + encodeURIComponent(q);
-    fetch(url, { signal: pending.signal, headers: { Accept: "application/json" } })
-      .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (data) {
-        if (!data) return;
-        render(data);
-        history.replaceState(null, "", "/?q=" + encodeURIComponent(q));
-      })
-      .catch(function () { /* aborted or offline: the form still works */ });
+    fetchResults(q).then(function (data) {
+      if (!data || box.value.trim() !== q) return;
+      render(data);
+      remember(q);
+    }).catch(function () { /* aborted or offline: the form still works */ });
   }
 
   box.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(run, DELAY_MS);
+    timer = setTimeout(run, SEARCH_DELAY_MS);
+  });
+
+  // Enter: a rule number (or range) opens the rule, and the results stay one Back away;
+  // anything else is the plain form.
+  var submitting = false;
+  form.addEventListener("submit", function (event) {
+    if (submitting) return;
+    var q = box.value.trim();
+    if (!q) return;
+    event.preventDefault();
+    suggestions.close();
+    clearTimeout(timer);
+    var answer = last && last.query.trim() === q ? Promise.resolve(last) : fetchResults(q);
+    answer.then(function (data) {
+      if (data && data.rule_jump) {
+        render(data);
+        remember(q);
+        location.assign(data.rule_jump.url);
+      } else {
+        submitting = true;
+        form.submit();
+      }
+    }).catch(function () {
+      submitting = true;
+      form.submit();
+    });
   });
 })();

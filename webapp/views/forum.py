@@ -6,11 +6,12 @@ with a preview of each rule; `/forum-sample` shows it on a few posts.
 """
 from __future__ import annotations
 
+import html
 import json
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
 from indexer.documents.references import REFERENCE_PATTERN as REFERENCE
 
@@ -19,13 +20,20 @@ from ..respond import library
 
 bp = Blueprint("linkify", __name__)
 EMBED_SOURCE = Path(__file__).resolve().parents[1] / "static" / "embed.js"
-PLACEHOLDERS = ('"__RULE_REFERENCE_PATTERN__"', '"__URL_PATTERN__"')
+PLACEHOLDERS = ('"__RULE_REFERENCE_PATTERN__"', '"__URL_PATTERN__"', '"__ROUTES__"')
 DEFAULT_FORMAT = "markdown"
 
 
 @bp.post("/api/linkify")
 def linkify_text():
     """{"text", "format"} as JSON or form fields -> {"text", "links", "unknown", "unknown_names"}."""
+    text, fmt = _post()
+    result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
+    return jsonify(result.to_dict())
+
+
+def _post() -> tuple[str, str]:
+    """The post and its format from a JSON body or form fields; a clear 400 otherwise."""
     if request.is_json:
         try:
             body = request.get_json()
@@ -44,18 +52,21 @@ def linkify_text():
         abort(400, f"text is not valid Unicode: a lone surrogate at offset {exc.start}.")
     if fmt not in FORMATS:
         abort(400, f"format must be one of {', '.join(FORMATS)}, not {str(fmt)[:20]!r}.")
-    result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
-    return jsonify(result.to_dict())
+    return text, fmt
 
 
 @lru_cache(maxsize=1)
 def embed_script() -> str:
-    """The embed script with the rule-reference grammar of `indexer.documents.references` and the
-    linker's address pattern written in, so the browser recognises exactly what the server
-    does (JavaScript writes a named group `(?<name>` where Python writes `(?P<name>`)."""
+    """The embed script with the rule-reference grammar of `indexer.documents.references`, the
+    linker's address pattern and the routes it links to written in, so the browser
+    recognises exactly what the server does (JavaScript writes a named group `(?<name>`
+    where Python writes `(?P<name>`) and its addresses are the app's own routes, resolved
+    against the script's address."""
     source = EMBED_SOURCE.read_text(encoding="utf-8")
-    for placeholder, pattern in zip(PLACEHOLDERS, (REFERENCE.pattern, URL_PATTERN)):
-        source = source.replace(placeholder, json.dumps(pattern.replace("(?P<", "(?<")))
+    routes = {"rule": url_for("rules.rule", number="NUMBER"), "batch": url_for("rules.rules_batch")}
+    values = [json.dumps(p.replace("(?P<", "(?<")) for p in (REFERENCE.pattern, URL_PATTERN)] + [json.dumps(routes)]
+    for placeholder, value in zip(PLACEHOLDERS, values):
+        source = source.replace(placeholder, value)
     return source
 
 
@@ -69,3 +80,22 @@ def embed_js():
 @bp.get("/forum-sample")
 def forum_sample():
     return render_template("forum_sample.html")
+
+
+@bp.route("/forum", methods=["GET", "POST"])
+def forum_tools():
+    """For forum owners, the script tag to paste (with the reader's choice of script and of
+    where to look); for writers, a post linked by the server (the same as /api/linkify)."""
+    script = request.values.get("embed_script", "")
+    selector = request.values.get("selector", "").strip()[:200]
+    linked = None
+    if request.method == "POST":
+        text, fmt = _post()
+        linked = {"text": text, "format": fmt,
+                  **linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"])).to_dict()}
+    script = script if script in ("hant", "hans") else ""
+    options = "".join(f' data-{name}="{html.escape(value)}"'
+                      for name, value in (("script", script), ("selector", selector)) if value)
+    snippet = f'<script src="{current_app.config["PUBLIC_URL"]}/embed.js" defer{options}></script>'
+    return render_template("forum_tools.html", embed_script=script, selector=selector, snippet=snippet,
+                           formats=FORMATS, linked=linked)

@@ -1,14 +1,35 @@
 """Rule pages: `/rules/<number>` (and `.json`) and `/api/rules/<number>`, one view."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, request
+from flask import Blueprint, abort, jsonify, request
 
 from indexer.documents.references import parse_rule_number
 
-from ..present import rule_view
+from ..present import rule_preview, rule_view
 from ..respond import library, respond, view_script, without_json_suffix
 
 bp = Blueprint("rules", __name__)
+# Rule numbers one batch may ask for: a long thread's worth; the embed script sends at most this.
+MAX_BATCH = 60
+
+
+@bp.get("/api/rules")
+def rules_batch():
+    """Previews of many rules in one request (`?numbers=702.30a,901.9`), so a forum page full
+    of rule numbers costs one request: {"rules": {number: preview or null}}, each preview
+    as `present.rule_preview` gives it, null for a number no edition has. A GET, so the
+    answer is cached like any other page of the service."""
+    lib, script = library(), view_script()
+    written = [n.strip() for n in request.args.get("numbers", "").split(",") if n.strip()]
+    if not written:
+        abort(400, "numbers is required: rule numbers separated by commas, such as 702.30a,901.9")
+    if len(written) > MAX_BATCH:
+        abort(400, f"at most {MAX_BATCH} rule numbers at once, not {len(written)}")
+    answer = {}
+    for value in written:
+        number = parse_rule_number(value[:20])
+        answer[value[:20]] = rule_preview(lib, number, script) if number else None
+    return jsonify({"rules": answer})
 
 
 @bp.get("/api/rules/<number>")

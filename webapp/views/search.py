@@ -1,11 +1,12 @@
-"""The search page and its API: `/` and `/api/search` are one view; `/api/suggest`."""
+"""The search page and its API: `/` and `/api/search` are one view; `/api/suggest`, also in
+the OpenSearch suggestions format browsers ask for as the reader types in their address bar."""
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, request
 
 from indexer.search.query import MAX_LIMIT
 
-from ..present import group_results
+from ..hints import add_hints
 from ..respond import int_arg, library, respond, view_script
 
 bp = Blueprint("search", __name__)
@@ -14,18 +15,39 @@ bp = Blueprint("search", __name__)
 @bp.get("/api/search")
 @bp.get("/")
 def search():
-    """The library's search answer, unchanged, as JSON or as the results page."""
+    """The library's search answer with the page's hints (`hints.add_hints`), as JSON or as the
+    results page."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    answer = library().search(q, limit=limit, script=view_script()) if q.strip() else {
-        "query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
+    script = view_script()
+    if q.strip():
+        answer = add_hints(library(), library().search(q, limit=limit, script=script), limit, script)
+    else:
+        answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
+                  "official": None, "suggestions": []}
     more = min(limit * 2, MAX_LIMIT) if answer["total"] > limit and limit < MAX_LIMIT else None
-    return respond("search.html", answer, groups=group_results(answer["results"]), more_limit=more)
+    return respond("search.html", answer, more_limit=more, newest_edition=library().newest_edition)
+
+
+def _suggestions() -> tuple[str, list[dict]]:
+    q = request.args.get("q", "")
+    limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
+    return q, library().suggest(q, limit=limit, script=view_script())
 
 
 @bp.get("/api/suggest")
 def suggest():
     """Names, keyword titles and rule numbers starting with what was typed."""
-    q = request.args.get("q", "")
-    limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    return jsonify({"query": q, "suggestions": library().suggest(q, limit=limit, script=view_script())})
+    q, found = _suggestions()
+    return jsonify({"query": q, "suggestions": found})
+
+
+@bp.get("/api/suggest/opensearch")
+def suggest_opensearch():
+    """The same suggestions as OpenSearch's `[query, [completions], [descriptions]]`: what a
+    browser's address bar offers once the site is its search engine."""
+    q, found = _suggestions()
+    texts = dict.fromkeys(s["text"] for s in found)  # a card and its glossary entry share a name
+    response = jsonify([q, list(texts), ["" for _ in texts]])
+    response.mimetype = "application/x-suggestions+json"
+    return response

@@ -1,0 +1,183 @@
+"""The forum embed script in Chromium against the production stack: one request for all of a
+page's rule numbers, posts added later linked too, first tap previews and the second opens
+on a touch screen, and a post's named elements (DOM clobbering) neither redirect nor stop
+it. A third-party forum is played by a small HTTP server of the test on another loopback
+port (Chromium lets a page reach the loopback service only from a loopback page)."""
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from playwright.sync_api import expect
+
+from browser_support import (  # noqa: F401  (fixtures are used by name)
+    ACTION_TIMEOUT_MS, browser, live_server, page, screenshot)
+
+expect.set_options(timeout=ACTION_TIMEOUT_MS)
+
+
+
+def forum_page(server_url: str, posts: str, attributes: str = "") -> str:
+    return (f'<!doctype html><html lang="zh-Hant"><head><meta charset="utf-8"><title>thread</title>'
+            f'<script src="{server_url}/embed.js" defer {attributes}></script></head>'
+            f'<body><main id="thread">{posts}</main></body></html>')
+
+
+@pytest.fixture(scope="module")
+def forum_site():
+    """A forum on its own origin: every path answers the page in `site["html"]`."""
+    site = {"html": ""}
+
+    class Thread(BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = site["html"].encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Thread)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site["url"] = f"http://localhost:{server.server_port}/thread/1"
+    yield site
+    server.shutdown()
+
+
+@pytest.fixture
+def forum(browser, live_server, forum_site, request):
+    """A tab whose forum thread (`tab.forum_url`) is `tab.forum_html`; every request is recorded
+    in `tab.requests`, and any to another host than the forum and the service is refused
+    (and kept in `tab.elsewhere`)."""
+    touch = getattr(request, "param", "mouse") == "touch"
+    context = browser.new_context(viewport={"width": 360 if touch else 1280, "height": 740},
+                                  is_mobile=touch, has_touch=touch, locale="zh-TW")
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab.requests, tab.elsewhere, errors = [], [], []
+    tab.forum_url = forum_site["url"]
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on("request", lambda r: tab.requests.append(r.url))
+
+    def serve(route):
+        url = route.request.url
+        if url == tab.forum_url:
+            forum_site["html"] = tab.forum_html
+            route.continue_()
+        elif url.startswith(live_server.url):
+            route.continue_()
+        else:
+            tab.elsewhere.append(url)
+            route.abort()
+
+    context.route("**/*", serve)
+    yield tab
+    screenshot(tab, "embed-" + request.node.name, full_page=False)
+    context.close()
+    assert errors == []
+
+
+def rule_requests(tab, server_url: str) -> list[str]:
+    return [u for u in tab.requests if u.startswith(server_url + "/api/rules")]
+
+
+def test_a_page_full_of_rule_numbers_costs_one_request(live_server, page):
+    page.goto(live_server.url + "/forum-sample")
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.reload()
+    expect(page.locator("#post-3 a[data-rule-ref]")).to_have_count(1)
+    asked = [u for u in requests if "/api/rules" in u]
+    assert len(asked) == 1, asked
+    assert "numbers=" in asked[0] and "702.30c" in asked[0] and "999.9" in asked[0]
+
+
+def test_posts_added_after_load_are_linked(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>See 702.30a.</p></div>')
+    forum.goto(forum.forum_url)
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(1)
+    forum.evaluate("""() => {
+        const post = document.createElement('div');
+        post.className = 'post';
+        post.innerHTML = '<p>And 901.9 too, but not <code>702.30c</code>.</p>';
+        document.getElementById('thread').appendChild(post);
+        const reply = document.createElement('p');
+        reply.textContent = 'Reply: 702.30a again';
+        document.getElementById('thread').appendChild(reply);
+    }""")
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(3)
+    assert forum.locator("a[data-rule-ref]").evaluate_all("as => as.map(a => a.textContent)") == [
+        "702.30a", "901.9", "702.30a"]
+    assert len(rule_requests(forum, live_server.url)) == 2  # the page, then the new post's 901.9
+    forum.locator("a[data-rule-ref]").nth(1).hover()
+    expect(forum.get_by_role("tooltip")).to_contain_text("901.9")
+
+
+def test_named_elements_in_a_post_neither_redirect_nor_stop_the_script(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, """
+        <div class="post"><img name="currentScript" src="https://evil.example/x/embed.js" alt="">
+          <form name="currentScript"></form><form name="createElement"></form><form name="querySelectorAll"></form>
+          <form name="body"></form><form name="readyState"></form>
+          <p>Rule 702.30a applies.</p></div>""")
+    forum.goto(forum.forum_url)
+    link = forum.locator("a[data-rule-ref]")
+    expect(link).to_have_count(1)
+    expect(link).to_have_attribute("href", f"{live_server.url}/rules/702.30a")
+    link.hover()
+    tooltip = forum.get_by_role("tooltip")
+    expect(tooltip).to_contain_text("702.30a")
+    expect(tooltip.get_by_role("link")).to_have_attribute("href", f"{live_server.url}/rules/702.30a")
+    assert not [u for u in forum.requests if "evil.example" in u and u.endswith("/api/rules")]
+    assert all(not u.startswith("https://evil.example/x/") or u.endswith("/x/embed.js") for u in forum.elsewhere)
+
+
+def test_the_script_s_addresses_follow_its_own_src_and_options(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, '<div class="a">702.30a</div><div class="b">702.30c</div>',
+                                  'data-selector=".b" data-script="hans"')
+    forum.goto(forum.forum_url)
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(1)
+    assert forum.locator("a[data-rule-ref]").text_content() == "702.30c"
+    asked = rule_requests(forum, live_server.url)
+    assert len(asked) == 1 and "script=hans" in asked[0]
+
+
+@pytest.mark.parametrize("forum", ["touch"], indirect=True)
+def test_on_a_touch_screen_the_first_tap_previews_and_the_second_opens(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>多重增幅見規則702.30c。</p></div>')
+    forum.goto(forum.forum_url)
+    link = forum.locator("a[data-rule-ref]")
+    expect(link).to_have_count(1)
+    link.tap()
+    tooltip = forum.get_by_role("tooltip")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text("多重增幅是增幅異能的變化。")
+    assert forum.url == forum.forum_url
+    link.tap()
+    forum.wait_for_url(f"{live_server.url}/rules/702.30c")
+
+
+def test_the_forum_tools_page_gives_the_tag_and_links_a_post(live_server, browser):
+    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)
+    try:
+        tab = context.new_page()
+        tab.goto(live_server.url + "/forum")
+        tab.select_option("#embed_script", "hans")
+        tab.fill("#selector", ".post-body")
+        tab.get_by_role("button", name="產生程式碼 Make the tag").click()
+        expect(tab.locator("#snippet")).to_have_text(
+            f'<script src="{live_server.url}/embed.js" defer data-script="hans" data-selector=".post-body"></script>')
+        tab.get_by_role("button", name="複製程式碼 Copy the tag").click()
+        expect(tab.locator(".copy .copied").first).to_have_text("已複製 Copied")
+        assert tab.evaluate("navigator.clipboard.readText()") == tab.locator("#snippet").text_content()
+        tab.fill("#text", "多重增幅見702.30c")
+        tab.select_option("#format", "html")
+        tab.get_by_role("button", name="加入連結 Link rule numbers").click()
+        expect(tab.locator("#linked")).to_have_value(f'多重增幅見<a href="{live_server.url}/rules/702.30c">702.30c</a>')
+        screenshot(tab, "phone-forum-tools", full_page=True)
+    finally:
+        context.close()
