@@ -28,7 +28,7 @@ def test_a_rule_with_its_text_source_and_parent(runner):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0] == "702.30c 增幅  · 2010-02-01"
-    assert lines[1] == "  天地醒轉常見問題集 / Worldwake FAQ (line 27)"
+    assert lines[1] == "  天地醒轉常見問題集 / Worldwake FAQ › 關鍵字異能變化：多重增幅"
     assert lines[3] == "  [繁體]"
     assert "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」" in unwrapped(result.output)
     assert "上層規則 Parent rule: 702.30 增幅" in lines
@@ -96,7 +96,7 @@ def test_a_card_in_simplified(runner):
     lines = result.output.splitlines()
     assert lines[:6] == ["夺魂红帽客 / Murderous Redcap", "  繁體: 奪魂紅帽客", "  English: Murderous Redcap",
                          "  简体: 夺魂红帽客", "  {二}{黑/红}{黑/红}  生物～精灵／杀手  2/2",
-                         "  暗影荒原常见问题集 / Shadowmoor FAQ (line 3)"]
+                         "  暗影荒原常见问题集 / Shadowmoor FAQ › 新关键字异能：留存(Persist)"]
     assert "规则释疑 Rulings" in lines
     assert "此异能结算时，才会检查夺魂红帽客之力量。" in unwrapped(result.output)
 

@@ -112,10 +112,16 @@ def _diff_piece(op: str, piece: str) -> str:
     return piece
 
 
+def cited(source: dict) -> str:
+    """A document and the section a record sits in, as the pages cite it (not by line: one
+    FAQ is a single line)."""
+    return source["title"] + (f" › {source['section']['title']}" if source.get("section") else "")
+
+
 def print_rule(view: dict, script: str | None) -> None:
     click.echo(click.style(view["title"], bold=True) + click.style(f"  · {view['edition']}", dim=True))
     for source in view["sources"]:
-        click.echo(click.style(f"  {source['title']} (line {source['line']})", dim=True))
+        click.echo(click.style(f"  {cited(source)}", dim=True))
     click.echo()
     echo_blocks(view["text"])
     if view["parent"]:
@@ -162,7 +168,7 @@ def print_record(view: dict, script: str | None) -> None:
     line = "  ".join(attrs[k] for k in ("mana_cost", "type_line", "power_toughness") if attrs.get(k))
     if line:
         click.echo(f"  {line}")
-    click.echo(click.style(f"  {view['source']['title']} (line {view['source']['line']})", dim=True))
+    click.echo(click.style(f"  {cited(view['source'])}", dim=True))
     click.echo()
     for ability in view["abilities"] or [view["text"]]:
         echo_blocks(ability)
