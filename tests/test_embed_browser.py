@@ -130,6 +130,7 @@ def test_named_elements_in_a_post_neither_redirect_nor_stop_the_script(live_serv
     link.hover()
     tooltip = forum.get_by_role("tooltip")
     expect(tooltip).to_contain_text("702.30a")
+    expect(link).to_have_attribute("aria-describedby", tooltip.get_attribute("id"))
     expect(tooltip.get_by_role("link")).to_have_attribute("href", f"{live_server.url}/rules/702.30a")
     assert not [u for u in forum.requests if "evil.example" in u and u.endswith("/api/rules")]
     assert all(not u.startswith("https://evil.example/x/") or u.endswith("/x/embed.js") for u in forum.elsewhere)

@@ -148,6 +148,7 @@
     if (box) return box;
     box = createElement("div");
     box.setAttribute("role", "tooltip");
+    box.id = "rule-preview-" + Math.random().toString(36).slice(2);
     var s = box.style;
     s.position = "absolute"; s.zIndex = "2147483000"; s.maxWidth = "min(26rem, 92vw)";
     s.background = "#fff"; s.color = "#1d1d1f"; s.border = "1px solid #bbb"; s.borderRadius = "6px";
@@ -189,6 +190,8 @@
     var left = Math.max(4, Math.min(r.left, window.innerWidth - b.offsetWidth - 4));
     b.style.left = (left + window.scrollX) + "px";
     b.style.top = (r.bottom + window.scrollY + 4) + "px";
+    if (shownFor && shownFor !== a) shownFor.removeAttribute("aria-describedby");
+    a.setAttribute("aria-describedby", b.id);  // a screen reader reads the preview with the link
     shownFor = a;
   }
 
@@ -196,6 +199,7 @@
     clearTimeout(hideTimer);
     hideTimer = setTimeout(function () {
       if (box) box.style.display = "none";
+      if (shownFor) shownFor.removeAttribute("aria-describedby");
       shownFor = null;
     }, 300);
   }
