@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
+from indexer.knowledge import offline
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import DEFAULT_INDEX_ROOT, BuildError, build
 from indexer.search.engine import IndexUnavailable
@@ -68,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if result.errors else 0
 
     try:
-        outcome = build(paths, root=args.index_root, force=args.force, progress=sys.stderr.isatty())
+        outcome = build(paths, root=args.index_root, force=args.force, progress=sys.stderr.isatty(),
+                        extras={"offline": offline.write})
     except BuildError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -11,7 +11,8 @@ from indexer.knowledge.library import Library
 
 JSON = {"Accept": "application/json"}
 # Routes that need no index: they still answer when none is built.
-NO_INDEX_NEEDED = {"/embed.js", "/forum", "/forum-sample", "/opensearch.xml", "/static/<path:filename>"}
+NO_INDEX_NEEDED = {"/embed.js", "/forum", "/forum-sample", "/opensearch.xml", "/static/<path:filename>",
+                   "/manifest.webmanifest", "/offline", "/sw.js"}
 
 
 def routes(app):

@@ -19,7 +19,7 @@ from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import DEFAULT_INDEX_ROOT
 
 from . import caching, respond, templating
-from .views import cards, errors, forum, meta, rules, search, sources, terms
+from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
 DEFAULT_PUBLIC_URL = "http://localhost"
@@ -45,7 +45,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["kb.library"] = LiveLibrary(app.config["INDEX_ROOT"])
     app.extensions["kb.library.lock"] = threading.Lock()
 
-    for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp):
+    for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp,
+                      offline.bp):
         app.register_blueprint(blueprint)
     respond.install(app)
     templating.install(app)

@@ -16,6 +16,8 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 from indexer.documents.corpus import METADATA, CorpusError, load_sources
 from indexer.documents.glossary import Glossary
@@ -106,8 +108,14 @@ def user_words(records: list[Record]) -> set[str]:
     return {w for w in words if w and len(w) <= 12}
 
 
+# A further file a build writes into its folder before the switch, made by a later stage of
+# the pipeline from the opened folder and the build's name (the offline copy,
+# `indexer.knowledge.offline.write`); what it returns is kept in meta.json under its key.
+Extra = Callable[[Path, str], dict]
+
+
 def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = False,
-          progress: bool = False) -> BuildOutcome:
+          progress: bool = False, extras: Mapping[str, Extra] = MappingProxyType({})) -> BuildOutcome:
     started = time.perf_counter()
     digest = corpus_hash(paths)
     folder = current_folder(root)
@@ -116,12 +124,13 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
     result = ingest(paths, progress=progress)
     if result.errors:
         raise BuildError("index not rebuilt; the index in use is unchanged:\n  " + "\n  ".join(result.errors))
-    outcome = build_records(result, digest, root)
+    outcome = build_records(result, digest, root, extras)
     outcome.seconds = time.perf_counter() - started
     return outcome
 
 
-def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_ROOT) -> BuildOutcome:
+def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_ROOT,
+                  extras: Mapping[str, Extra] = MappingProxyType({})) -> BuildOutcome:
     """Index ingested records into a new folder of `root` and switch `CURRENT` to it."""
     started = time.perf_counter()
     root.mkdir(parents=True, exist_ok=True)
@@ -140,6 +149,10 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
                 "inputs": [str(p) for p in result.inputs]}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
         write_manifest(tmp)
+        if extras:  # each opens the build as it stands, then joins its manifest
+            meta.update((key, extra(tmp, name)) for key, extra in extras.items())
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+            write_manifest(tmp)
         final = root / name
         os.rename(tmp, final)
     except BaseException:

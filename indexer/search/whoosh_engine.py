@@ -14,7 +14,7 @@ from array import array
 from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from whoosh import highlight, index
 from whoosh.query import And, Or, Term
@@ -271,6 +271,16 @@ class WhooshBackend(SearchBackend):
                 total += part[doc]
             out[doc] = total + scores[doc] if scores is not None else total
         return out
+
+    def scored_terms(self, field: str) -> Iterator[tuple[str, bool, list[tuple[str, float]]]]:
+        """Every token of a field, whether a search leaves it out as common, and its postings
+        (record id, score) as a search scores them: for the offline copy (`indexer.knowledge.offline`)."""
+        reader = self._searcher.reader()
+        most = COMMON_SHARE * reader.doc_count()
+        for token in list(reader.field_terms(field)):
+            docs, scores = self._postings._score(field, token)
+            yield token, reader.doc_frequency(field, token) > most, [
+                (self._record_id(doc), score) for doc, score in zip(docs, scores)]
 
     def _record_id(self, docnum: int) -> str:
         record_id = self._record_ids.get(docnum)

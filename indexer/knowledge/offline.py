@@ -1,0 +1,234 @@
+"""The offline copy of an index: what a browser needs to search it with no network.
+
+A judge's phone keeps this file (`offline.json.gz`) through the service worker, which then
+answers /api/search and /api/rules/<number> itself when the network is gone
+(webapp/static/offline-search.js). It holds the latest rules edition present in the index and
+every record of the documents, with everything that needs Python worked out here, at build
+time, so the browser runs no Chinese segmenter or converter and no stemmer:
+
+* each (field, token) of the search index with its postings as the server scores them
+  (BM25F from the whole index's statistics, so an offline score is the online one), and
+  which tokens the server leaves out as common;
+* the Chinese words of the index (the browser cuts a Chinese query by longest match against
+  them; the recall field's character bigrams need no words), English word stems, and the
+  Traditional/Simplified character pairs of the records' and glossary's characters;
+* the glossary's forms, expansions and defining rules, the exact names, titles and keyword
+  headings the ranking boosts, each record's edition group and rule order, and which
+  records cite each rule;
+* the records' texts in the script they were written in and, for Chinese, in the other one.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
+from indexer.documents.glossary import form_key
+from indexer.documents.records import KINDS
+from indexer.documents.references import _QUERY, rule_sort_key
+from indexer.search import query
+from indexer.search.analysis import _stem
+from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
+from indexer.search.schema import FIELD_WEIGHTS
+from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
+
+from .display import SCRIPTS, display_title, record_title, record_url
+from .expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from .grouping import edition_group
+from .library import Library
+from .spelling import LATIN_WORD, Spelling
+
+FILE = "offline.json.gz"
+FORMAT = 1
+# Scores are kept to this many decimals (a hundredth of a typical term score).
+SCORE_DECIMALS = 2
+_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
+# An English word as the analyzer reads one (owner's is one word).
+_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
+_TEXT_FIELDS = ("text", "title", "names")
+_GROUP_FIELDS = ("rulings", "examples", "abilities")
+
+
+def current_edition(records) -> str | None:
+    """The latest edition of the official rules in the index (None without a rules file)."""
+    return max((r.edition for r in records if r.source.startswith("cr-") and r.edition), default=None)
+
+
+def kept(record, edition: str | None) -> bool:
+    """Whether a record is in the offline copy: the documents' records and the current edition."""
+    return not record.source.startswith("cr-") or record.edition == edition
+
+
+def build(library, name: str) -> dict:
+    """The offline copy of an opened `Library`; `name` is its build's name,
+    by which a browser tells that its copy is out of date."""
+    catalogue, weights = library.catalogue, library.weights
+    all_records = list(library.records.values())
+    edition = current_edition(all_records)
+    records = [r for r in all_records if kept(r, edition)]
+    position = {r.id: i for i, r in enumerate(records)}
+    order = sorted(range(len(records)), key=lambda i: (rule_sort_key(records[i].number or ""), records[i].id))
+    rank = {i: n for n, i in enumerate(order)}
+
+    postings: dict[str, dict[str, list]] = {}
+    common: dict[str, list[str]] = {}
+    for field in FIELD_WEIGHTS:
+        postings[field], common[field] = {}, []
+        for token, is_common, scored in library.engine.scored_terms(field):
+            kept_scores = sorted((position[i], round(s, SCORE_DECIMALS)) for i, s in scored if i in position)
+            if not kept_scores:
+                continue
+            # Documents as gaps from the previous one: small numbers that compress well.
+            flat, last = [], 0
+            for doc, score in kept_scores:
+                flat += [doc - last, score]
+                last = doc
+            postings[field][token] = flat
+            if is_common:
+                common[field].append(token)
+
+    out_records, texts = [], []
+    for r in records:
+        item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
+                "parent": r.parent, "keyword": r.keyword, "langs": r.languages(), "url": record_url(r),
+                "heading": {"": record_title(r), **{s: display_title(r, s) for s in SCRIPTS
+                                                    if display_title(r, s) != record_title(r)}},
+                "group": json.dumps(edition_group(r), ensure_ascii=False), "order": rank[position[r.id]]}
+        for name in _TEXT_FIELDS:
+            if getattr(r, name):
+                item[name] = _both_scripts(getattr(r, name))
+        for name in _GROUP_FIELDS:
+            if getattr(r, name):
+                item[name] = [_both_scripts(part) for part in getattr(r, name)]
+        if r.aliases:
+            item["aliases"] = r.aliases
+        out_records.append({k: v for k, v in item.items() if v is not None})
+        texts.extend(t for lang in r.languages() for t in r.texts(lang))
+        texts.extend(r.aliases)
+
+    glossary_texts = [form for entry in library.glossary.entries for form in entry.forms()]
+    chars = _characters(texts + glossary_texts)
+    return {
+        "format": FORMAT,
+        "index": name,
+        "edition": edition,
+        "editions": sorted({r.edition for r in records if r.edition}, reverse=True),
+        "records": out_records,
+        "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
+        "fields": FIELD_WEIGHTS,
+        # The constants of the server's ranking and query understanding, so the browser's
+        # copy of that logic (webapp/static/offline-search.js) uses the same values.
+        "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,
+                    "literal": weights.literal, "title": weights.title, "expansion": weights.expansion,
+                    "candidates": weights.candidates, "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT,
+                    "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS},
+        "query": {"rule": _js(_QUERY), "filter": _js(query._FILTER), "phrase": _js(query._PHRASE),
+                  "syntax": _js(query._SYNTAX), "kinds": KINDS, "kind_aliases": query._KIND_ALIASES},
+        "postings": postings,
+        "common": common,
+        "words": sorted({t for f in ("names", "title", "body") for t in postings[f] if HAN_RUN.fullmatch(t)}),
+        "stems": _stems(texts + glossary_texts),
+        "to_hans": _pairs(chars, to_hans),
+        "to_hant": _pairs(chars, to_hant),
+        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights), position),
+        "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary).vocabulary),
+        "latin_word": LATIN_WORD.pattern,
+        "names": _keyed(catalogue.names, position),
+        "titles": _keyed(catalogue.titles, position),
+        "heads": _keyed(catalogue.keyword_heads, position),
+        "referencing": _referencing(library, records, position),
+    }
+
+
+def _js(pattern: re.Pattern) -> str:
+    """A pattern's source for JavaScript's RegExp (named groups are written without P)."""
+    return pattern.pattern.replace("(?P<", "(?<")
+
+
+def _both_scripts(texts: dict[str, str]) -> dict[str, str]:
+    """Texts per language, with a Chinese text also given in the other script (`zh_hant` for
+    `zh_hans` and back) when the conversion changes it."""
+    out = dict(texts)
+    for lang, other, convert in (("zh_hant", "zh_hans", to_hans), ("zh_hans", "zh_hant", to_hant)):
+        if texts.get(lang) and not texts.get(other):
+            converted = convert(texts[lang])
+            if converted != texts[lang]:
+                out[other] = converted
+    return out
+
+
+def _stems(texts: list[str]) -> dict[str, str]:
+    """Lower-case English words of the texts whose index token is not the word itself."""
+    words = {w.lower() for text in texts for w in _LATIN_WORD.findall(text)}
+    return {w: s for w in sorted(words) if (s := _stem(w)) != w}
+
+
+def _characters(texts: list[str]) -> list[str]:
+    """The Chinese characters of the texts in either script: a query may be typed in the
+    script the records are not written in."""
+    chars = {ch for text in texts for run in HAN_RUN.findall(text) for ch in run}
+    return sorted(chars | {to_hant(ch) for ch in chars} | {to_hans(ch) for ch in chars})
+
+
+def _pairs(chars: list[str], convert) -> str:
+    """The characters that `convert` changes, as one string of pairs (from, to)."""
+    out = []
+    for ch in chars:
+        converted = convert(ch)
+        if converted != ch and len(converted) == 1:
+            out.append(ch + converted)
+    return "".join(out)
+
+
+def _glossary(library, expander: QueryExpander, position: dict[str, int]) -> dict:
+    """Per glossary form (its `form_key`): the entry's forms, its English term, whether the
+    form is a primary one, and the rules that define it (record positions and weights)."""
+    entries, keys = [], {}
+    for n, entry in enumerate(library.glossary.entries):
+        entries.append({"forms": entry.forms(), "english": entry.name})
+        for form in entry.forms():
+            key = form_key(form)
+            if key in keys or library.glossary.lookup(form) is not entry:
+                continue
+            keys[key] = {"entry": n, "primary": is_primary_form(entry, form),
+                         "rules": [[position[i], w] for i, w in expander.defining_rules(form) if i in position]}
+    return {"entries": entries, "keys": keys}
+
+
+def _keyed(table: dict[str, list[str]], position: dict[str, int]) -> dict[str, list[int]]:
+    out = {}
+    for key, ids in table.items():
+        kept_ids = [position[i] for i in ids if i in position]
+        if kept_ids:
+            out[key] = kept_ids
+    return out
+
+
+def _referencing(library, records, position: dict[str, int]) -> dict[str, list[int]]:
+    """Per "edition number" of every rule in the copy, the records that cite it."""
+    out = {}
+    for r in records:
+        if r.kind == "rule":
+            key = f"{r.edition} {r.number}"
+            if key not in out:
+                cited = [position[c.id] for c in library.referencing(r.number, r.edition) if c.id in position]
+                if cited:
+                    out[key] = cited
+    return out
+
+
+def write(folder: Path, name: str) -> dict:
+    """Write the offline copy of the index being built in `folder` (build `name`); returns
+    what a page tells the reader before fetching it: build, edition, records, size."""
+    library = Library(folder)
+    try:
+        data = build(library, name)
+    finally:
+        library.close()
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    packed = gzip.compress(raw, compresslevel=9, mtime=0)
+    (folder / FILE).write_bytes(packed)
+    return {"index": name, "edition": data["edition"], "editions": data["editions"],
+            "records": len(data["records"]), "bytes": len(raw), "gzip_bytes": len(packed)}

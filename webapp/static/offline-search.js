@@ -1,0 +1,713 @@
+// Search and rule look-up over the offline copy of the index (indexer/offline.py builds it).
+//
+// The service worker (sw.js) loads this with importScripts and answers /api/search and
+// /api/rules/<number> with it when the network is gone, in the shapes the server answers, so
+// the pages' scripts work unchanged. It is the server's query understanding and ranking
+// (indexer/query.py, indexer/library.py, indexer/whoosh_backend.py) over data the build
+// prepared: the postings carry the server's BM25F scores, the constants and the query
+// patterns come from the build, Chinese is cut by longest match against the index's own
+// words, and English words take the stems the build listed. Records of other rules editions
+// are not in the copy.
+(function (root) {
+  "use strict";
+
+  var HAN = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}";
+  var LATIN = "a-zA-Z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u024f";
+  var TOKEN = new RegExp(
+    "(\\{[^{}\\s]{1,15}\\})" +
+    "|([+-]?\\d+/[+-]?\\d+)" +
+    "|(\\d+(?:\\.\\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)" +
+    "|([" + HAN + "]+)" +
+    "|([" + LATIN + "]+(?:['\\u2019][" + LATIN + "]+)*)" +
+    "|((?:(?![" + LATIN + HAN + "])[\\p{L}\\p{M}])+)", "gu");
+  var HAN_RUN = new RegExp("[" + HAN + "]+", "gu");
+  var HAS_HAN = new RegExp("[" + HAN + "]", "u");
+  var RULE_NUMBER = /^[1-9]\d\d(?:\.\d{1,3}[a-hjkmnp-z]?)?$/;
+  var NOT_WORD = /[^\p{L}\p{N}]+/gu;
+  var LANGS = ["en", "zh_hant", "zh_hans", "bg"];
+  var CACHE_SIZE = 4096;
+
+  function QueryError(message) { this.message = message; }
+
+  function pairs(text) {
+    var map = new Map();
+    var chars = Array.from(text);
+    for (var i = 0; i + 1 < chars.length; i += 2) map.set(chars[i], chars[i + 1]);
+    return map;
+  }
+
+  // A Map that forgets its oldest entry beyond `size`: every cache here is bounded.
+  function remember(map, key, value, size) {
+    if (map.size >= size) map.delete(map.keys().next().value);
+    map.set(key, value);
+    return value;
+  }
+
+  function OfflineIndex(data) {
+    this.data = data;
+    this.records = data.records;
+    this.ranking = data.ranking;
+    this.toHansMap = pairs(data.to_hans);
+    this.words = new Set(data.words);
+    this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
+    this.common = {};
+    for (var field in data.common) this.common[field] = new Set(data.common[field]);
+    var q = data.query;
+    this.patterns = {
+      rule: new RegExp(q.rule, "i"), filter: new RegExp(q.filter, "gi"),
+      phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
+    };
+    this.byNumber = new Map();
+    this.children = new Map();
+    var self = this;
+    this.records.forEach(function (r, i) {
+      if (r.kind !== "rule") return;
+      if (!self.byNumber.has(r.number)) self.byNumber.set(r.number, []);
+      self.byNumber.get(r.number).push(i);
+      if (r.parent) {
+        [r.edition + " " + r.parent, r.edition + " " + r.parent + " " + r.source].forEach(function (key) {
+          if (!self.children.has(key)) self.children.set(key, []);
+          self.children.get(key).push(i);
+        });
+      }
+    });
+    this.children.forEach(function (list) {
+      list.sort(function (a, b) {
+        var ra = self.records[a], rb = self.records[b];
+        return self.ruleOrder(ra.number, rb.number) || (ra.source < rb.source ? -1 : ra.source > rb.source ? 1 : 0);
+      });
+    });
+    this.titleKeys = Object.keys(data.titles);
+    this.vocabulary = new Set(data.vocabulary);
+    this.byTrigram = new Map();
+    this.vocabulary.forEach(function (word) {
+      trigrams(word).forEach(function (gram) {
+        if (!self.byTrigram.has(gram)) self.byTrigram.set(gram, []);
+        self.byTrigram.get(gram).push(word);
+      });
+    });
+    this.postingsCache = new Map();
+    this.foldedCache = new Map();
+  }
+
+  OfflineIndex.QueryError = QueryError;
+
+  // --- text -------------------------------------------------------------------------------
+
+  OfflineIndex.prototype.toHans = function (text) {
+    var map = this.toHansMap;
+    return Array.from(text, function (ch) { return map.get(ch) || ch; }).join("");
+  };
+
+  OfflineIndex.prototype.foldKey = function (text) {
+    return this.toHans(text.normalize("NFKC")).toLowerCase().replace(NOT_WORD, "");
+  };
+
+  OfflineIndex.prototype.formKey = function (text) {
+    return this.toHans(text.split(/\s+/).filter(Boolean).join(" ")).toLowerCase();
+  };
+
+  // A text of `lang` in the reader's script: the build gave each Chinese text in both.
+  function shown(texts, lang, script) {
+    if (script === "hans" && lang === "zh_hant" && texts.zh_hans) return texts.zh_hans;
+    if (script === "hant" && lang === "zh_hans" && texts.zh_hant) return texts.zh_hant;
+    return texts[lang];
+  }
+
+  function shownLang(lang, script) {
+    return (lang === "zh_hant" || lang === "zh_hans") && (script === "hant" || script === "hans") ? "zh_" + script : lang;
+  }
+
+  // The record's texts of one language in reading order (indexer.records.Record.texts).
+  function textsOf(r, lang) {
+    var parts = [r.title && r.title[lang], r.names && r.names[lang], r.text && r.text[lang]];
+    ["abilities", "rulings", "examples"].forEach(function (group) {
+      (r[group] || []).forEach(function (item) { parts.push(item[lang]); });
+    });
+    return parts.filter(Boolean);
+  }
+
+  OfflineIndex.prototype.folded = function (i) {
+    var found = this.foldedCache.get(i);
+    if (found !== undefined) return found;
+    var r = this.records[i], self = this;
+    // A Traditional text is folded from the Simplified form the build gave with it.
+    var all = r.langs.map(function (lang) {
+      var hans = lang === "zh_hant" ? textsOf(r, "zh_hans") : null;
+      var texts = textsOf(r, lang);
+      return (hans && hans.length === texts.length ? hans : texts).join(" ");
+    }).join(" ");
+    return remember(this.foldedCache, i, self.foldKey(all), CACHE_SIZE);
+  };
+
+  function plainText(r, script) {
+    var blocks = [];
+    r.langs.forEach(function (lang) {
+      var parts = [r.text && shown(r.text, lang, script)];
+      ["abilities", "rulings", "examples"].forEach(function (group) {
+        (r[group] || []).forEach(function (item) { parts.push(shown(item, lang, script)); });
+      });
+      var block = parts.filter(Boolean).join("\n");
+      if (block) blocks.push(block);
+    });
+    return blocks.join("\n\n");
+  }
+
+  function heading(r, script) {
+    return r.heading[script] || r.heading[""];
+  }
+
+  // --- the analyzer, query mode (indexer/analysis.py) -------------------------------------
+
+  OfflineIndex.prototype.segment = function (run) {
+    var chars = Array.from(run), out = [], i = 0;
+    while (i < chars.length) {
+      var size = Math.min(this.longestWord, chars.length - i);
+      while (size > 1 && !this.words.has(chars.slice(i, i + size).join(""))) size--;
+      out.push(chars.slice(i, i + size).join(""));
+      i += size;
+    }
+    return out;
+  };
+
+  function bigrams(run) {
+    var chars = Array.from(run);
+    if (chars.length === 1) return [run];
+    var out = [];
+    for (var i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
+    return out;
+  }
+
+  OfflineIndex.prototype.stem = function (word) {
+    var stems = this.data.stems;
+    if (stems[word]) return stems[word];
+    var plain = word.normalize("NFKD").replace(/\p{M}/gu, "");
+    return stems[plain] || plain;
+  };
+
+  OfflineIndex.prototype.tokens = function (field, text) {
+    var norm = this.toHans(text).replace(/[\uff01-\uff5e]/g, function (ch) {
+      return String.fromCharCode(ch.charCodeAt(0) - 0xfee0);
+    }).replace(/\u3000/g, " ");
+    var out = [], seen = new Set(), self = this, m;
+    function add(token) {
+      if (!seen.has(token) && out.length < self.ranking.max_query_tokens) { seen.add(token); out.push(token); }
+    }
+    TOKEN.lastIndex = 0;
+    while ((m = TOKEN.exec(norm)) !== null) {
+      if (m[4]) (field === "grams" ? bigrams(m[4]) : this.segment(m[4])).forEach(add);
+      else if (m[5]) add(this.stem(m[5].toLowerCase()));
+      else add(m[0].toLowerCase());
+    }
+    return out;
+  };
+
+  // --- query understanding (indexer/query.py) -----------------------------------------------
+
+  OfflineIndex.prototype.parse = function (raw) {
+    if (raw.length > this.ranking.max_query_chars) {
+      throw new QueryError("query too long: " + raw.length + " characters (at most " + this.ranking.max_query_chars + ")");
+    }
+    var text = raw;
+    if (/[\uff01-\uff5e\u3000]/.test(text)) text = text.replace(/\u3000/g, " ").normalize("NFKC");
+    text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null };
+    var q = this.data.query, p = this.patterns;
+    text.replace(p.filter, function (_, name, value) {
+      name = name.toLowerCase();
+      value = value.trim().toLowerCase();
+      if (name === "kind") {
+        value = q.kind_aliases[value] || value;
+        if (q.kinds.indexOf(value) < 0) throw new QueryError("unknown kind '" + value + "': use one of " + q.kinds.join(", "));
+      }
+      parsed.filters[name] = value;
+    });
+    text = text.replace(p.filter, " ");
+    text.replace(p.phrase, function (_, phrase) { if (phrase.trim()) parsed.phrases.push(phrase.trim()); });
+    text = text.replace(p.phrase, " ");
+    var number = p.rule.exec(text);
+    if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
+    parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    return parsed;
+  };
+
+  function termsText(parsed) {
+    return [parsed.text].concat(parsed.phrases).join(" ").trim();
+  }
+
+  // --- the engine (indexer/whoosh_backend.py) ---------------------------------------------
+
+  OfflineIndex.prototype.postings = function (field, token) {
+    var key = field + "\u0000" + token;
+    var found = this.postingsCache.get(key);
+    if (found) return found;
+    var flat = this.data.postings[field][token] || [], map = new Map(), doc = 0;
+    for (var i = 0; i < flat.length; i += 2) {
+      doc += flat[i];
+      map.set(doc, flat[i + 1]);
+    }
+    return remember(this.postingsCache, key, map, CACHE_SIZE);
+  };
+
+  OfflineIndex.prototype.engineSearch = function (query, limit) {
+    var boosts = new Map(), self = this, fields = this.data.fields;
+    query.terms.forEach(function (term) {
+      Object.keys(fields).forEach(function (field) {
+        self.tokens(field, term[0]).forEach(function (tok) {
+          var key = field + "\u0000" + tok, boost = term[1] * fields[field];
+          if (!boosts.has(key) || boosts.get(key) < boost) boosts.set(key, boost);
+        });
+      });
+    });
+    var rare = new Map();
+    boosts.forEach(function (boost, key) {
+      var parts = key.split("\u0000");
+      if (!self.common[parts[0]].has(parts[1])) rare.set(key, boost);
+    });
+    var terms = rare.size ? rare : boosts;
+    var must = [];
+    query.phrases.forEach(function (phrase) {
+      var tokens = self.tokens("body", phrase);
+      if (!tokens.length) return;
+      var kept = tokens.filter(function (tok) { return !self.common.body.has(tok); });
+      if (!kept.length) {
+        kept = [tokens.reduce(function (a, b) { return self.postings("body", b).size < self.postings("body", a).size ? b : a; })];
+      }
+      kept.forEach(function (tok) { must.push(tok); });
+    });
+    if (!terms.size && !must.length) return [];
+    var scores = new Map();
+    terms.forEach(function (boost, key) {
+      var parts = key.split("\u0000");
+      self.postings(parts[0], parts[1]).forEach(function (score, doc) {
+        scores.set(doc, (scores.get(doc) || 0) + score * boost);
+      });
+    });
+    if (must.length) {
+      var required = must.map(function (tok) { return self.postings("body", tok); });
+      var out = new Map();
+      required[0].forEach(function (_, doc) {
+        if (terms.size && !scores.has(doc)) return;
+        if (!required.every(function (part) { return part.has(doc); })) return;
+        var total = 0;
+        required.forEach(function (part) { total += part.get(doc); });
+        out.set(doc, total + (terms.size ? scores.get(doc) : 0));
+      });
+      scores = out;
+    }
+    Object.keys(query.filters).forEach(function (name) {
+      var value = query.filters[name];
+      scores.forEach(function (_, doc) {
+        var r = self.records[doc];
+        var ok = name === "lang" ? r.langs.indexOf(value) >= 0 : (r[name] || "") === value;
+        if (!ok) scores.delete(doc);
+      });
+    });
+    return Array.from(scores).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, limit);
+  };
+
+  // --- the library (indexer/library.py) ---------------------------------------------------
+
+  OfflineIndex.prototype.lookup = function (form) {
+    var found = this.data.glossary.keys[this.formKey(form)];
+    return found ? Object.assign({ forms: this.data.glossary.entries[found.entry].forms,
+                                   english: this.data.glossary.entries[found.entry].english }, found) : null;
+  };
+
+  OfflineIndex.prototype.expand = function (text) {
+    var found = new Map(), words = text.split(/\s+/).filter(Boolean), spans = [], self = this;
+    for (var i = 0; i < words.length; i++) {
+      for (var j = Math.min(words.length, i + 4); j > i; j--) spans.push(words.slice(i, j).join(" "));
+    }
+    spans = spans.concat(text.match(HAN_RUN) || []);
+    Array.from(new Set(spans)).forEach(function (span) {
+      var entry = self.lookup(span);
+      if (!entry) return;
+      var weight = entry.primary ? self.ranking.expansion : self.ranking.expansion / 2;
+      var key = self.formKey(span);
+      entry.forms.forEach(function (form) {
+        if (self.formKey(form) === key) return;
+        if (!found.has(form) || found.get(form) < weight) found.set(form, weight);
+      });
+    });
+    return Array.from(found).slice(0, this.ranking.max_expansions);
+  };
+
+  OfflineIndex.prototype.engineQuery = function (parsed) {
+    var text = termsText(parsed), self = this;
+    var terms = text ? [[text, 1.0]] : [];
+    var literal = this.foldKey(text);
+    this.expand(text).forEach(function (pair) {
+      if (self.foldKey(pair[0]) !== literal) terms.push(pair);
+    });
+    return { terms: terms, phrases: parsed.phrases, filters: parsed.filters };
+  };
+
+  OfflineIndex.prototype.passes = function (r, filters) {
+    for (var name in filters) {
+      if (name === "lang") { if (r.langs.indexOf(filters[name]) < 0) return false; }
+      else if (String(r[name] || "").toLowerCase() !== filters[name]) return false;
+    }
+    return true;
+  };
+
+  OfflineIndex.prototype.ruleOrder = function (a, b) {
+    function key(n) {
+      var m = /^(\d+)(?:\.(\d+)([a-z]?))?$/.exec(n || "");
+      return m ? [parseInt(m[1], 10), m[2] ? parseInt(m[2], 10) : -1, m[3] || ""] : [1e6, n || ""];
+    }
+    var ka = key(a), kb = key(b);
+    for (var i = 0; i < 3; i++) {
+      if (ka[i] < kb[i]) return -1;
+      if (ka[i] > kb[i]) return 1;
+    }
+    return 0;
+  };
+
+  OfflineIndex.prototype.ranked = function (parsed, query) {
+    var R = this.ranking, self = this, scores = new Map();
+    this.engineSearch(query, R.candidates).forEach(function (hit) {
+      scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
+    });
+    var top = 0;
+    scores.forEach(function (s) { top = Math.max(top, s); });
+    if (!top) top = 1;
+    scores.forEach(function (s, doc) { scores.set(doc, s / top); });
+    var text = termsText(parsed), key = this.foldKey(text), size = Array.from(key).length;
+    if (key && !parsed.phrases.length) {
+      var bonuses = new Map();
+      var bump = function (doc, value) { bonuses.set(doc, Math.max(bonuses.get(doc) || 0, value)); };
+      (this.data.names[key] || []).forEach(function (doc) { if (self.records[doc].kind !== "term") bump(doc, R.name); });
+      var entry = this.lookup(text);
+      if (entry) entry.rules.forEach(function (pair) { bump(pair[0], R.keyword * pair[1]); });
+      var keywords = new Set();
+      if (entry) keywords.add(entry.english.toLowerCase());
+      if (this.data.heads[text.toLowerCase()]) keywords.add(text.toLowerCase());
+      var heads = [];
+      keywords.forEach(function (k) { heads = heads.concat(self.data.heads[k] || []); });
+      heads.forEach(function (doc) { bump(doc, R.keyword); });
+      (this.data.titles[key] || []).forEach(function (doc) { bump(doc, R.keyword); });
+      if (size >= 2) {
+        this.titleKeys.forEach(function (titleKey) {
+          if (titleKey !== key && titleKey.indexOf(key) >= 0) {
+            var share = R.title * size / Array.from(titleKey).length;
+            self.data.titles[titleKey].forEach(function (doc) { bump(doc, share); });
+          }
+        });
+        scores.forEach(function (_, doc) {
+          if (self.folded(doc).indexOf(key) >= 0) {
+            bonuses.set(doc, (bonuses.get(doc) || 0) + R.literal * R.kinds[self.records[doc].kind]);
+          }
+        });
+      }
+      bonuses.forEach(function (bonus, doc) {
+        if (self.passes(self.records[doc], parsed.filters)) scores.set(doc, (scores.get(doc) || 0) + bonus);
+      });
+      heads.forEach(function (doc) {
+        if (!scores.has(doc)) return;
+        var head = self.records[doc];
+        (self.children.get(head.edition + " " + head.number + " " + head.source) || []).forEach(function (child, i) {
+          if (self.passes(self.records[child], parsed.filters)) scores.set(child, scores.get(doc) - 0.001 * (i + 1));
+        });
+      });
+    }
+    var ranked = Array.from(scores);
+    if (parsed.phrases.length) {
+      var needles = parsed.phrases.map(function (p) { return self.foldKey(p); });
+      ranked = ranked.filter(function (pair) {
+        return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
+      });
+    }
+    ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
+    return ranked;
+  };
+
+  // Records of a rule number in one edition (the newest holding it when not given): the
+  // rules file's first, then the documents that quote it.
+  OfflineIndex.prototype.ruleRecords = function (number, edition) {
+    var found = (this.byNumber.get(number) || []), self = this;
+    if (!found.length) return [];
+    if (!edition) {
+      edition = found.map(function (i) { return self.records[i].edition || ""; }).sort().reverse()[0];
+    }
+    return found.filter(function (i) { return self.records[i].edition === edition; }).sort(function (a, b) {
+      var ra = self.records[a], rb = self.records[b];
+      var ca = ra.source.indexOf("cr-") === 0 ? 0 : 1, cb = rb.source.indexOf("cr-") === 0 ? 0 : 1;
+      return ca - cb || (ra.source < rb.source ? -1 : ra.source > rb.source ? 1 : 0);
+    });
+  };
+
+  OfflineIndex.prototype.ruleJump = function (parsed, answer) {
+    var self = this, number = parsed.rule_number;
+    var records = this.ruleRecords(number, parsed.filters.edition).filter(function (i) {
+      return self.passes(self.records[i], parsed.filters);
+    });
+    if (!records.length) return [];
+    var head = this.records[records[0]];
+    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, null), url: head.url };
+    var ranked = records.map(function (i) { return [i, 10.0]; });
+    (this.children.get(head.edition + " " + number) || []).forEach(function (i) {
+      if (self.passes(self.records[i], parsed.filters)) ranked.push([i, 5.0]);
+    });
+    var seen = new Set(ranked.map(function (pair) { return pair[0]; }));
+    (this.data.referencing[head.edition + " " + number] || []).forEach(function (i) {
+      if (!seen.has(i) && self.passes(self.records[i], parsed.filters)) ranked.push([i, 1.0]);
+    });
+    return ranked;
+  };
+
+  OfflineIndex.prototype.collapse = function (ranked) {
+    var groups = new Map(), self = this;
+    ranked.forEach(function (pair) {
+      var key = self.records[pair[0]].group;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(pair[0]);
+    });
+    return Array.from(groups.values()).map(function (members) {
+      if (members.length < 2) return members;
+      var best = members[0];
+      members.forEach(function (i) {
+        var r = self.records[i], b = self.records[best];
+        var ka = [r.edition || "", r.source.indexOf("cr-") === 0], kb = [b.edition || "", b.source.indexOf("cr-") === 0];
+        if (ka[0] > kb[0] || (ka[0] === kb[0] && ka[1] && !kb[1])) best = i;
+      });
+      return [best].concat(members.filter(function (i) { return i !== best; }));
+    });
+  };
+
+  // --- did you mean -----------------------------------------------------------------------
+
+  function trigrams(word) {
+    var marked = "^" + word + "$", out = new Set();
+    for (var i = 0; i + 3 <= marked.length; i++) out.add(marked.slice(i, i + 3));
+    return out;
+  }
+
+  // difflib.SequenceMatcher(None, a, b).ratio() for short words (no junk heuristics apply).
+  function ratio(a, b) {
+    var b2j = new Map();
+    for (var j = 0; j < b.length; j++) {
+      if (!b2j.has(b[j])) b2j.set(b[j], []);
+      b2j.get(b[j]).push(j);
+    }
+    var matched = 0, queue = [[0, a.length, 0, b.length]];
+    while (queue.length) {
+      var q = queue.pop(), alo = q[0], ahi = q[1], blo = q[2], bhi = q[3];
+      var besti = alo, bestj = blo, size = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var next = new Map();
+        (b2j.get(a[i]) || []).forEach(function (jj) {
+          if (jj < blo || jj >= bhi) return;
+          var k = (j2len.get(jj - 1) || 0) + 1;
+          next.set(jj, k);
+          if (k > size) { besti = i - k + 1; bestj = jj - k + 1; size = k; }
+        });
+        j2len = next;
+      }
+      if (size) {
+        matched += size;
+        if (alo < besti && blo < bestj) queue.push([alo, besti, blo, bestj]);
+        if (besti + size < ahi && bestj + size < bhi) queue.push([besti + size, ahi, bestj + size, bhi]);
+      }
+    }
+    return a.length + b.length ? 2 * matched / (a.length + b.length) : 1;
+  }
+
+  // The known word closest to a lower-case word that no record holds, or null.
+  OfflineIndex.prototype.correction = function (word) {
+    var self = this;
+    if (this.vocabulary.has(word)) return null;
+    var tokens = this.tokens("body", word);
+    if (tokens.every(function (t) { return self.data.postings.body[t] || self.data.postings.names[t]; })) return null;
+    var candidates = new Set();
+    trigrams(word).forEach(function (gram) { (self.byTrigram.get(gram) || []).forEach(function (w) { candidates.add(w); }); });
+    var best = null, bestScore = 0;
+    candidates.forEach(function (known) {
+      var score = ratio(known, word);
+      if (score >= 0.75 && (score > bestScore || (score === bestScore && known > best))) { best = known; bestScore = score; }
+    });
+    return best;
+  };
+
+  // A corrected query when a Latin word of it is in no record but close to a known one.
+  OfflineIndex.prototype.didYouMean = function (parsed) {
+    var text = parsed.text, changed = false, self = this;
+    var words = new Set(parsed.text.match(new RegExp(this.data.latin_word, "g")) || []);
+    words.forEach(function (word) {
+      var close = self.correction(word.toLowerCase());
+      if (!close) return;
+      var fixed = /[A-Z]/.test(word[0]) ? close[0].toUpperCase() + close.slice(1) : close;
+      text = text.replace(new RegExp("\\b" + word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "\\b", "g"), fixed);
+      changed = true;
+    });
+    return changed ? text : null;
+  };
+
+  function escapeHtml(text) {
+    return text.replace(/[&<>"']/g, function (ch) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" }[ch];
+    });
+  }
+
+  // A window of the text around the first query word, escaped, with the query's words
+  // (in either script, any case) in <mark>.
+  OfflineIndex.prototype.snippet = function (r, query, script) {
+    var self = this, first = query.terms.length ? query.terms[0][0] : "";
+    var preferZh = HAS_HAN.test(first);
+    var words = [];
+    query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
+      term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
+    });
+    var langs = r.langs.slice().sort(function (a, b) {
+      var za = (a.indexOf("zh") === 0) !== preferZh, zb = (b.indexOf("zh") === 0) !== preferZh;
+      return za - zb || (a < b ? -1 : a > b ? 1 : 0);
+    });
+    for (var n = 0; n < langs.length; n++) {
+      var lang = langs[n];
+      var parts = [r.text && shown(r.text, lang, script)];
+      ["abilities", "rulings", "examples"].forEach(function (group) {
+        (r[group] || []).forEach(function (item) { parts.push(shown(item, lang, script)); });
+      });
+      var text = parts.filter(Boolean).join("\n");
+      var folded = this.toHans(text).toLowerCase();
+      var hits = words.map(function (w) { return folded.indexOf(w); }).filter(function (at) { return at >= 0; });
+      if (!hits.length) continue;
+      var start = Math.max(0, Math.min.apply(null, hits) - 60), end = Math.min(text.length, start + 240);
+      var marks = [];
+      words.forEach(function (w) {
+        for (var at = folded.indexOf(w, start); at >= 0 && at < end; at = folded.indexOf(w, at + w.length)) {
+          marks.push([at, Math.min(end, at + w.length)]);
+        }
+      });
+      marks.sort(function (a, b) { return a[0] - b[0]; });
+      var out = start ? "… " : "", pos = start;
+      marks.forEach(function (m) {
+        if (m[0] < pos) return;
+        out += escapeHtml(text.slice(pos, m[0])) + "<mark>" + escapeHtml(text.slice(m[0], m[1])) + "</mark>";
+        pos = m[1];
+      });
+      out += escapeHtml(text.slice(pos, end)) + (end < text.length ? " …" : "");
+      return [out, shownLang(lang, script)];
+    }
+    var plain = plainText(r, script);
+    return [escapeHtml(plain.slice(0, 200) + (plain.length > 200 ? "…" : "")), shownLang(langs[0] || "en", script)];
+  };
+
+  OfflineIndex.prototype.summary = function (i, script) {
+    var r = this.records[i];
+    return { id: r.id, kind: r.kind, title: heading(r, script), number: r.number || null, edition: r.edition || null,
+             url: r.url, source: { id: r.source, title: this.data.sources[r.source] || r.source } };
+  };
+
+  OfflineIndex.prototype.result = function (group, query, script) {
+    var r = this.records[group[0]], self = this;
+    var names = Object.assign({}, r.kind === "rule" ? r.title : r.names);
+    if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
+    if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
+    var snip = this.snippet(r, query, script);
+    return {
+      id: r.id, kind: r.kind, rule: r.number || null, edition: r.edition || null, title: heading(r, script),
+      names: names, text: plainText(r, script), snippet: snip[0], snippet_lang: snip[1],
+      source: { id: r.source, title: this.data.sources[r.source] || r.source }, url: r.url,
+      other_editions: group.slice(1).map(function (i) {
+        var o = self.records[i];
+        return { id: o.id, edition: o.edition || null, rule: o.number || null, source: o.source, url: o.url };
+      }),
+    };
+  };
+
+  // The answer of /api/search, computed here. Throws QueryError as the server answers 400.
+  OfflineIndex.prototype.search = function (q, limit, script) {
+    var started = Date.now();
+    limit = limit || 10;
+    if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
+    var parsed = this.parse(q);
+    var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
+                   offline: { edition: this.data.edition, index: this.data.index } };
+    if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
+    var query = this.engineQuery(parsed);
+    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer) : [];
+    if (!ranked.length) {
+      ranked = this.ranked(parsed, query);
+      var suggestion = this.didYouMean(parsed);
+      if (suggestion) {
+        answer.did_you_mean = suggestion;
+        if (!ranked.length) {
+          query = this.engineQuery(this.parse(suggestion));
+          ranked = this.ranked(this.parse(suggestion), query);
+        }
+      }
+    }
+    var groups = this.collapse(ranked), self = this;
+    answer.total = groups.length;
+    answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, query, script); });
+    answer.took_ms = Date.now() - started;
+    return answer;
+  };
+
+  // The rule page's data (the server's /api/rules/<number>, without what needs other
+  // editions), or null when the offline copy has no such rule.
+  OfflineIndex.prototype.rule = function (number, edition, script) {
+    var m = this.patterns.rule.exec(number || "");
+    if (!m) return null;
+    number = m.groups.num.toLowerCase();
+    var records = this.ruleRecords(number, edition), self = this;
+    if (!records.length) return null;
+    var primary = this.records[records[0]];
+    edition = primary.edition;
+    var merged = {};
+    records.forEach(function (i) {
+      var r = self.records[i];
+      r.langs.forEach(function (lang) {
+        if (r.text && r.text[lang] && !merged[lang]) merged[lang] = shown(r.text, lang, script);
+      });
+    });
+    var titles = [];
+    ["zh_hant", "zh_hans", "en", "bg"].forEach(function (lang) {
+      records.forEach(function (i) {
+        var r = self.records[i];
+        if (r.title && r.title[lang] && r.langs.indexOf(lang) >= 0) {
+          var t = shown(r.title, lang, script);
+          if (titles.indexOf(t) < 0) titles.push(t);
+        }
+      });
+    });
+    var textBlocks = function (texts, langs) {
+      return LANGS.filter(function (lang) { return langs.indexOf(lang) >= 0 && texts[lang]; })
+        .map(function (lang) { return { lang: shownLang(lang, script), text: shown(texts, lang, script) }; });
+    };
+    var children = [];
+    (this.children.get(edition + " " + number) || []).forEach(function (i) {
+      var c = self.records[i];
+      if (!children.length || self.records[children[children.length - 1]].number !== c.number) children.push(i);
+    });
+    var parent = primary.parent ? this.ruleRecords(primary.parent, edition)[0] : undefined;
+    return {
+      number: number, edition: edition, title: [number, titles.join(" / ")].join(" ").trim(),
+      keyword: primary.keyword || null, url: "/rules/" + number + "?edition=" + edition,
+      text: LANGS.filter(function (lang) { return merged[lang]; }).map(function (lang) {
+        return { lang: shownLang(lang, script), text: merged[lang] };
+      }),
+      examples: [].concat.apply([], records.map(function (i) {
+        var r = self.records[i];
+        return (r.examples || []).map(function (ex) { return textBlocks(ex, r.langs); });
+      })),
+      rulings: [].concat.apply([], records.map(function (i) {
+        var r = self.records[i];
+        return (r.rulings || []).map(function (ru) { return { source: self.summary(i, script).source, text: textBlocks(ru, r.langs) }; });
+      })),
+      sources: records.map(function (i) { return self.summary(i, script).source; }),
+      parent: parent === undefined ? null : this.summary(parent, script),
+      children: children.map(function (i) {
+        var c = self.records[i];
+        return Object.assign(self.summary(i, script), { text: textBlocks(c.text || {}, c.langs) });
+      }),
+      referenced_by: (this.data.referencing[edition + " " + number] || []).filter(function (i) {
+        return self.records[i].number !== number;
+      }).slice(0, 50).map(function (i) { return self.summary(i, script); }),
+      offline: { edition: this.data.edition, index: this.data.index },
+    };
+  };
+
+  root.OfflineIndex = OfflineIndex;
+})(typeof self !== "undefined" ? self : this);

@@ -1,0 +1,118 @@
+// The service worker (webapp/views/offline.py renders it with its precache list).
+//
+// Workbox does the caching: the shell and its files are precached; pages are fetched from
+// the network first (given up after NETWORK_SECONDS on a bad connection) and kept, so a page
+// seen before opens as it was; a page never seen opens the shell. With no network,
+// /api/search and /api/rules/<number> are answered from the offline copy the page kept
+// (offline.js) by offline-search.js, in the server's shapes and error shape.
+importScripts({{ (workbox ~ "/workbox-sw.js")|tojson }});
+workbox.setConfig({ modulePathPrefix: {{ (workbox ~ "/")|tojson }}, debug: false });
+importScripts({{ engine|tojson }});
+
+var DATA_CACHE = "kb-offline";
+var DATA_URL = "/api/offline/data";
+var META_URL = "/api/offline";
+var NETWORK_SECONDS = 4;
+
+workbox.core.setCacheNameDetails({ prefix: "kb" });
+workbox.core.clientsClaim();
+self.skipWaiting();
+
+workbox.precaching.precacheAndRoute({{ precache|tojson }});
+workbox.precaching.cleanupOutdatedCaches();
+
+workbox.routing.registerRoute(
+  function (options) { return options.request.mode === "navigate"; },
+  new workbox.strategies.NetworkFirst({
+    cacheName: "kb-pages",
+    networkTimeoutSeconds: NETWORK_SECONDS,
+    matchOptions: { ignoreVary: true },
+    plugins: [
+      new workbox.cacheableResponse.CacheableResponsePlugin({ statuses: [200] }),
+      new workbox.expiration.ExpirationPlugin({ maxEntries: 300 }),
+    ],
+  })
+);
+
+workbox.routing.registerRoute(
+  function (options) { return options.url.pathname.indexOf("/static/") === 0; },
+  new workbox.strategies.StaleWhileRevalidate({
+    cacheName: "kb-static",
+    plugins: [new workbox.expiration.ExpirationPlugin({ maxEntries: 60 })],
+  })
+);
+
+workbox.routing.registerRoute(
+  function (options) {
+    var path = options.url.pathname;
+    return path === "/api/search" || path.indexOf("/api/rules/") === 0;
+  },
+  function (options) {
+    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url); });
+  }
+);
+
+workbox.routing.setCatchHandler(function (options) {
+  if (options.request.mode === "navigate") return workbox.precaching.matchPrecache("/offline");
+  return Promise.resolve(Response.error());
+});
+
+function fetchWithin(request, seconds) {
+  return new Promise(function (resolve, reject) {
+    var timer = setTimeout(function () { reject(new Error("timeout")); }, seconds * 1000);
+    fetch(request).then(function (response) { clearTimeout(timer); resolve(response); },
+                        function (error) { clearTimeout(timer); reject(error); });
+  });
+}
+
+// The opened offline copy, kept while the worker lives; opened again when the page kept a
+// newer one (its build differs).
+var opened = null;
+
+function offlineIndex() {
+  return caches.open(DATA_CACHE).then(function (cache) {
+    return cache.match(META_URL).then(function (metaResponse) {
+      if (!metaResponse) return null;
+      return metaResponse.json().then(function (meta) {
+        if (opened && opened.index === meta.index) return opened.engine;
+        return cache.match(DATA_URL).then(function (dataResponse) {
+          if (!dataResponse) return null;
+          return dataResponse.json().then(function (data) {
+            opened = { index: data.index, engine: new self.OfflineIndex(data) };
+            return opened.engine;
+          });
+        });
+      });
+    });
+  });
+}
+
+function json(body, status) {
+  return new Response(JSON.stringify(body), {
+    status: status || 200,
+    headers: { "Content-Type": "application/json", "X-Offline-Copy": "1" },
+  });
+}
+
+function error(status, message) {
+  return json({ error: { status: status, message: message } }, status);
+}
+
+function answerOffline(url) {
+  return offlineIndex().then(function (index) {
+    if (!index) return error(503, "No network, and no offline copy has been kept on this device.");
+    var args = url.searchParams, script = args.get("script") || null;
+    try {
+      if (url.pathname === "/api/search") {
+        var limit = args.has("limit") ? Number(args.get("limit")) : 10;
+        return json(index.search(args.get("q") || "", limit, script));
+      }
+      var number = decodeURIComponent(url.pathname.slice("/api/rules/".length)).replace(/\.json$/, "");
+      var rule = index.rule(number, args.get("edition"), script);
+      return rule ? json(rule) : error(404, "The offline copy has no rule " + number.slice(0, 40) + ".");
+    } catch (e) {
+      if (e instanceof self.OfflineIndex.QueryError) return error(400, e.message);
+      throw e;
+    }
+  });
+}

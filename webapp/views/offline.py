@@ -1,0 +1,125 @@
+"""The installable, offline-capable app: manifest, service worker, the offline copy.
+
+`/sw.js` is the service worker (webapp/templates/sw.js with Workbox from
+webapp/static/workbox-*): pages are fetched from the network first and kept, so a page seen
+before opens as it was; with no network, /api/search and /api/rules/<number> are answered
+from the offline copy (`indexer.knowledge.offline`, served here as `/api/offline/data`) by
+webapp/static/offline-search.js, and a page never seen opens `/offline`, the search page,
+whose script shows the search or rule asked for. webapp/static/offline.js registers the
+worker, keeps the copy (on the reader's word, or by itself when it is small enough) and
+updates it when the server's index changes, and says when the page is offline.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
+
+from indexer.knowledge import offline
+
+from ..respond import library
+
+bp = Blueprint("offline", __name__)
+
+WORKBOX = "workbox-7.4.1"
+THEME = "#1d3557"
+# What the worker stores at install: the shell and everything it needs to run offline.
+PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css", "offline-search.js",
+                   "icons/icon-192.png", "icons/icon-512.png", "icons/icon.svg")
+
+
+@bp.get("/manifest.webmanifest")
+def manifest():
+    icons = [{"src": url_for("static", filename=f"icons/icon-{size}.png"), "sizes": f"{size}x{size}",
+              "type": "image/png", "purpose": "any maskable"} for size in (192, 512)]
+    icons.append({"src": url_for("static", filename="icons/icon.svg"), "sizes": "any", "type": "image/svg+xml"})
+    body = {
+        "name": "萬智牌規則查詢 MTG rules search",
+        "short_name": "萬智牌規則",
+        "description": "Magic: The Gathering rules, cards and rulings in English, 繁體 and 简体; works offline.",
+        "lang": "zh-Hant",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "background_color": "#ffffff",
+        "theme_color": THEME,
+        "icons": icons,
+    }
+    response = Response(json.dumps(body, ensure_ascii=False), mimetype="application/manifest+json")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _precache() -> list[dict]:
+    """The worker's precache list: each file with a hash of its bytes as its revision, so a
+    changed file (and only that) is fetched again when the worker updates."""
+    static = current_app.static_folder
+    entries = []
+    for name in PRECACHE_STATIC:
+        with open(f"{static}/{name}", "rb") as fh:
+            entries.append({"url": url_for("static", filename=name),
+                            "revision": hashlib.sha256(fh.read()).hexdigest()[:16]})
+    shell = _shell_html().encode("utf-8")
+    entries.append({"url": url_for("offline.shell"), "revision": hashlib.sha256(shell).hexdigest()[:16]})
+    return entries
+
+
+def _shell_html() -> str:
+    answer = {"query": "", "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
+    return render_template("offline.html", data=answer, groups=[], more_limit=None)
+
+
+@bp.get("/sw.js")
+def service_worker():
+    body = render_template("sw.js", precache=_precache(), workbox=url_for("static", filename=WORKBOX),
+                           engine=url_for("static", filename="offline-search.js"))
+    response = Response(body, mimetype="text/javascript")
+    # The browser checks for a new worker on every visit; it must never keep an old one.
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/offline")
+def shell():
+    """The page a navigation gets offline when it was never seen: the search page, which
+    offline.js turns into the search or rule asked for."""
+    return _shell_html()
+
+
+def _summary() -> dict:
+    lib = library()
+    try:
+        meta = json.loads((lib.folder / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = {}
+    summary = meta.get("offline")
+    if not summary or not (lib.folder / offline.FILE).exists():
+        abort(404, "This index has no offline copy; rebuild it (python -m indexer build --force).")
+    return summary
+
+
+@bp.get("/api/offline")
+def meta():
+    """The offline copy's build, edition and size: a page compares it with the copy it keeps."""
+    response = jsonify(_summary())
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.get("/api/offline/data")
+def data():
+    """The offline copy, gzip-compressed as the build wrote it (decompressed for a client
+    that does not accept gzip): compressing it again per request would cost a second of CPU.
+    Its validator names the build (webapp.caching), so an unchanged copy is a 304."""
+    _summary()
+    packed = (library().folder / offline.FILE).read_bytes()
+    if "gzip" in request.accept_encodings:
+        response = Response(packed, mimetype="application/json")
+        response.headers["Content-Encoding"] = "gzip"
+    else:
+        response = Response(gzip.decompress(packed), mimetype="application/json")
+    response.vary.add("Accept-Encoding")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
