@@ -65,8 +65,9 @@ function fetchWithin(request, seconds) {
   });
 }
 
-// The opened offline copy, kept while the worker lives; opened again when the page kept a
-// newer one (its build differs).
+// The offline copy being opened or opened, kept while the worker lives: requests arriving
+// together share one opening, and a newer copy kept by the page (another build) is opened
+// in its place.
 var opened = null;
 
 function offlineIndex() {
@@ -74,14 +75,20 @@ function offlineIndex() {
     return cache.match(META_URL).then(function (metaResponse) {
       if (!metaResponse) return null;
       return metaResponse.json().then(function (meta) {
-        if (opened && opened.index === meta.index) return opened.engine;
-        return cache.match(DATA_URL).then(function (dataResponse) {
-          if (!dataResponse) return null;
-          return dataResponse.json().then(function (data) {
-            opened = { index: data.index, engine: new self.OfflineIndex(data) };
-            return opened.engine;
+        if (!opened || opened.index !== meta.index) {
+          var opening = { index: meta.index };
+          opening.engine = cache.match(DATA_URL).then(function (dataResponse) {
+            return dataResponse ? dataResponse.json().then(function (data) { return new self.OfflineIndex(data); }) : null;
+          }).then(function (engine) {
+            if (!engine && opened === opening) opened = null;
+            return engine;
+          }, function (error) {
+            if (opened === opening) opened = null;
+            throw error;
           });
-        });
+          opened = opening;
+        }
+        return opened.engine;
       });
     });
   });
