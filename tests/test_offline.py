@@ -70,7 +70,7 @@ def test_offline_pages_search_and_rules(live_server, context):
     page = first_visit(context, live_server.url + "/rules/702.30a")
     seen_title = page.locator("h1").inner_text()
     page.goto(live_server.url + "/?q=Murderous+Redcap")
-    expect(page.locator("#results .result a.title").first).to_have_text(REDCAP)
+    expect(page.locator("#results .result a.title").first).to_contain_text(REDCAP)
 
     context.set_offline(True)
     # A page seen before opens as it was, and says it is offline.
@@ -81,13 +81,13 @@ def test_offline_pages_search_and_rules(live_server, context):
 
     # Enter on a query never asked: the offline shell, its results from the copy.
     page.goto(live_server.url + "/?q=" + urllib.parse.quote("奪魂紅帽客"))
-    expect(page.locator("#results .result a.title").first).to_have_text(REDCAP)
+    expect(page.locator("#results .result a.title").first).to_contain_text(REDCAP)
     screenshot(page, "offline-search")
 
     # Searching as one types, in Simplified.
     page.goto(live_server.url + "/?script=hans")
     page.fill("#q", "夺魂红帽客")
-    expect(page.locator("#results .result a.title").first).to_have_text(REDCAP_HANS)
+    expect(page.locator("#results .result a.title").first).to_contain_text(REDCAP_HANS)
 
     # A rule never opened, by number, in both languages of its documents.
     page.goto(live_server.url + "/rules/901.8?edition=2016-01")
