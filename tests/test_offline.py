@@ -89,6 +89,11 @@ def test_offline_pages_search_and_rules(live_server, context):
     page.fill("#q", "夺魂红帽客")
     expect(page.locator("#results .result a.title").first).to_contain_text(REDCAP_HANS)
 
+    # A rule number typed in the header's search box opens the rule.
+    page.goto(live_server.url + "/?jump=1&q=" + urllib.parse.quote("規則 901.9c"))
+    page.wait_for_url("**/rules/901.9c*")
+    expect(page.locator("h1")).to_contain_text("901.9c")
+
     # A rule never opened, by number, in both languages of its documents.
     page.goto(live_server.url + "/rules/901.8?edition=2016-01")
     expect(page.locator("h1")).to_contain_text("901.8")

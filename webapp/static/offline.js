@@ -214,6 +214,12 @@
     main.insertBefore(el("p", { "class": "offline-notice" }, [label(key)]), main.firstChild);
   }
 
+  function searchFor(q) {
+    var box = document.getElementById("q");
+    box.value = q;
+    box.dispatchEvent(new Event("input"));
+  }
+
   function showAddress() {
     var rule = /^\/rules\/([^/]+)$/.exec(location.pathname);
     if (rule) {
@@ -223,10 +229,16 @@
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (data) { if (data) renderRule(data); else notice("notKept"); })
         .catch(function () { notice("notKept"); });
+    } else if (location.pathname === "/" && params.get("q") && params.get("jump") === "1") {
+      // A header search box's rule number opens the rule, as the server's results page does.
+      fetch("/api/search?limit=1&q=" + encodeURIComponent(params.get("q")), { headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (data) {
+          if (data && data.rule_jump) location.replace(data.rule_jump.url);
+          else searchFor(params.get("q"));
+        }, function () { searchFor(params.get("q")); });
     } else if (location.pathname === "/" && params.get("q")) {
-      var box = document.getElementById("q");
-      box.value = params.get("q");
-      box.dispatchEvent(new Event("input"));
+      searchFor(params.get("q"));
     } else if (location.pathname !== "/" && location.pathname !== "/offline") {
       notice("notKept");
     }
