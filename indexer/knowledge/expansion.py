@@ -6,12 +6,12 @@ other forms to the engine query; a keyword's defining rules get the ranking's ke
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.glossary import Entry, Glossary
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
+from indexer.search.memo import bounded_cache
 from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
@@ -31,8 +31,8 @@ class QueryExpander:
         self.catalogue = catalogue
         self.weights = weights
         # Remembered per query text for this build (answers are shared: read only).
-        self.expand = lru_cache(maxsize=4096)(self._expand)
-        self.defining_rules = lru_cache(maxsize=4096)(self._defining_rules)
+        self.expand = bounded_cache(4 * 2**20)(self._expand)
+        self.defining_rules = bounded_cache(2 * 2**20)(self._defining_rules)
 
     def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
         """The query the engine runs: the literal text, then every expansion."""

@@ -8,11 +8,11 @@ costs no more than a short rule.
 from __future__ import annotations
 
 import html
-from functools import lru_cache
 
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
+from indexer.search.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, language_blocks, plain_text, shown_lang
@@ -53,7 +53,7 @@ class Snippets:
         self.engine = engine
         self.catalogue = catalogue
         # Remembered per record, script and query: the same records answer a repeated query.
-        self._snippets = lru_cache(maxsize=8192)(self._snippet)
+        self._snippets = bounded_cache(8 * 2**20)(self._snippet)
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in."""

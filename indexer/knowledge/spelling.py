@@ -9,12 +9,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from functools import lru_cache
 from typing import Iterable
 
 from indexer.documents.glossary import Glossary
 from indexer.documents.records import Record
 from indexer.search.engine import SearchBackend
+from indexer.search.memo import bounded_cache
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 CUTOFF = 0.75
@@ -41,7 +41,7 @@ class Spelling:
             for gram in trigrams(word):
                 self._words_by_trigram[gram].append(word)
         # Remembered per word for this build.
-        self._corrections = lru_cache(maxsize=4096)(self._correction)
+        self._corrections = bounded_cache(2 * 2**20)(self._correction)
 
     def did_you_mean(self, text: str) -> str | None:
         """The query corrected, or None when every Latin word of it is known."""

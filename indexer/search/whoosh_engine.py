@@ -12,7 +12,6 @@ import html
 import threading
 from array import array
 from collections import OrderedDict
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -24,6 +23,7 @@ from indexer.documents.records import Record
 
 from .analysis import Segmenter, attach_segmenter, marking_analyzer
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
+from .memo import bounded_cache
 from .schema import FIELD_WEIGHTS, build_schema, document
 
 INDEX_NAME = "records"
@@ -117,7 +117,8 @@ class _ScoredPostings:
                     docs.extend(offset + d for d in leaf.reader().postings(field, token).all_ids())
             scores.extend(0.0 for _ in docs)
             return docs, scores
-        idf = top.idf(field, token)
+        # Not top.idf: the searcher remembers every term's idf in a dict that never shrinks.
+        idf = top.weighting.idf(top, field, token)
         avgfl = top.avg_field_length(field) or 1
         k1, b = BM25_K1, BM25_B
         for leaf, offset in top.leaf_searchers():
@@ -145,9 +146,9 @@ class WhooshBackend(SearchBackend):
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
             attach_segmenter(analyzer, segmenter)
-        self._token_cache = lru_cache(maxsize=8192)(self._analyse_query)
-        self._highlight_cache = lru_cache(maxsize=8192)(self._highlight)
-        self._clause_cache = lru_cache(maxsize=8192)(self._make_clauses)
+        self._token_cache = bounded_cache(8 * 2**20)(self._analyse_query)
+        self._highlight_cache = bounded_cache(8 * 2**20)(self._highlight)
+        self._clause_cache = bounded_cache(8 * 2**20)(self._make_clauses)
         self._postings = _ScoredPostings(self._searcher)
         self._record_ids: dict[int, str] = {}
 
