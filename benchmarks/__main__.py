@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
-PART is one or more of peers, http, growth, coldstart, profile (default: all of them, in
-that order). The output is Markdown, ready for docs/benchmarks.md.
+PART is one or more of cold, peers, http, growth, coldstart, profile (default: all of them,
+in that order; cold, the headline, first). The output is Markdown, ready for docs/benchmarks.md.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from pathlib import Path
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 
-from . import coldstart, growth, http_load, peers, profile_app
+from . import cold, coldstart, growth, http_load, peers, profile_app
 from .measure import machine
 
-PARTS = ("peers", "http", "growth", "coldstart", "profile")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=int, default=None,
                     help="wrk load per server and connection count, in four turns (default 20, --quick 8)")
     ap.add_argument("--connections", default="16,2", help="wrk connection counts, comma-separated (default 16,2)")
+    ap.add_argument("--queries", type=int, default=3000,
+                    help="distinct queries of the cold run, each asked once (default 3000)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds of the judged queries (default 3)")
     args = ap.parse_args(argv)
     parts = args.parts or list(PARTS)
@@ -50,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         for part in parts:
             started = time.perf_counter()
             print(f"## {part}\n", flush=True)
-            if part == "peers":
+            if part == "cold":
+                print(cold.report([DEFAULT_CORPUS], count=args.queries, with_rules=not args.quick))
+            elif part == "peers":
                 print(peers.compare([DEFAULT_CORPUS], rounds=args.rounds))
             elif part == "http":
                 try:

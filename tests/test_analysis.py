@@ -13,7 +13,7 @@ from whoosh.qparser import QueryParser
 
 from indexer.search import analysis
 from indexer.search.analysis import (
-    UserDictionaryError, bigram_analyzer, load_user_dictionary, marking_analyzer, set_user_words,
+    UserDictionaryError, bigram_analyzer, load_user_dictionary, set_user_words,
     text_analyzer, user_words, write_user_dictionary,
 )
 from indexer.documents.chinese import to_hans
@@ -285,34 +285,3 @@ def test_highlight_function_on_the_original_offsets():
     out = highlight.highlight(text, {"增幅", "kicker"}, text_analyzer(), highlight.WholeFragmenter(),
                               highlight.HtmlFormatter(tagname="b"), mode="query")
     assert re.findall(r"<b[^>]*>([^<]+)</b>", out) == ["增幅", "Kicker", "增幅"]
-
-
-# --- the marking analyzer: the query's words found without segmenting ---
-
-def marks(words, text):
-    return [(t.text, text[t.startchar:t.endchar]) for t in marking_analyzer(words)(text, chars=True, mode="index")]
-
-
-def test_marking_finds_query_words_in_either_script_and_keeps_context_pieces():
-    assert marks(["增幅", "kicker"], "702.30a 增幅Kicker: 多重增幅屬於靜止式異能") == [
-        ("702.30a", "702.30a"), ("702.30", "702.30a"), ("增幅", "增幅"), ("kicker", "Kicker"),
-        ("多重", "多重"), ("增幅", "增幅"), ("属于静止式异", "屬於靜止式異"), ("能", "能"),
-    ]
-    assert [t for t, _ in marks(["乾枯", "旅法師"], WITHER_FAQ)] == [
-        "具有", "干枯", "异能的来源则", "会如常地影响", "牌手与", "旅法师"]
-
-
-def test_marking_prefers_the_longest_word_and_tokenizes_like_the_analyzer_elsewhere():
-    assert [t for t, _ in marks(["多重增幅", "增幅"], "多重增幅")] == ["多重增幅"]
-    assert [t for t, _ in marks([], "tapped 702.30a {藍/黑}")] == texts("tapped 702.30a {藍/黑}")
-    assert marks(["时空"], "") == []
-
-
-def test_marking_highlights_what_the_segmenting_analyzer_highlights():
-    text = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。702.30a Kicker"
-    for words in (["干枯", "异能"], ["旅法师"], ["kicker", "702.30"]):
-        ours = highlight.highlight(text, set(words), marking_analyzer(words), highlight.WholeFragmenter(),
-                                   highlight.HtmlFormatter(tagname="b"), mode="index")
-        segmented = highlight.highlight(text, set(words), text_analyzer(), highlight.WholeFragmenter(),
-                                        highlight.HtmlFormatter(tagname="b"), mode="index")
-        assert ours == segmented

@@ -58,7 +58,7 @@ from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
-    "text_analyzer", "bigram_analyzer", "marking_analyzer",
+    "text_analyzer", "bigram_analyzer",
     "Segmenter", "segmenter_for", "attach_segmenter",
     "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
     "UserDictionaryError", "warm_up",
@@ -90,23 +90,19 @@ class MixedScriptTokenizer(Tokenizer):
     """Splits mixed-script text into tokens (see the module docstring).
 
     `chinese` chooses how Chinese runs are cut: "words" (jieba; search-mode sub-words as
-    alternatives when indexing), "bigrams" (overlapping character pairs, a run of one
-    character as itself) for a recall field that does not depend on segmentation, or "marks"
-    for highlighting: each occurrence of one of `words` (Simplified tokens of this analyzer,
-    the query's), longest first, and the characters between them in pieces of up to
-    MARK_PIECE, so a highlighter finds the query's words and keeps context around them
-    without jieba.
+    alternatives when indexing) or "bigrams" (overlapping character pairs, a run of one
+    character as itself) for a recall field that does not depend on segmentation.
+    Highlighting does not run the analyzer: `indexer.search.marking` applies its rules to a
+    text knowing the query's tokens.
 
     Tokens carry a `kind` attribute the filters act on: "han", "latin", "word" (other
     letters), "number", "rule", "pt" (2/2, +1/+1), "symbol" or "raw" (untokenised input).
     """
 
-    def __init__(self, chinese: str = "words", words: Iterable[str] = ()):
-        if chinese not in ("words", "bigrams", "marks"):
-            raise ValueError(f"chinese must be 'words', 'bigrams' or 'marks', not {chinese!r}")
+    def __init__(self, chinese: str = "words"):
+        if chinese not in ("words", "bigrams"):
+            raise ValueError(f"chinese must be 'words' or 'bigrams', not {chinese!r}")
         self.chinese = chinese
-        if chinese == "marks":
-            self.words = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
 
     def __getstate__(self) -> dict:
         # The segmenter is the opened build's, never part of a pickled schema.
@@ -150,8 +146,6 @@ class MixedScriptTokenizer(Tokenizer):
             if len(run) == 1:
                 return [(run, 0, 1, 0, "han")]
             return [(run[i:i + 2], i, i + 2, 1 if i else 0, "han") for i in range(len(run) - 1)]
-        if self.chinese == "marks":
-            return _marks(run, self.words)
         return (self.__dict__.get("segmenter") or _default).segment(run, alternatives)
 
 
@@ -177,34 +171,6 @@ def _symbol_parts(symbol: str) -> list[tuple[str, int, int, int, str]]:
             else "number" if part.isdigit() else "word"
         parts.append((part, m.start(), m.end(), 0, kind))
     return parts
-
-
-# The length of the unmatched pieces a Chinese run is cut into for highlighting: the
-# fragmenter places a snippet's edges at piece edges, and every token costs it some time.
-MARK_PIECE = 6
-
-
-@lru_cache(maxsize=1024)
-def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
-    """A pattern finding any of `words`, the longest where several start at one place."""
-    if not words:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
-
-
-def _marks(run: str, pattern: re.Pattern | None) -> list[tuple[str, int, int, int, str]]:
-    """The pieces of a Simplified run for highlighting: every match of `pattern`, and the
-    characters between matches in pieces of up to MARK_PIECE."""
-    pieces = []
-    done = 0
-    for m in [*(pattern.finditer(run) if pattern else ()), None]:
-        end = m.start() if m else len(run)
-        pieces.extend((run[i:min(i + MARK_PIECE, end)], i, min(i + MARK_PIECE, end), 1, "han")
-                      for i in range(done, end, MARK_PIECE))
-        if m:
-            pieces.append((m.group(), m.start(), m.end(), 1, "han"))
-            done = m.end()
-    return [(text, s, e, step if s else 0, kind) for text, s, e, step, kind in pieces]
 
 
 class EnglishFilter(Filter):
@@ -253,16 +219,6 @@ def text_analyzer():
 def bigram_analyzer():
     """The recall analyzer: Chinese character bigrams; everything else as `text_analyzer`."""
     return MixedScriptTokenizer("bigrams") | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
-
-
-def marking_analyzer(words: Iterable[str]):
-    """The highlighting analyzer for a query whose `text_analyzer` tokens are `words`: every
-    token as `text_analyzer` makes it (English stems, rule numbers and their rules, symbols),
-    but Chinese is not segmented: each occurrence of a query word in a Chinese run is a token
-    (see `MixedScriptTokenizer`). It marks where a segmented text would match (and a word
-    inside a longer one, as indexing's sub-words do) for a fraction of jieba's cost, which
-    was most of the time a first search took."""
-    return MixedScriptTokenizer("marks", words) | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
 
 
 # --- jieba and the user words: segmenters, never part of a pickled analyzer ---

@@ -1,6 +1,7 @@
 """The Whoosh implementation of the search backend.
 
-Whoosh writes and reads the index, analyses text and highlights snippets. A query, always a
+Whoosh writes and reads the index and analyses text; snippets are marked by
+`indexer.search.marking` with the same analysis. A query, always a
 flat union of weighted terms (plus phrase tokens that must all occur, and exact-value
 filters), is answered by summing each term's BM25F postings (`_ScoredPostings`); the same
 query run by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and
@@ -8,20 +9,20 @@ scores, and the tests hold the two together."""
 from __future__ import annotations
 
 import heapq
-import html
 import threading
 from array import array
 from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from whoosh import highlight, index
+from whoosh import index
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
 
 from indexer.documents.records import Record
 
-from .analysis import Segmenter, attach_segmenter, marking_analyzer
+from . import marking
+from .analysis import Segmenter, attach_segmenter
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .memo import bounded_cache
 from .schema import FIELD_WEIGHTS, build_schema, document
@@ -38,18 +39,6 @@ BM25_B, BM25_K1 = 0.75, 1.2
 # each remembered term costs besides its postings (its key, arrays and place in the order).
 POSTINGS_BUDGET_BYTES = 48 * 2**20
 TERM_OVERHEAD_BYTES = 400
-
-
-class MarkFormatter(highlight.Formatter):
-    """Escaped HTML with matches in <mark>: a snippet is safe to insert as it is."""
-
-    between = " … "
-
-    def _text(self, text: str) -> str:
-        return html.escape(text, quote=True)
-
-    def format_token(self, text, token, replace=False):
-        return "<mark>%s</mark>" % html.escape(highlight.get_text(text, token, replace), quote=True)
 
 
 class _ScoredPostings:
@@ -70,8 +59,8 @@ class _ScoredPostings:
         self._budget = budget
         self._size = 0
         self._cache: OrderedDict[tuple[str, str], tuple[array, array]] = OrderedDict()
-        # Quantised field lengths read so far, per (segment offset, field): {document: length}.
-        self._lengths: dict[tuple[int, str], dict[int, int]] = {}
+        # BM25's length part of every document, per (segment offset, field), read whole once.
+        self._norms: dict[tuple[int, str], list[float]] = {}
         self._lock = threading.Lock()
 
     def get(self, field: str, token: str) -> tuple[array, array]:
@@ -119,23 +108,49 @@ class _ScoredPostings:
             return docs, scores
         # Not top.idf: the searcher remembers every term's idf in a dict that never shrinks.
         idf = top.weighting.idf(top, field, token)
-        avgfl = top.avg_field_length(field) or 1
-        k1, b = BM25_K1, BM25_B
+        k1 = BM25_K1
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
                 continue
-            lengths = self._lengths.setdefault((offset, field), {})
-            matcher = reader.postings(field, token)
-            while matcher.is_active():
-                docnum, tf = matcher.id(), matcher.weight()
-                fl = lengths.get(docnum)
-                if fl is None:
-                    fl = lengths[docnum] = leaf.doc_field_length(docnum, field, 1)
-                docs.append(offset + docnum)
-                scores.append(idf * ((tf * (k1 + 1)) / (tf + k1 * ((1 - b) + b * fl / avgfl))))
-                matcher.next()
+            norms = self._field_norms(leaf, offset, field)
+            for ids, weights in _posting_blocks(reader.postings(field, token)):
+                docs.extend(offset + d for d in ids)
+                scores.extend(idf * ((tf * (k1 + 1)) / (tf + norms[d])) for d, tf in zip(ids, weights))
         return docs, scores
+
+    def _field_norms(self, leaf, offset: int, field: str) -> list[float]:
+        """k1 × ((1 - b) + b × length / average length) for every document of one segment
+        and field, from the quantised lengths BM25F reads (`doc_field_length`), read once:
+        scoring a term is then one pass over its postings, without a lookup per posting."""
+        key = (offset, field)
+        norms = self._norms.get(key)
+        if norms is None:
+            avgfl = self._searcher.avg_field_length(field) or 1
+            k1, b = BM25_K1, BM25_B
+            norms = [k1 * ((1 - b) + b * (leaf.doc_field_length(d, field, 1) or 1) / avgfl)
+                     for d in range(leaf.doc_count_all())]
+            self._norms[key] = norms
+        return norms
+
+
+def _posting_blocks(matcher) -> Iterable[tuple]:
+    """(document numbers, term frequencies) of a term's postings, a block at a time: Whoosh's
+    on-disk matcher decodes a block at once, and reading it posting by posting costs two
+    method calls each. Other matchers (postings kept inline for rare terms) one by one."""
+    if not hasattr(matcher, "_read_ids"):
+        ids, weights = [], []
+        while matcher.is_active():
+            ids.append(matcher.id())
+            weights.append(matcher.weight())
+            matcher.next()
+        yield ids, weights
+        return
+    while matcher.is_active():
+        matcher._read_ids()
+        matcher._read_weights()
+        yield matcher._ids, matcher._weights
+        matcher._next_block()
 
 
 class WhooshBackend(SearchBackend):
@@ -300,10 +315,7 @@ class WhooshBackend(SearchBackend):
         return self._highlight_cache(text, frozenset(terms))
 
     def _highlight(self, text: str, terms: frozenset[str]) -> str | None:
-        fragmenter = highlight.ContextFragmenter(maxchars=240, surround=60)
-        out = highlight.highlight(text, terms, marking_analyzer(terms), fragmenter, MarkFormatter(), top=2,
-                                  mode="index")
-        return out or None
+        return marking.mark(text, terms)
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         reader = self._searcher.reader()

@@ -1,0 +1,122 @@
+"""Snippets: a query's words marked in a text without running the analyzer over it.
+
+A text token matches when the analyzer would give it a query token's text: the query's
+tokens are known (`text_analyzer` in query mode), so a text needs no Token objects, filter
+chain or fragmenter: one pass of the tokenizer's own pattern over the normalised text (same
+length as the text, so offsets hold) finds its words, and only a word's own test runs:
+
+* a Chinese run: every occurrence of a query word in it, longest first (what indexing's
+  sub-words would match; no segmentation);
+* an English word: its Snowball stem (remembered per word);
+* a rule number: itself, or the rule a subrule belongs to (702.30 marks 702.30a);
+* a symbol: itself or one of its parts; any other word: itself, lower case.
+
+Up to TOP fragments of at most MAX_CHARS characters around the marked words (SURROUND
+characters on either side, never cutting a Latin word), the ones with most marks, in text
+order, joined by BETWEEN. The result is escaped HTML with only <mark> elements.
+"""
+from __future__ import annotations
+
+import html
+import re
+from functools import lru_cache
+
+from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.documents.records import rule_parent
+from indexer.documents.references import is_rule_number
+
+from .analysis import _SYMBOL_PART, _TOKEN, _normalize, _stem
+
+MAX_CHARS, SURROUND, TOP = 240, 60, 2
+BETWEEN = " … "
+_WORD_CHAR = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'’]")
+_EDGE_CHAR = re.compile(r"[\w{}]")
+
+
+@lru_cache(maxsize=1024)
+def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
+    """A pattern finding any of `words`, the longest where several start at one place."""
+    if not words:
+        return None
+    return re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
+
+
+def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
+    """(start, end) of every place in `text` that the analyzer would give one of `words`."""
+    norm = _normalize(text)
+    han = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
+    found = []
+    for m in _TOKEN.finditer(norm):
+        kind = m.lastgroup
+        start = m.start()
+        token = m.group()
+        if kind == "han":
+            if han is not None:
+                found.extend((start + h.start(), start + h.end()) for h in han.finditer(token))
+            continue
+        low = token.lower()
+        if kind == "latin":
+            hit = _stem(low) in words
+        elif kind == "number":
+            hit = low in words or (low[-1].isalpha() and is_rule_number(low) and rule_parent(low) in words)
+        elif kind == "symbol":
+            hit = low in words or any(_part(part) in words for part in _SYMBOL_PART.findall(low))
+        else:
+            hit = low in words
+        if hit:
+            found.append((start, m.end()))
+    return found
+
+
+def _part(part: str) -> str:
+    return _stem(part) if part.isascii() and part.isalpha() else part
+
+
+def mark(text: str, words: frozenset[str]) -> str | None:
+    """Escaped HTML of the best fragments of `text` with `words` marked, or None if none occurs."""
+    spans = matches(text, words)
+    if not spans:
+        return None
+    groups: list[list[tuple[int, int]]] = []
+    for span in spans:
+        if groups and span[1] - groups[-1][0][0] <= MAX_CHARS - 2 * SURROUND:
+            groups[-1].append(span)
+        else:
+            groups.append([span])
+    best = sorted(sorted(range(len(groups)), key=lambda i: -len(groups[i]))[:TOP])
+    out, previous_end = [], 0
+    for i in best:
+        group = groups[i]
+        start = _start(text, max(previous_end, group[0][0] - SURROUND), group[0][0])
+        end = _end(text, min(len(text), group[-1][1] + SURROUND), group[-1][1])
+        out.append(_marked(text, start, end, group))
+        previous_end = end
+    return BETWEEN.join(out)
+
+
+def _start(text: str, start: int, limit: int) -> int:
+    """A fragment's start moved forward out of a Latin word and past spaces and punctuation."""
+    while start < limit and start > 0 and _WORD_CHAR.match(text[start - 1]) and _WORD_CHAR.match(text[start]):
+        start += 1
+    while start < limit and not _EDGE_CHAR.match(text[start]):
+        start += 1
+    return start
+
+
+def _end(text: str, end: int, limit: int) -> int:
+    """A fragment's end moved back out of a Latin word and before spaces and punctuation."""
+    while end > limit and end < len(text) and _WORD_CHAR.match(text[end - 1]) and _WORD_CHAR.match(text[end]):
+        end -= 1
+    while end > limit and not _EDGE_CHAR.match(text[end - 1]):
+        end -= 1
+    return end
+
+
+def _marked(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    parts, done = [], start
+    for s, e in spans:
+        parts.append(html.escape(text[done:s], quote=True))
+        parts.append("<mark>%s</mark>" % html.escape(text[s:e], quote=True))
+        done = e
+    parts.append(html.escape(text[done:end], quote=True))
+    return "".join(parts)

@@ -1,0 +1,77 @@
+"""Snippet marking without running the analyzer: it marks what the analyzer would match, in
+the characters the reader sees, and gives escaped HTML with only <mark> elements."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from whoosh import highlight
+
+from indexer.search import marking
+from indexer.search.analysis import text_analyzer
+from indexer.documents.ingest import DEFAULT_CORPUS, ingest
+
+WITHER_FAQ = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。"
+MARK = re.compile(r"<mark>(.*?)</mark>")
+
+
+def marked(words, text):
+    return MARK.findall(marking.mark(text, frozenset(words)) or "")
+
+
+def test_query_words_are_marked_in_either_script_on_the_original_characters():
+    assert marked(["增幅", "kicker"], "702.30a 增幅Kicker: 多重增幅屬於靜止式異能") == ["增幅", "Kicker", "增幅"]
+    assert marked(["干枯", "旅法师"], WITHER_FAQ) == ["乾枯", "旅法師"]
+    assert marked(["702.30"], "See rule 702.30a and 702.3.") == ["702.30a"]
+    assert marked(["702.30a"], "See rule ７０２．３０ａ.") == ["７０２．３０ａ"]
+    assert marked(["tap"], "Tapped creatures, tapping, untap") == ["Tapped", "tapping"]
+    assert marked(["{蓝/黑}"], "Pay {藍/黑} now") == ["{藍/黑}"]
+    assert marked(["зар"], "Хвърлете зар, ЗАР и зарът") == ["зар", "ЗАР"]
+
+
+def test_the_longest_word_wins_and_nothing_found_is_none():
+    assert marked(["多重增幅", "增幅"], "多重增幅") == ["多重增幅"]
+    assert marking.mark("tapped 702.30a", frozenset({"时空"})) is None
+    assert marking.mark("", frozenset({"时空"})) is None
+
+
+def test_marks_are_escaped_html_and_fragments_keep_latin_words_whole():
+    out = marking.mark("<b>kicker</b> & " + "word " * 80 + "kicker <script>", frozenset({"kicker"}))
+    assert out.count("<mark>") == 2 and marking.BETWEEN in out
+    assert "<b" not in out and "<script" not in out and "&lt;script" in out and "&lt;/b&gt;" in out
+    for fragment in out.split(marking.BETWEEN):
+        assert len(MARK.sub(r"\1", fragment)) <= marking.MAX_CHARS + 20
+        assert re.fullmatch(r"(&lt;|\w|<mark>).*(\w|&gt;|</mark>)", fragment, re.S), fragment
+
+
+def test_marks_what_the_segmenting_analyzer_highlights():
+    text = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。702.30a Kicker"
+    for words in (["干枯", "异能"], ["kicker", "702.30"], ["702.30a", "tap"]):
+        segmented = highlight.highlight(text, set(words), text_analyzer(), highlight.WholeFragmenter(),
+                                        highlight.HtmlFormatter(tagname="b"), mode="index")
+        assert marked(words, text) == re.findall(r"<b[^>]*>([^<]+)</b>", segmented)
+
+
+@pytest.fixture(scope="module")
+def corpus_texts():
+    return [text for record in ingest([DEFAULT_CORPUS]).records for text in record.text.values() if text]
+
+
+def test_every_non_chinese_word_the_analyzer_matches_is_marked_in_the_documents(corpus_texts):
+    """On 300 texts of the documents, with words drawn from each text's own tokens: every
+    English word, number, rule and symbol token of the text whose analyzed form is a query
+    word is marked (Chinese is marked by occurrence, which the tests above cover)."""
+    analyzer = text_analyzer()
+    rng = random.Random(7)
+    checked = 0
+    for text in rng.sample(corpus_texts, 300):
+        text = text[:400]
+        tokens = [t for t in analyzer(text, chars=True, mode="query") if t.kind != "han"]
+        if not tokens:
+            continue
+        words = frozenset(rng.sample([t.text for t in tokens], min(3, len(tokens))))
+        expected = {(t.startchar, t.endchar) for t in tokens if t.text in words}
+        assert expected <= set(marking.matches(text, words)), (text, words)
+        checked += 1
+    assert checked > 100
