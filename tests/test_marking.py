@@ -75,3 +75,22 @@ def test_every_non_chinese_word_the_analyzer_matches_is_marked_in_the_documents(
         assert expected <= set(marking.matches(text, words)), (text, words)
         checked += 1
     assert checked > 100
+
+
+def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_word_marks(corpus_texts):
+    """A query of Chinese and English words is found by one pattern and stemming only its
+    candidates; a query with a number is read word by word. With words drawn from each text,
+    both give the same marks (the number, in no text, only forces the second way)."""
+    analyzer = text_analyzer()
+    rng = random.Random(11)
+    compared = 0
+    for text in rng.sample(corpus_texts, 300):
+        text = text[:400]
+        tokens = [t.text for t in analyzer(text, mode="query") if t.text.isalpha()]
+        if not tokens:
+            continue
+        words = frozenset(rng.sample(tokens, min(3, len(tokens))))
+        fast = marking.matches(text, words)
+        assert fast == sorted(marking.matches(text, words | {"987654321"})), (text, words)
+        compared += bool(fast)
+    assert compared > 100

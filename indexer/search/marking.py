@@ -25,7 +25,7 @@ from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
 
-from .analysis import _SYMBOL_PART, _TOKEN, _normalize, _stem
+from .analysis import _LATIN, _SYMBOL_PART, _TOKEN, _normalize, _stem
 
 MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
@@ -41,9 +41,37 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
     return re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
 
 
+@lru_cache(maxsize=1024)
+def _finder(words: frozenset[str]) -> re.Pattern | None:
+    """For a query of Chinese and English words only (most queries), one pattern finding its
+    Chinese words and every Latin word that may stem to one of its English words (the word
+    starts with the stem's first letters; a final i may be a y: dying, die): only those
+    candidates are stemmed. None for any other query, which `matches` reads word by word."""
+    han, prefixes = [], set()
+    for word in words:
+        if HAN_RUN.fullmatch(word):
+            han.append(to_hans(word))
+        elif word.isascii() and word.isalpha():
+            prefix = re.escape(word[:max(1, min(3, len(word) - 1))])
+            prefixes.add(prefix[:-1] + "[iy]" if prefix.endswith("i") else prefix)
+        else:
+            return None
+    parts = []
+    if prefixes:
+        parts.append(rf"(?P<latin>(?<![{_LATIN}'\u2019])(?:{'|'.join(sorted(prefixes))})[{_LATIN}]*"
+                     rf"(?:['\u2019][{_LATIN}]+)*)")
+    if han:
+        parts.append("|".join(map(re.escape, sorted(han, key=lambda w: (-len(w), w)))))
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
 def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of every place in `text` that the analyzer would give one of `words`."""
     norm = _normalize(text)
+    finder = _finder(words)
+    if finder is not None or not words:
+        return [m.span() for m in (finder.finditer(norm) if finder else ())
+                if m.lastgroup != "latin" or _stem(m.group().lower()) in words]
     han = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
     found = []
     for m in _TOKEN.finditer(norm):
@@ -59,8 +87,11 @@ def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
             hit = _stem(low) in words
         elif kind == "number":
             hit = low in words or (low[-1].isalpha() and is_rule_number(low) and rule_parent(low) in words)
-        elif kind == "symbol":
-            hit = low in words or any(_part(part) in words for part in _SYMBOL_PART.findall(low))
+        elif kind == "symbol":  # the whole symbol, else the parts of it that match
+            hit = low in words
+            if not hit:
+                found.extend((start + p.start(), start + p.end()) for p in _SYMBOL_PART.finditer(low)
+                             if _part(p.group()) in words)
         else:
             hit = low in words
         if hit:

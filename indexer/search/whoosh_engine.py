@@ -106,17 +106,17 @@ class _ScoredPostings:
                     docs.extend(offset + d for d in leaf.reader().postings(field, token).all_ids())
             scores.extend(0.0 for _ in docs)
             return docs, scores
-        # Not top.idf: the searcher remembers every term's idf in a dict that never shrinks.
-        idf = top.weighting.idf(top, field, token)
-        k1 = BM25_K1
+        # BM25: idf × tf × (k1 + 1) / (tf + the document's length part). Not top.idf: the
+        # searcher remembers every term's idf in a dict that never shrinks.
+        factor = top.weighting.idf(top, field, token) * (BM25_K1 + 1)
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
                 continue
             norms = self._field_norms(leaf, offset, field)
             for ids, weights in _posting_blocks(reader.postings(field, token)):
-                docs.extend(offset + d for d in ids)
-                scores.extend(idf * ((tf * (k1 + 1)) / (tf + norms[d])) for d, tf in zip(ids, weights))
+                docs.extend([offset + d for d in ids] if offset else ids)
+                scores.extend([factor * tf / (tf + norms[d]) for d, tf in zip(ids, weights)])
         return docs, scores
 
     def _field_norms(self, leaf, offset: int, field: str) -> list[float]:
