@@ -1,0 +1,102 @@
+"""Before and after a change: first-asked query time of two versions of the code, side by side.
+
+`python -m benchmarks.code_ab REV [--queries N] [--rules]` builds one index (of corpus/, and
+with --rules every rules edition of ../shared/cr) with the working tree's code, then starts two
+processes over it: the library of git revision REV (exported to a temporary folder) and the
+library of the working tree. Each asks every generated query once (benchmarks.cold_queries),
+in chunks of 100 handed to the two in turn, the order alternating, so that both see the same
+machine. Printed: p50, p90, p99 and the largest time of each, and their ratios.
+
+REV must read the same index format as the working tree (the pipeline's package layout).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from indexer.documents.ingest import DEFAULT_CORPUS
+from indexer.search.build import current_folder
+
+from .cold_queries import generate
+from .corpora import build_records, ingest_paths
+from .measure import ROOT, SHARED_CR, WARM_UP_QUERY, percentile, table
+
+CHUNK = 100
+# Runs inside each version's tree: answers lines of JSON query lists with lists of seconds.
+WORKER = """
+import json, sys, time
+from pathlib import Path
+from indexer.knowledge.library import Library
+library = Library(Path(sys.argv[1]))
+library.search(sys.argv[2])
+for line in sys.stdin:
+    times = []
+    for query in json.loads(line):
+        started = time.perf_counter()
+        library.search(query)
+        times.append(time.perf_counter() - started)
+    print(json.dumps(times), flush=True)
+"""
+
+
+def _worker(tree: Path, folder: Path) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.Popen([sys.executable, "-c", WORKER, str(folder), WARM_UP_QUERY], cwd=tree, env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def compare(rev: str, count: int, rules: bool) -> str:
+    paths = [DEFAULT_CORPUS, *([SHARED_CR] if rules else [])]
+    result, _ = ingest_paths(paths)
+    queries = [q for _, q in generate(result.records, count)]
+    with tempfile.TemporaryDirectory(prefix="bench-ab-") as work:
+        work = Path(work)
+        build_records(result, work / "index")
+        folder = current_folder(work / "index")
+        before_tree = work / "before"
+        before_tree.mkdir()
+        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before_tree)], input=archive, check=True)
+        workers = {f"before ({rev})": _worker(before_tree, folder), "after (working tree)": _worker(ROOT, folder)}
+        times: dict[str, list[float]] = {name: [] for name in workers}
+        try:
+            for n, start in enumerate(range(0, len(queries), CHUNK)):
+                chunk = json.dumps(queries[start:start + CHUNK], ensure_ascii=False)
+                order = list(workers.items()) if n % 2 == 0 else list(workers.items())[::-1]
+                for name, worker in order:
+                    worker.stdin.write(chunk + "\n")
+                    worker.stdin.flush()
+                    times[name].extend(json.loads(worker.stdout.readline()))
+        finally:
+            for worker in workers.values():
+                worker.stdin.close()
+                worker.wait(timeout=60)
+    rows, figures = [], {}
+    for name, values in times.items():
+        figures[name] = [percentile(values, p) for p in (50, 90, 99)] + [max(values)]
+        rows.append([name, len(values), *(f"{v * 1000:.2f}" for v in figures[name])])
+    before, after = figures.values()
+    rows.append(["after / before", "", *(f"{a / b:.2f}" for a, b in zip(after, before))])
+    corpus = "documents + every rules edition" if rules else "documents"
+    return (f"{corpus}, {len(result.records)} records; {len(queries)} distinct generated queries, each asked once "
+            f"in each process, in chunks of {CHUNK} taking turns.\n\n"
+            + table(["code", "queries", "p50 ms", "p90 ms", "p99 ms", "max ms"], rows))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.code_ab", description=__doc__.splitlines()[0])
+    ap.add_argument("rev", help="the git revision to compare the working tree with")
+    ap.add_argument("--queries", type=int, default=3000)
+    ap.add_argument("--rules", action="store_true", help="add every rules edition of ../shared/cr")
+    args = ap.parse_args(argv)
+    print(compare(args.rev, args.queries, args.rules))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
