@@ -46,7 +46,8 @@ def _finder(words: frozenset[str]) -> re.Pattern | None:
     """For a query of Chinese and English words only (most queries), one pattern finding its
     Chinese words and every Latin word that may stem to one of its English words (the word
     starts with the stem's first letters; a final i may be a y: dying, die): only those
-    candidates are stemmed. None for any other query, which `matches` reads word by word."""
+    candidates are stemmed. It reads the lower-cased text. None for any other query, which
+    `matches` reads word by word."""
     han, prefixes = [], set()
     for word in words:
         if HAN_RUN.fullmatch(word):
@@ -62,7 +63,7 @@ def _finder(words: frozenset[str]) -> re.Pattern | None:
                      rf"(?:['\u2019][{_LATIN}]+)*)")
     if han:
         parts.append("|".join(map(re.escape, sorted(han, key=lambda w: (-len(w), w)))))
-    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+    return re.compile("|".join(parts)) if parts else None
 
 
 def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
@@ -70,8 +71,11 @@ def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
     norm = _normalize(text)
     finder = _finder(words)
     if finder is not None or not words:
-        return [m.span() for m in (finder.finditer(norm) if finder else ())
-                if m.lastgroup != "latin" or _stem(m.group().lower()) in words]
+        low = norm.lower()  # the pattern is lower case: without IGNORECASE it compiles at once
+        if len(low) != len(norm):  # a letter whose lower case is longer: offsets would move
+            low = norm
+        return [m.span() for m in (finder.finditer(low) if finder else ())
+                if m.lastgroup != "latin" or _stem(m.group()) in words]
     han = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
     found = []
     for m in _TOKEN.finditer(norm):
