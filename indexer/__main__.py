@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from indexer.documents.corpus import CorpusError
+from indexer.documents.glossary import GlossaryError
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
 from indexer.knowledge import offline
 from indexer.knowledge.live import LiveLibrary
@@ -27,6 +29,15 @@ def _print_summaries(result) -> None:
             print(f"  warning: {warning}")
     for error in result.errors:
         print(f"error: {error}", file=sys.stderr)
+
+
+# What bad input (a broken sources.toml or glossary, an unreadable folder) raises: one line.
+INPUT_ERRORS = (CorpusError, GlossaryError, OSError)
+
+
+def _failed(exc: Exception) -> int:
+    print(f"error: {exc}", file=sys.stderr)
+    return 1
 
 
 def _check(root: Path) -> int:
@@ -61,7 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.paths or [DEFAULT_CORPUS]
 
     if args.command == "ingest":
-        result = ingest(paths, progress=sys.stderr.isatty())
+        try:
+            result = ingest(paths, progress=sys.stderr.isatty())
+        except INPUT_ERRORS as exc:
+            return _failed(exc)
         _print_summaries(result)
         write_records(result, args.out)
         print(f"{len(result.records)} records from {len(result.summaries)} files in {result.seconds:.1f} s "
@@ -71,9 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         outcome = build(paths, root=args.index_root, force=args.force, progress=sys.stderr.isatty(),
                         extras={"offline": offline.write})
-    except BuildError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except (BuildError, *INPUT_ERRORS) as exc:
+        return _failed(exc)
     if not outcome.built:
         print(f"index up to date: {outcome.folder}")
         return 0

@@ -2,13 +2,17 @@
 
 Loading checks that files and entries match one to one, so a dropped file that nobody
 described (or a description whose file went missing) is an error that names it rather
-than a silently smaller index.
+than a silently smaller index, and that every entry holds what its fields mean: a `file`
+is a file of the folder itself (never `../` or a link out of it), `languages` a list of
+known language codes, every text a string. A wrong one is a CorpusError naming the entry.
 """
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .records import LANGS
 
 METADATA = "sources.toml"
 # Files in a corpus folder that are not documents.
@@ -44,6 +48,22 @@ class Source:
         }
 
 
+def _check_entry(meta_path: Path, n: int, entry: dict) -> None:
+    for key in ("id", "file", "title", "family", "product", "date", "edition"):
+        if key in entry and not isinstance(entry[key], str):
+            raise CorpusError(meta_path, f"entry {n}: {key} must be a string, not {type(entry[key]).__name__}")
+    for key in ("languages", "urls"):
+        value = entry.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise CorpusError(meta_path, f"entry {n}: {key} must be a list of strings, like [\"en\"]")
+    unknown = [lang for lang in entry["languages"] if lang not in LANGS]
+    if unknown:
+        raise CorpusError(meta_path, f"entry {n}: unknown language {unknown[0][:20]!r} (known: {', '.join(LANGS)})")
+    name = entry["file"]
+    if name != Path(name).name or name.startswith(".") or "\\" in name:
+        raise CorpusError(meta_path, f"entry {n}: file {name[:80]!r} is not a file of the corpus folder")
+
+
 def load_sources(folder: Path) -> list[Source]:
     """The documents of a corpus folder, in metadata order. Raises CorpusError on any mismatch."""
     meta_path = folder / METADATA
@@ -54,13 +74,19 @@ def load_sources(folder: Path) -> list[Source]:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CorpusError(meta_path, f"not valid TOML: {exc}") from None
     sources, seen_ids, seen_files = [], set(), set()
-    for n, entry in enumerate(meta.get("source", []), 1):
+    entries = meta.get("source", [])
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise CorpusError(meta_path, "[[source]] must be a list of tables")
+    for n, entry in enumerate(entries, 1):
         missing = [k for k in ("id", "file", "title", "family", "languages") if not entry.get(k)]
         if missing:
             raise CorpusError(meta_path, f"entry {n} lacks {', '.join(missing)}")
+        _check_entry(meta_path, n, entry)
         if entry["id"] in seen_ids:
             raise CorpusError(meta_path, f"entry {n}: duplicate source id {entry['id']!r}")
         path = folder / entry["file"]
+        if path.is_symlink() or path.resolve().parent != folder.resolve():
+            raise CorpusError(meta_path, f"entry {n}: file {entry['file'][:80]!r} is not a file of {folder}")
         if not path.is_file():
             raise CorpusError(path, f"described in {METADATA} (id {entry['id']!r}) but the file is missing")
         seen_ids.add(entry["id"])

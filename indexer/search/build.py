@@ -8,6 +8,7 @@ mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INDEXING_CODE = ("indexer/documents", "indexer/search")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
+LOCK = ".build.lock"
 KEEP_BUILDS = 3
 
 
@@ -116,6 +118,16 @@ Extra = Callable[[Path, str], dict]
 
 def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = False,
           progress: bool = False, extras: Mapping[str, Extra] = MappingProxyType({})) -> BuildOutcome:
+    """Builds unless the index CURRENT names is of these inputs and whole. Builds into one
+    root take turns (a lock file held for the whole build): a second one started meanwhile
+    finds the first one's index up to date, and two never race for one folder name."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(paths, root, force, progress, extras)
+
+
+def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: Mapping[str, Extra]) -> BuildOutcome:
     started = time.perf_counter()
     digest = corpus_hash(paths)
     folder = current_folder(root)
