@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
-PART is one or more of cold, peers, http, growth, coldstart, profile, memory (default: all
-of them, in that order; cold, the headline, first). The output is Markdown, ready for docs/benchmarks.md.
+PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile (default:
+all of them, in that order; cold, the headline, first). The output is Markdown, ready for docs/benchmarks.md.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from pathlib import Path
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 
-from . import cold, coldstart, growth, http_load, memory, peers, profile_app
+from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app
 from .measure import machine
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
         index_root = work / "index"
-        if {"http", "coldstart", "profile"} & set(parts):
+        if {"http", "coldstart", "profile", "hostile"} & set(parts):
             build([DEFAULT_CORPUS], root=index_root)
         for part in parts:
             started = time.perf_counter()
@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(profile_app.report(index_root))
             elif part == "memory":
                 print(memory.report(with_rules=not args.quick))
+            elif part == "hostile":
+                print(hostile.report(index_root, quick=args.quick))
             print(f"\n({part}: {time.perf_counter() - started:.0f} s)\n", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
