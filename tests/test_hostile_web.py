@@ -45,6 +45,15 @@ def test_a_name_redirect_is_built_from_the_route(client):
     assert response.headers["Location"] == "/cards/shadowmoor-faq:card:murderous-redcap?script=hans"
 
 
+@pytest.mark.parametrize("path", ["/api/search?q=" + "a" * 5000, "/" + "x" * 5000, "/rules/" + "7" * 4500])
+def test_a_too_long_address_is_a_414_in_the_error_shape(client, path):
+    response = client.get(path, headers={"Accept": "application/json"})
+    assert response.status_code == 414
+    assert response.get_json()["error"]["message"].startswith("The address is too long: ")
+    page = client.get(path)
+    assert page.status_code == 414 and "The address is too long" in page.get_data(as_text=True)
+
+
 def test_a_deeply_nested_json_body_is_a_clear_400(client):
     body = "[" * 50_000 + "]" * 50_000
     response = client.post("/api/linkify", data=body, content_type="application/json")

@@ -14,7 +14,8 @@ import pytest
 from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
 
 # Two threaded workers, the app loaded once before they fork.
-GUNICORN = "gunicorn --workers 2 --worker-class gthread --threads 16 --keep-alive 5 --preload"
+GUNICORN = ("gunicorn --workers 2 --worker-class gthread --threads 16 --keep-alive 5 --limit-request-line 8190 "
+            "--preload")
 
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:

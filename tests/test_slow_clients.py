@@ -1,4 +1,5 @@
-"""Slow and idle clients do not starve the service (scripts/serve's gunicorn, as deployed).
+"""Slow and idle clients do not starve the service (scripts/serve's gunicorn, as deployed),
+and a request line too long for the app is answered in its error shape, not gunicorn's page.
 
 Against the session's real server (two workers): more connections than it has workers send
 their request a byte at a time, trickle a POST body, or send nothing at all, and stay open,
@@ -11,6 +12,7 @@ import json
 import socket
 import threading
 import time
+import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
@@ -70,3 +72,14 @@ def test_health_checks_answer_while_slow_clients_hold_connections(live_server): 
         for thread in threads:
             thread.join(timeout=5)
     assert answers == [200] * HEALTH_CHECKS
+
+
+def test_a_long_request_line_gets_the_apps_error_shape(live_server):  # noqa: F811
+    url = live_server.url + "/api/search?q=" + "a" * 6000
+    try:
+        urllib.request.urlopen(url, timeout=30)
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 414
+        assert json.loads(exc.read())["error"]["message"].startswith("The address is too long: ")
+    else:
+        raise AssertionError("a 6,000-byte address was answered")

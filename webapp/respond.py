@@ -30,6 +30,8 @@ CONTENT_SECURITY_POLICY = "; ".join([
 
 
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
+# gunicorn's own limit for a whole request line is 4094 bytes; scripts/serve raises it to 8190.
+MAX_ADDRESS_BYTES = 4096
 # Addresses that only ever answer JSON, errors included.
 JSON_ONLY = ("/api/", "/healthz")
 
@@ -99,7 +101,12 @@ def int_arg(name: str, default: int) -> int:
 
 
 def _check_common_args() -> None:
-    """`format` and `script` mean the same on every GET; a bad value is a clear 400."""
+    """`format` and `script` mean the same on every GET; a bad value is a clear 400. An
+    address longer than MAX_ADDRESS_BYTES is a 414 in the error shape (scripts/serve lets
+    gunicorn pass request lines up to twice as long, so its own page is seldom what answers)."""
+    address = request.environ.get("RAW_URI") or request.full_path
+    if len(address) > MAX_ADDRESS_BYTES:
+        abort(414, f"The address is too long: {len(address)} bytes (at most {MAX_ADDRESS_BYTES}).")
     if request.method != "GET":
         return
     fmt = request.args.get("format")
