@@ -1,8 +1,14 @@
 """The judged query set, scored through the search answer the API returns.
 
 Bars as the service is judged by: MRR@10 >= 0.9 and hit@5 >= 0.95 overall, no category below
-0.8. The failure message lists every query whose answer was not first.
+0.8. The failure message lists every query whose answer was not first. No query may rank lower
+than `judged_ranks.tsv` records (a regression harness), and removing a ranking bonus lowers
+some recorded rank (one ablation test each), so the ranking is pinned by the judged set.
 """
+import dataclasses
+
+import pytest
+
 import judged
 
 
@@ -32,3 +38,30 @@ def test_scorer_rejects_a_wrong_answer():
     assert judged.rank(right, ["rule=702.79"]) is None
     assert judged.rank([{"rule": None, "names": {"en": "Akoum"}, "title": "", "text": "", "kind": "planar_card"}],
                        ["kind:planar_card&name:akoum"]) == 1
+
+
+def test_scorer_reads_editions():
+    old = [{"rule": "702.79", "edition": "2009-07-11", "names": {}, "title": "", "text": "", "kind": "rule"}]
+    assert judged.rank(old, ["rule:702.79&edition:2026-04"]) is None
+    assert judged.rank(old, ["rule:702.79&edition:2009"]) == 1
+
+
+def test_every_judged_query_has_a_recorded_rank():
+    assert set(judged.read_ranks()) == {query for _, query, _ in judged.load()}
+
+
+def _found(library) -> dict:
+    return judged.ranks(lambda q, k: library.search(q, limit=k)["results"])
+
+
+def test_no_judged_query_ranks_lower_than_recorded(corpus_library):
+    lower = judged.drops(_found(corpus_library), judged.read_ranks())
+    assert lower == [], "ranks dropped:\n" + "\n".join(lower)
+
+
+@pytest.mark.parametrize("bonus", ["keyword", "literal", "title"])
+def test_removing_a_ranking_bonus_lowers_a_recorded_rank(corpus_library, monkeypatch, bonus):
+    """Each bonus of `Weights` is pinned by the judged set: without it, at least one query
+    ranks lower than recorded. (The card-name bonus changes no judged rank: no query pins it.)"""
+    monkeypatch.setattr(corpus_library._ranker, "weights", dataclasses.replace(corpus_library.weights, **{bonus: 0.0}))
+    assert judged.drops(_found(corpus_library), judged.read_ranks()), f"nothing ranks lower without {bonus}"
