@@ -201,3 +201,9 @@ def test_a_wrong_header_and_a_missing_file_are_errors(tmp_path):
         Glossary.load(path)
     with pytest.raises(GlossaryError, match="cannot read glossary"):
         Glossary.load(tmp_path / "missing.tsv")
+
+
+def test_a_card_name_is_written_without_the_colour_heading_glued_to_it(glossary):
+    pool = glossary.lookup("Reflecting Pool")
+    assert (pool.zh_hant, pool.zh_hans) == ("映景明湖", "映景明湖")
+    assert glossary.lookup("地映景明湖") is None

@@ -89,3 +89,8 @@ def test_join_paragraphs_never_breaks_a_chinese_run_with_a_newline():
     assert join_paragraphs(["Rolling the die could have three results:", "", "·If you roll a blank face."]) == (
         "Rolling the die could have three results:\n·If you roll a blank face."
     )
+
+
+def test_accented_latin_is_not_a_mixed_script_word():
+    assert mixed_script_words("Dandân and Lim-Dûl") == []
+    assert mixed_script_words("Pаrsist") == ["Pаrsist"]  # a Cyrillic а among Latin letters
