@@ -31,6 +31,9 @@ MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
 _WORD_CHAR = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'’]")
 _EDGE_CHAR = re.compile(r"[\w{}]")
+# An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
+_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
+_LATIN_CHAR = re.compile(f"[{_LATIN}]")
 
 
 @lru_cache(maxsize=1024)
@@ -43,11 +46,12 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
 
 @lru_cache(maxsize=1024)
 def _finder(words: frozenset[str]) -> re.Pattern | None:
-    """For a query of Chinese and English words only (most queries), one pattern finding its
-    Chinese words and every Latin word that may stem to one of its English words (the word
-    starts with the stem's first letters; a final i may be a y: dying, die): only those
-    candidates are stemmed. It reads the lower-cased text. None for any other query, which
-    `matches` reads word by word."""
+    """For a query of Chinese and English words only (most queries), one pattern over the
+    lower-cased text finding its Chinese words and the start of every word that may stem to
+    one of its English words (the stem's first letters; a final i may be a y: dying, die):
+    only those words are read whole and stemmed. It holds literal text only, because a
+    pattern with the Latin letter class takes longer to compile than to use. None for any
+    other query, which `matches` reads word by word."""
     han, prefixes = [], set()
     for word in words:
         if HAN_RUN.fullmatch(word):
@@ -57,13 +61,18 @@ def _finder(words: frozenset[str]) -> re.Pattern | None:
             prefixes.add(prefix[:-1] + "[iy]" if prefix.endswith("i") else prefix)
         else:
             return None
-    parts = []
-    if prefixes:
-        parts.append(rf"(?P<latin>(?<![{_LATIN}'\u2019])(?:{'|'.join(sorted(prefixes))})[{_LATIN}]*"
-                     rf"(?:['\u2019][{_LATIN}]+)*)")
+    parts = [f"(?P<latin>(?<![a-z])(?:{'|'.join(sorted(prefixes))}))"] if prefixes else []
     if han:
         parts.append("|".join(map(re.escape, sorted(han, key=lambda w: (-len(w), w)))))
     return re.compile("|".join(parts)) if parts else None
+
+
+def _in_latin_word(text: str, start: int) -> bool:
+    """Whether `start` is inside a Latin word (after a letter, or an apostrophe after one)."""
+    before = text[start - 1:start]
+    if before in ("'", "\u2019"):
+        before = text[start - 2:start - 1]
+    return bool(before) and _LATIN_CHAR.match(before) is not None
 
 
 def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
@@ -71,11 +80,18 @@ def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
     norm = _normalize(text)
     finder = _finder(words)
     if finder is not None or not words:
-        low = norm.lower()  # the pattern is lower case: without IGNORECASE it compiles at once
+        low = norm.lower()
         if len(low) != len(norm):  # a letter whose lower case is longer: offsets would move
             low = norm
-        return [m.span() for m in (finder.finditer(low) if finder else ())
-                if m.lastgroup != "latin" or _stem(m.group()) in words]
+        found = []
+        for m in (finder.finditer(low) if finder else ()):
+            if m.lastgroup != "latin":
+                found.append(m.span())
+            elif not _in_latin_word(low, m.start()):
+                word = _LATIN_WORD.match(low, m.start())
+                if _stem(word.group()) in words:
+                    found.append(word.span())
+        return found
     han = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
     found = []
     for m in _TOKEN.finditer(norm):
