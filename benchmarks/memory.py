@@ -67,12 +67,18 @@ def report(with_rules: bool = True) -> str:
             for n, pid in enumerate(workers, 1):
                 rows.append(_row(f"worker {n} after {QUERIES_PER_SWITCH} queries", pid))
             start = {pid: smaps(pid)["rss"] for pid in workers}
+            start_rss = [start[pid] for pid in workers]
+            replaced: list[int] = []
             names = [second_name, first.name]
             for switch in range(SWITCHES):
                 switch_to(root, names[switch % 2])
                 time.sleep(LiveLibrary.CHECK_SECONDS + 0.2)
                 batch = queries[(switch + 1) * 100:(switch + 2) * 100]
                 ask_once(server.port, batch)
+                now = sorted(server.worker_pids())
+                if now != workers:  # gunicorn replaced a worker (one that timed out, say)
+                    replaced.append(switch + 1)
+                    workers = now
                 if switch in (0, 4, 9, 19):
                     growth.append([switch + 1, *(f"{smaps(pid)['rss']:.0f}" for pid in workers)])
             end = {pid: smaps(pid)["rss"] for pid in workers}
@@ -83,9 +89,12 @@ def report(with_rules: bool = True) -> str:
                  f"Workers' RSS across {SWITCHES} index switches ({QUERIES_PER_SWITCH // 2} new queries after each; "
                  f"serving {served} at the end):", "",
                  table(["after switch", *(f"worker {n} RSS MB" for n in range(1, len(workers) + 1))],
-                       [["0", *(f"{start[pid]:.0f}" for pid in workers)], *growth]), "",
+                       [["0", *(f"{rss:.0f}" for rss in start_rss)], *growth]), "",
                  "Growth from before the first switch to after the last: "
-                 + ", ".join(f"worker {n} {end[pid] - start[pid]:+.0f} MB" for n, pid in enumerate(workers, 1))]
+                 + ", ".join(f"worker {n} {end[pid] - before:+.0f} MB"
+                             for n, (pid, before) in enumerate(zip(workers, start_rss), 1))
+                 + (f" (gunicorn replaced a worker during switches {replaced}: the figures after "
+                    f"it are its replacement's)" if replaced else "")]
         return "\n".join(lines)
     finally:
         shutil.rmtree(work, ignore_errors=True)
