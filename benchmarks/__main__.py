@@ -1,7 +1,8 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
-PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile (default:
-all of them, in that order; cold, the headline, first). The output is Markdown, ready for docs/benchmarks.md.
+PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules
+(default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
+for docs/benchmarks.md.
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from pathlib import Path
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 
-from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app
+from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages
 from .measure import machine
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,6 +72,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(memory.report(with_rules=not args.quick))
             elif part == "hostile":
                 print(hostile.report(index_root, quick=args.quick))
+            elif part == "rules":
+                print(rule_pages.report(work))
             print(f"\n({part}: {time.perf_counter() - started:.0f} s)\n", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

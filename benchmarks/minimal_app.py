@@ -11,18 +11,17 @@ library would run (the same parsing and glossary expansion):
 """
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 from flask import Flask, jsonify, request
 
 from indexer.knowledge.live import LiveLibrary
+from indexer.knowledge.settings import Settings
 from indexer.search import analysis
 from indexer.search.query import parse_query
 
 analysis.warm_up()
 app = Flask(__name__)
-live = LiveLibrary(Path(os.environ["INDEX_ROOT"]))
+live = LiveLibrary.from_settings(Settings.from_env())
 
 
 def _engine_query():

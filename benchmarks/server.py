@@ -1,6 +1,8 @@
-"""A gunicorn server on a loopback port, started and stopped by the benchmarks and by the
-live-rebuild tests: the real app (`webapp.wsgi:app`, as scripts/serve runs it) or the
-minimal endpoint (`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT.
+"""The one harness that runs a server on a loopback port, for the benchmarks and the tests:
+`scripts/serve` as an operator runs it (it builds the index, then execs gunicorn), or gunicorn
+directly with the real app (`webapp.wsgi:app`) or the minimal endpoint
+(`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT. Started in its own
+process group, stopped with it; its output goes to a log file.
 
 Only 127.0.0.1 is ever bound or contacted.
 """
@@ -24,6 +26,7 @@ from .measure import ROOT
 HOST = "127.0.0.1"
 REAL_APP = "webapp.wsgi:app"
 MINIMAL_APP = "benchmarks.minimal_app:app"
+SERVE = ROOT / "scripts" / "serve"
 START_TIMEOUT = 120.0
 
 
@@ -49,54 +52,75 @@ def get(port: int, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
 
 
 class Server:
-    """`with Server(...) as server:` runs gunicorn until the block ends."""
+    """`with Server.real_app(...) as server:` runs the server until the block ends."""
 
-    def __init__(self, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True):
-        self.app, self.index_root, self.port = app, Path(index_root), port
-        self.log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)
+    def __init__(self, name: str, argv: list[str], index_root: Path, port: int, log: Path | None = None):
+        self.app, self.index_root, self.port = name, Path(index_root), port
+        if log is None:
+            with tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", delete=False) as named:
+                log = Path(named.name)
+            self._own_log = True
+        else:
+            self._own_log = False
+        self.log = log
+        env = {**os.environ, "INDEX_ROOT": str(self.index_root)}
+        env.pop("PORT", None)
+        with log.open("wb") as out:
+            self.process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+    @classmethod
+    def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
+                 log: Path | None = None) -> "Server":
         argv = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{HOST}:{port}",
                 "--graceful-timeout", "5", *(["--preload"] if preload else []), app]
-        env = {**os.environ, "INDEX_ROOT": str(self.index_root)}
-        self.process = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        return cls(app, argv, index_root, port, log)
 
     @classmethod
     def real_app(cls, index_root: Path, port: int, **kw) -> "Server":
-        return cls(REAL_APP, index_root, port, **kw)
+        return cls.gunicorn(REAL_APP, index_root, port, **kw)
 
     @classmethod
     def minimal_app(cls, index_root: Path, port: int, **kw) -> "Server":
-        return cls(MINIMAL_APP, index_root, port, **kw)
+        return cls.gunicorn(MINIMAL_APP, index_root, port, **kw)
+
+    @classmethod
+    def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> "Server":
+        """`scripts/serve` (its pid is gunicorn's master once it has built: the script execs it)."""
+        return cls("scripts/serve", [str(SERVE), "--host", HOST, "--port", str(port), *paths], index_root, port, log)
 
     @property
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
     def output(self) -> str:
-        return Path(self.log.name).read_text(encoding="utf-8", errors="replace")
+        return self.log.read_text(encoding="utf-8", errors="replace")
 
     def get(self, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
         return get(self.port, path, timeout)
 
     def wait_for(self, path: str, timeout: float = START_TIMEOUT) -> bytes:
-        """Poll `path` until it answers 200; its body."""
+        """Poll `path` until the server answers; its body. Raises with the end of the log if the
+        server exits first, answers anything but 200 (with --preload the app is whole once it
+        listens, so that is final), or does not answer within `timeout` seconds."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise ServerError(f"{self.app} exited with {self.process.returncode}:\n{self.output()[-3000:]}")
             try:
                 status, body = self.get(path, timeout=10)
-                if status == 200:
-                    return body
             except OSError:
-                pass
-            time.sleep(0.01)
-        raise ServerError(f"{self.app} gave no 200 for {path} in {timeout:.0f} s:\n{self.output()[-3000:]}")
+                time.sleep(0.05)
+                continue
+            if status != 200:
+                raise ServerError(f"{self.url}{path} answered {status}: {body[:500]!r}\n{self.output()[-3000:]}")
+            return body
+        raise ServerError(f"{self.app} gave no answer for {path} in {timeout:.0f} s:\n{self.output()[-3000:]}")
 
-    def check_index(self) -> str:
+    def check_index(self, timeout: float = START_TIMEOUT) -> str:
         """Wait until the server answers, and make sure it serves the index under its
         INDEX_ROOT (an app that ignored INDEX_ROOT would be measured on another index)."""
-        health = json.loads(self.wait_for("/healthz"))
+        health = json.loads(self.wait_for("/healthz", timeout))
         expected = current_folder(self.index_root)
         if expected is None or health.get("index") != expected.name:
             raise ServerError(f"{self.app} serves index {health.get('index')!r}, not {self.index_root}/"
@@ -108,18 +132,19 @@ class Server:
         return [int(pid) for pid in out.stdout.split()]
 
     def stop(self) -> None:
+        """Stop the server and its workers (its own process group) and wait for it."""
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
-                self.process.wait(timeout=15)
+                self.process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=15)
-        self.log.close()
 
     def __enter__(self) -> "Server":
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop()
-        os.unlink(self.log.name)
+        if self._own_log:
+            self.log.unlink(missing_ok=True)

@@ -2,7 +2,8 @@
 
 The browser tests check what a reader actually gets, so they run the production stack:
 `scripts/serve` builds an index from the bundled corpus into a temporary folder and starts
-gunicorn on a free loopback port, and a real Chromium reads the pages. Playwright's Python
+gunicorn on a free loopback port (through `benchmarks.server`, the harness the benchmarks
+use too), and a real Chromium reads the pages. Playwright's Python
 package drives Debian's /usr/bin/chromium; Playwright's own browser download is never used
 (it needs the open Internet). Under CI=true a missing browser fails the tests instead of
 skipping them, so CI can never pass without having run them.
@@ -14,19 +15,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
-import socket
-import subprocess
-import time
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from benchmarks.server import SERVE, Server, ServerError, free_port
+
 ROOT = Path(__file__).resolve().parents[1]
-SERVE = ROOT / "scripts" / "serve"
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
 # As root in a sandbox: no setuid sandbox, no GPU, nothing that phones home. Playwright adds
@@ -50,81 +45,27 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@dataclass
-class Server:
-    """A running `scripts/serve`; its pid is gunicorn's master (the script execs it)."""
-
-    url: str
-    process: subprocess.Popen
-    log: Path
-    index_root: Path
-
-    def output(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-
 def start_server(index_root: Path, log: Path, *paths: str, port: int | None = None) -> Server:
     """Starts scripts/serve on a free loopback port over `index_root`, extra `paths` passed on."""
-    port = port or free_port()
-    env = {**os.environ, "INDEX_ROOT": str(index_root)}
-    env.pop("PORT", None)
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(SERVE), "--host", "127.0.0.1", "--port", str(port), *paths],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
-    return Server(f"http://127.0.0.1:{port}", process, log, index_root)
+    return Server.serve_script(index_root, port or free_port(), *paths, log=log)
 
 
 def wait_until_healthy(server: Server, limit: float = STARTUP_LIMIT_SECONDS) -> dict:
-    """/healthz's answer once it is 200. Raises with the server's output if the server exits
-    first, answers anything but 200 (with --preload the app is whole once it listens, so
-    that is final), or does not answer within `limit` seconds."""
-    deadline = time.monotonic() + limit
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"scripts/serve exited with {server.process.returncode} before answering:\n"
-                               f"{server.output()}")
-        try:
-            with urllib.request.urlopen(server.url + "/healthz", timeout=5) as response:
-                return json.load(response)
-        except urllib.error.HTTPError as exc:
-            raise RuntimeError(f"{server.url}/healthz answered {exc.code}: {exc.read()[:500]!r}\n"
-                               f"{server.output()}") from None
-        except OSError:
-            time.sleep(0.25)
-    raise RuntimeError(f"{server.url}/healthz did not answer within {limit:.0f} s:\n{server.output()}")
+    """/healthz's answer once it is 200 (see `Server.wait_for`)."""
+    return json.loads(server.wait_for("/healthz", limit))
 
 
 def stop_server(server: Server) -> None:
-    """Stops gunicorn (and its workers: its own process group) and waits for it."""
-    if server.process.poll() is not None:
-        return
-    os.killpg(server.process.pid, signal.SIGTERM)
-    try:
-        server.process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.process.pid, signal.SIGKILL)
-        server.process.wait()
+    server.stop()
 
 
 def start_checked_server(folder: Path) -> Server:
     """scripts/serve over a new index in `folder`, once it answers from that index."""
     server = start_server(folder / "index", folder / "serve.log")
     try:
-        health = wait_until_healthy(server)
-        built = (folder / "index" / "CURRENT").read_text(encoding="utf-8").strip()
-        if health.get("index") != built:
-            raise RuntimeError(f"the server opened index {health.get('index')!r}, not {built!r} from "
-                               f"INDEX_ROOT={folder / 'index'}: the app must take INDEX_ROOT from the environment")
-    except (RuntimeError, OSError):
-        stop_server(server)
+        server.check_index(STARTUP_LIMIT_SECONDS)
+    except (ServerError, OSError):
+        server.stop()
         raise
     return server
 
@@ -143,7 +84,7 @@ def live_server(tmp_path_factory) -> Server:
     if "server" not in _session and "server problem" not in _session:
         try:
             _session["server"] = start_checked_server(tmp_path_factory.mktemp("live-server"))
-        except (RuntimeError, OSError) as exc:
+        except (ServerError, OSError) as exc:
             _session["server problem"] = str(exc)
     if "server problem" in _session:
         pytest.fail(_session["server problem"], pytrace=False)

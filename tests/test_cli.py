@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from indexer.documents.ingest import ROOT
-from webapp.cli import width, wrap
+from webapp.terminal import width, wrap
 
 COLUMNS = {"COLUMNS": "100"}
 

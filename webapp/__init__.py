@@ -2,35 +2,34 @@
 
 Everything shown comes from the `knowledge` service; this package only chooses what to ask for and
 how to present it. `create_app` is the application factory (gunicorn uses `webapp.wsgi:app`);
-the index root is `INDEX_ROOT` from the test config, else from the environment, else var/index.
-`PUBLIC_URL` (likewise) is the address readers reach the service at: absolute links (the forum
-linker's, opensearch.xml) are built on it, never on the request's Host header, which a client
-chooses.
+the settings come from the environment (`indexer.knowledge.settings`), and a test config may
+replace `INDEX_ROOT` and `PUBLIC_URL`. `PUBLIC_URL` is the address readers reach the service
+at: absolute links (the forum linker's, opensearch.xml) are built on it, never on the
+request's Host header, which a client chooses.
 """
 from __future__ import annotations
 
-import os
+import dataclasses
 import threading
 from pathlib import Path
 
 from flask import Flask
 
 from indexer.knowledge.live import LiveLibrary
-from indexer.search.build import DEFAULT_INDEX_ROOT
+from indexer.knowledge.settings import Settings
 
 from . import caching, respond, templating
 from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
 
 MAX_BODY_BYTES = 100 * 1024
-DEFAULT_PUBLIC_URL = "http://localhost"
 
 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
+    settings = Settings.from_env()
     app.config.from_mapping(
-        # The variable scripts/serve sets for both the build and the server.
-        INDEX_ROOT=os.environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT,
-        PUBLIC_URL=os.environ.get("PUBLIC_URL") or DEFAULT_PUBLIC_URL,
+        INDEX_ROOT=settings.index_root,
+        PUBLIC_URL=settings.public_url,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         # Reader-facing defaults; a query string may ask for up to the library's maximum.
         SEARCH_LIMIT=10,
@@ -42,7 +41,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     # Readable Chinese in JSON, and keys in the order the library builds them.
     app.json.ensure_ascii = False
     app.json.sort_keys = False
-    app.extensions["kb.library"] = LiveLibrary(app.config["INDEX_ROOT"])
+    settings = dataclasses.replace(settings, index_root=app.config["INDEX_ROOT"], public_url=app.config["PUBLIC_URL"])
+    app.extensions["kb.settings"] = settings
+    app.extensions["kb.library"] = LiveLibrary.from_settings(settings)
     app.extensions["kb.library.lock"] = threading.Lock()
 
     for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp,

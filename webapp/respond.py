@@ -17,7 +17,7 @@ from werkzeug.datastructures import MultiDict
 from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
 
-FORMATS = ("html", "json")
+ANSWER_FORMATS = ("html", "json")
 SCRIPT_COOKIE = "script"
 SCRIPT_COOKIE_SECONDS = 365 * 24 * 3600
 DEFAULT_PAGE_SCRIPT = "hant"
@@ -39,7 +39,7 @@ JSON_ONLY = ("/api/", "/healthz")
 def wants_json() -> bool:
     if request.path.startswith(JSON_ONLY) or request.path.endswith(".json"):
         return True
-    if request.method == "GET" and request.args.get("format") in FORMATS:
+    if request.method == "GET" and request.args.get("format") in ANSWER_FORMATS:
         return request.args["format"] == "json"
     _varies_by("Accept")
     return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
@@ -110,8 +110,8 @@ def _check_common_args() -> None:
     if request.method != "GET":
         return
     fmt = request.args.get("format")
-    if fmt is not None and fmt not in FORMATS:
-        abort(400, f"format must be one of {', '.join(FORMATS)}, not {fmt[:20]!r}")
+    if fmt is not None and fmt not in ANSWER_FORMATS:
+        abort(400, f"format must be one of {', '.join(ANSWER_FORMATS)}, not {fmt[:20]!r}")
     script = request.args.get("script")
     if script is not None and script not in SCRIPTS:
         abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")

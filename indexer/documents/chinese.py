@@ -38,7 +38,7 @@ TO_HANT_CONFIG = "s2tw.json"
 
 # Characters `t2s` leaves Traditional in some contexts, with the Simplified form the corpus
 # means. Applied after conversion; one character to one character (with str.replace, which
-# on a long text is a hundred times faster than str.translate).
+# on a long text is much faster than str.translate).
 _HANS_FOLD = {
     "著": "着",  # 記著, 帶著, 隨著: the particle (著名 "famous" does not occur)
     "乾": "干",  # 乾枯 "wither" (t2s keeps 乾 in 乾坤-like phrases)

@@ -74,7 +74,7 @@ class RulesError(CorpusError):
 
 
 @dataclass
-class Entry:
+class RulesEntry:
     """A section, rule, subrule or glossary entry as written in one file: its key (the rule
     number or the glossary term), its paragraphs and its examples' paragraphs."""
 
@@ -96,8 +96,8 @@ class RulesFile:
     lang: str
     edition: str
     encoding: str
-    units: list[Entry]  # sections, rules and subrules in file order
-    terms: list[Entry]  # glossary entries in file order
+    units: list[RulesEntry]  # sections, rules and subrules in file order
+    terms: list[RulesEntry]  # glossary entries in file order
     seconds: float = 0.0
 
     def summary(self) -> "FileSummary":
@@ -336,11 +336,11 @@ class _Parser:
                 return i
         raise self.error(len(self.lines) - 1, f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
-    def _rules(self, start: int, stop: int) -> list[Entry]:
-        units: list[Entry] = []
+    def _rules(self, start: int, stop: int) -> list[RulesEntry]:
+        units: list[RulesEntry] = []
         seen: set[str] = set()
         section = rule = None          # the current section and (sub)rule's main rule number
-        unit: Entry | None = None       # the unit continuation lines belong to
+        unit: RulesEntry | None = None       # the unit continuation lines belong to
         target: list[str] | None = None  # the paragraph list continuation lines extend
         for i in range(start, stop):
             raw = self.lines[i]
@@ -363,13 +363,13 @@ class _Parser:
                 if number in seen or rule_sort_key(number) < rule_sort_key(units[-1].key):
                     raise self.error(i, f"rule {number} is repeated or out of order (after {units[-1].key})")
                 rule = main
-                unit = Entry(number, [text], [], i + 1, offset)
+                unit = RulesEntry(number, [text], [], i + 1, offset)
             elif m := _SECTION.match(line):
                 number = m.group(1)
                 if number in seen or (section and int(number) < int(section)):
                     raise self.error(i, f"section {number} is repeated or out of order (after {section})")
                 section, rule = number, None
-                unit = Entry(number, [m.group(2)], [], i + 1, offset)
+                unit = RulesEntry(number, [m.group(2)], [], i + 1, offset)
             elif _PART.match(line):
                 unit = target = None
                 continue
@@ -391,8 +391,8 @@ class _Parser:
             raise self.error(start, "no rules between the Contents and the Glossary")
         return units
 
-    def _glossary(self, start: int, stop: int) -> list[Entry]:
-        terms: list[Entry] = []
+    def _glossary(self, start: int, stop: int) -> list[RulesEntry]:
+        terms: list[RulesEntry] = []
         block: list[int] = []
         for i in range(start, stop + 1):
             if i < stop and self.lines[i].strip():
@@ -404,10 +404,10 @@ class _Parser:
             raise self.error(start, "the Glossary is empty")
         return terms
 
-    def _term(self, block: list[int]) -> Entry:
+    def _term(self, block: list[int]) -> RulesEntry:
         head = block[0]
         raw = self.lines[head]
-        term = Entry(raw.strip(), [], [], head + 1, self.starts[head] + len(raw) - len(raw.lstrip()))
+        term = RulesEntry(raw.strip(), [], [], head + 1, self.starts[head] + len(raw) - len(raw.lstrip()))
         target = term.paragraphs
         for i in block[1:]:
             line = self.lines[i].strip()
@@ -448,7 +448,7 @@ def _references(text: dict[str, str], examples: list[dict[str, str]]) -> list[Re
     return refs
 
 
-def _texts(items: dict[str, Entry]) -> tuple[dict[str, str], list[dict[str, str]]]:
+def _texts(items: dict[str, RulesEntry]) -> tuple[dict[str, str], list[dict[str, str]]]:
     """The cleaned text and examples of one rule or term, per language, examples paired in order."""
     text = {lang: _clean(item.text()) for lang, item in items.items()}
     count = max(len(item.examples) for item in items.values())
@@ -493,11 +493,11 @@ def _rule_records(source: str, edition: str, files: dict[str, RulesFile], warnin
     return records
 
 
-def _signature(term: Entry) -> tuple[str, ...]:
+def _signature(term: RulesEntry) -> tuple[str, ...]:
     return tuple(ref.number for ref in find_references(term.text()))
 
 
-def _pair_terms(en: list[Entry], other: list[Entry]) -> list[tuple[Entry | None, Entry | None]]:
+def _pair_terms(en: list[RulesEntry], other: list[RulesEntry]) -> list[tuple[RulesEntry | None, RulesEntry | None]]:
     """Pair the glossary entries of the two languages. The files are line-aligned, but a
     translated glossary sorts its terms in its own order among near neighbours, and a
     translation may cite other rule numbers. So an entry pairs, in this order of trust, with

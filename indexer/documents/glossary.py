@@ -27,7 +27,7 @@ from .chinese import HAN_RUN, to_hans
 from .references import is_rule_number
 
 COLUMNS = ("english", "zh_hant", "zh_hans", "variants", "kind", "rules", "source")
-KINDS = (
+TERM_KINDS = (
     "keyword", "ability word", "keyword action", "symbol", "term", "zone", "step", "card type",
     "creature type", "game", "document", "set", "world", "plane", "phenomenon", "card",
 )
@@ -203,8 +203,8 @@ def _entry(path: Path, n: int, row: dict[str, str], known_sources: set[str] | No
     for column in ("zh_hant", "zh_hans"):
         if not HAN_RUN.search(row[column]):
             fail(f"{column} {row[column]!r} has no Chinese character")
-    if row["kind"] not in KINDS:
-        fail(f"unknown kind {row['kind']!r}; one of: {', '.join(KINDS)}")
+    if row["kind"] not in TERM_KINDS:
+        fail(f"unknown kind {row['kind']!r}; one of: {', '.join(TERM_KINDS)}")
     variants = []
     for item in _split(row["variants"]):
         m = _VARIANT.fullmatch(item)

@@ -8,6 +8,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from wcwidth import wcwidth
+
+from .chinese import HAN
 from .references import fold_fullwidth
 
 # Zero-width and bidi marks, soft hyphen, BOM: invisible, and they split words in the index.
@@ -23,9 +26,16 @@ _LOOKALIKE = set("АВЕКМНОРСТХУаеорсхуіјѕԁԛԝЅІЈΑΒΕ
 _ANY_LOOKALIKE = re.compile("[" + "".join(sorted(_LOOKALIKE)) + "]")
 _WORD = re.compile(r"[^\W\d_]+")
 _RULE_NUMBER_FW = re.compile(r"[０-９]{3}(?:[．.][０-９0-9]{1,3}[ａ-ｚa-z]?)?")
-_CJK = r"\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef"
+# Han characters with CJK punctuation and full-width forms.
+_CJK = rf"\u3000-\u303f{HAN}\uff00-\uffef"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _CJK_PUNCT = "，。：；、（）「」『』“”！？"
+
+
+def display_width(text: str) -> int:
+    """Columns a terminal (or a BBS) gives the text: two for East Asian wide and full-width
+    characters, none for combining marks (wcwidth), one for a control character."""
+    return sum(w if (w := wcwidth(ch)) >= 0 else 1 for ch in text)
 
 
 def normalize(text: str) -> str:

@@ -16,13 +16,13 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
+from indexer.documents.chinese import HAN
 from indexer.documents.records import Record, rule_parent
 
 _SUBRULE = re.compile(r"[a-z]$")
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
 # or any other single character. Chinese is compared by characters, English by words.
-_CJK = "\u3400-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])[^\W_])+(?:['’](?:(?![{_CJK}])[^\W_])+)*|\s+|.", re.S)
+_DIFF_UNIT = re.compile(rf"[{HAN}]|(?:(?![{HAN}])[^\W_])+(?:['’](?:(?![{HAN}])[^\W_])+)*|\s+|.", re.S)
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def rule_history(records: list[Record], number: str, edition: str | None = None)
 
 def tokens(text: str) -> list[str]:
     """The units a diff compares: English words, single Chinese characters, spaces, punctuation."""
-    return _TOKEN.findall(text)
+    return _DIFF_UNIT.findall(text)
 
 
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:

@@ -26,13 +26,13 @@ def is_primary_form(entry: Entry, form: str) -> bool:
 
 
 class QueryExpander:
-    def __init__(self, glossary: Glossary, catalogue: Catalogue, weights: Weights):
+    def __init__(self, glossary: Glossary, catalogue: Catalogue, weights: Weights, cache_bytes: int):
         self.glossary = glossary
         self.catalogue = catalogue
         self.weights = weights
         # Remembered per query text for this build (answers are shared: read only).
-        self.expand = bounded_cache(4 * 2**20)(self._expand)
-        self.defining_rules = bounded_cache(2 * 2**20)(self._defining_rules)
+        self.expand = bounded_cache(cache_bytes)(self._expand)
+        self.defining_rules = bounded_cache(cache_bytes)(self._defining_rules)
 
     def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
         """The query the engine runs: the literal text, then every expansion."""

@@ -25,6 +25,7 @@ from .results import Results
 from .rules import rule_page
 from .snippets import Snippets
 from .spelling import Spelling
+from .settings import CacheSizes
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -37,22 +38,22 @@ MENTION_FORMS = 6
 class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
-    def __init__(self, folder: Path, weights: Weights = Weights()):
+    def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
         """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged."""
-        self.build = IndexBuild(folder)
+        self.build = IndexBuild(folder, caches.engine, caches.postings)
         self.folder, self.sources = folder, self.build.sources
         self.engine, self.glossary = self.build.engine, self.build.glossary
         records = self.build.records
-        self.weights = weights
+        self.weights, self.caches = weights, caches
         self.catalogue = Catalogue(records, self.build.folded_texts)
         self.records = self.catalogue.records
         self.newest_edition = self.catalogue.newest_edition
-        self._expander = QueryExpander(self.glossary, self.catalogue, weights)
+        self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping()
-        self._snippets = Snippets(self.engine, self.catalogue)
-        self._results = Results(self.catalogue, self.sources, self._snippets)
-        self._spelling = Spelling(self.engine, records, self.glossary)
+        self._snippets = Snippets(self.engine, self.catalogue, caches.snippets)
+        self._results = Results(self.catalogue, self.sources, self._snippets, caches.results)
+        self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
 
     def close(self) -> None:

@@ -9,6 +9,8 @@ from indexer.search.build import DEFAULT_INDEX_ROOT, build_folders, current_fold
 from indexer.search.engine import IndexUnavailable
 
 from .library import Library
+from .settings import CacheSizes, Settings
+from .weights import Weights
 
 
 class LiveLibrary:
@@ -24,20 +26,28 @@ class LiveLibrary:
 
     An opened library is long-lived: its records and tables are moved out of the cyclic
     garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
-    object, which at a hundred times the corpus's records was a pause of 0.1 s in the middle
-    of some request. At a switch they are handed back and collected once, so the old
-    library's memory is freed (it holds reference cycles: its caches hold its methods)."""
+    object, a pause in the middle of some request that grows with the records
+    (docs/benchmarks.md, growth). At a switch they are handed back and collected once, so the
+    old library's memory is freed (it holds reference cycles: its caches hold its methods)."""
 
     CHECK_SECONDS = 1.0
 
-    def __init__(self, root: Path = DEFAULT_INDEX_ROOT):
+    def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
         self.root = root
+        self.weights, self.caches = weights, caches
         self._library: Library | None = None
         self._checked = 0.0
         self._failed: dict[Path, str] = {}
         # Why the build CURRENT names is not the one served (None when it is).
         self.problem: str | None = None
         self.current: Path | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> "LiveLibrary":
+        live = cls(settings.index_root, settings.weights, settings.caches)
+        if settings.check_seconds is not None:
+            live.CHECK_SECONDS = settings.check_seconds
+        return live
 
     def get(self) -> Library:
         now = time.monotonic()
@@ -66,7 +76,7 @@ class LiveLibrary:
             wanted += [folder for folder in build_folders(self.root) if folder not in (self.current, *self._failed)]
         for folder in wanted:
             try:
-                library = Library(folder)
+                library = Library(folder, self.weights, self.caches)
             except IndexUnavailable as exc:
                 self._failed[folder] = str(exc)
                 continue

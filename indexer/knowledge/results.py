@@ -2,10 +2,9 @@
 snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
-from functools import lru_cache
-
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
+from indexer.search.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text, record_url
@@ -15,13 +14,13 @@ _RECORD_FIELDS = ("id", "kind", "rule", "edition", "title", "names", "text")
 
 
 class Results:
-    def __init__(self, catalogue: Catalogue, sources: dict[str, dict], snippets: Snippets):
+    def __init__(self, catalogue: Catalogue, sources: dict[str, dict], snippets: Snippets, cache_bytes: int):
         self.catalogue = catalogue
         self.sources = sources
         self.snippets = snippets
         # The fields that depend on the record and the script only, remembered: the same
         # records answer many queries (answers are shared: read only).
-        self._fields = lru_cache(maxsize=8192)(self._describe)
+        self._fields = bounded_cache(cache_bytes)(self._describe)
 
     def result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
         record = group[0]

@@ -49,11 +49,11 @@ def window(text: str, needles: list[str]) -> str:
 
 
 class Snippets:
-    def __init__(self, engine: SearchBackend, catalogue: Catalogue):
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, cache_bytes: int):
         self.engine = engine
         self.catalogue = catalogue
         # Remembered per record, script and query: the same records answer a repeated query.
-        self._snippets = bounded_cache(8 * 2**20)(self._snippet)
+        self._snippets = bounded_cache(cache_bytes)(self._snippet)
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in."""

@@ -2,14 +2,17 @@
 
 Known words are the Latin words of every name, title and alias and of the glossary. Only
 known words sharing a trigram with the typed word are compared with it, which keeps a
-correction fast however large the vocabulary grows.
+correction fast however large the vocabulary grows; the comparison is RapidFuzz's ratio
+(the normalised edit similarity difflib's ratio approximates), at least CUTOFF, the best
+score first and, among equal scores, the alphabetically last word (as difflib chose).
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections import defaultdict
 from typing import Iterable
+
+from rapidfuzz import fuzz, process
 
 from indexer.documents.glossary import Glossary
 from indexer.documents.records import Record
@@ -17,7 +20,7 @@ from indexer.search.engine import SearchBackend
 from indexer.search.memo import bounded_cache
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
-CUTOFF = 0.75
+CUTOFF = 75  # percent
 
 
 def trigrams(word: str) -> set[str]:
@@ -27,7 +30,7 @@ def trigrams(word: str) -> set[str]:
 
 
 class Spelling:
-    def __init__(self, engine: SearchBackend, records: Iterable[Record], glossary: Glossary):
+    def __init__(self, engine: SearchBackend, records: Iterable[Record], glossary: Glossary, cache_bytes: int):
         self.engine = engine
         self.vocabulary: set[str] = set()
         for r in records:
@@ -41,7 +44,7 @@ class Spelling:
             for gram in trigrams(word):
                 self._words_by_trigram[gram].append(word)
         # Remembered per word for this build.
-        self._corrections = bounded_cache(2 * 2**20)(self._correction)
+        self._corrections = bounded_cache(cache_bytes)(self._correction)
 
     def did_you_mean(self, text: str) -> str | None:
         """The query corrected, or None when every Latin word of it is known."""
@@ -59,5 +62,5 @@ class Spelling:
         if word in self.vocabulary or all(known for _, known in self.engine.known_words(word)):
             return None
         candidates = {known for gram in trigrams(word) for known in self._words_by_trigram.get(gram, ())}
-        close = difflib.get_close_matches(word, candidates, n=1, cutoff=CUTOFF)
-        return close[0] if close else None
+        close = process.extract(word, candidates, scorer=fuzz.ratio, score_cutoff=CUTOFF, limit=None)
+        return max(close, key=lambda found: (found[1], found[0]))[0] if close else None

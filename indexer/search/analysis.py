@@ -66,7 +66,7 @@ __all__ = [
 
 # Full-width ASCII forms and the ideographic space, one to one, so that ７０２．３０ａ
 # tokenises like 702.30a without changing any offset (NFKC would change lengths elsewhere).
-_FULLWIDTH = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
+_FULLWIDTH_ASCII = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
 _LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 
 _TOKEN = re.compile(
@@ -83,7 +83,7 @@ _SYMBOL_PART = re.compile(rf"[{HAN}]+|[{_LATIN}]+|\d+|[^\W\d_{_LATIN}{HAN}]+")
 def _normalize(text: str) -> str:
     """The text tokens are read from: Simplified Chinese, ASCII for full-width forms, Latin
     look-alike letters inside Latin words as Latin. Same length as `text`."""
-    return fold_homoglyphs(to_hans(text).translate(_FULLWIDTH))
+    return fold_homoglyphs(to_hans(text).translate(_FULLWIDTH_ASCII))
 
 
 class MixedScriptTokenizer(Tokenizer):
@@ -335,9 +335,10 @@ def _jieba_dictionary() -> tuple[dict[str, int], int]:
     """jieba's own dictionary: word frequencies and their total.
 
     jieba keeps it, once built, in a cache file that it reads with `marshal.load` on a file
-    object, which fetches the half million entries in as many small reads (a second or more,
-    most of a server's start-up); the same bytes read at once and given to `marshal.loads`
-    take a fifth of that. Without a readable cache jieba builds and writes one."""
+    object, which fetches the half million entries in as many small reads (most of a
+    server's start-up); the same bytes read at once and given to `marshal.loads` take a
+    fraction of that (docs/benchmarks.md, cold start). Without a readable cache jieba builds
+    and writes one."""
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     cache = Path(tokenizer.tmp_dir or tempfile.gettempdir()) / "jieba.cache"

@@ -37,9 +37,11 @@ class SearchBackend(ABC):
 
     @classmethod
     @abstractmethod
-    def open(cls, directory: Path, segmenter: Segmenter) -> "SearchBackend":
+    def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int, postings_budget: int) -> "SearchBackend":
         """Open an index written by `build`, its queries segmented by `segmenter` (the build's
-        words); raise `IndexUnavailable` when it is missing or broken."""
+        words), remembering up to `cache_bytes` of analysed queries and highlights (each) and
+        `postings_budget` bytes of scored postings; raise `IndexUnavailable` when it is
+        missing or broken."""
 
     @abstractmethod
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:

@@ -4,8 +4,8 @@ index keeps.
 Folding (`fold_key`) removes case, script, width, spacing and punctuation: `Murderous Redcap`
 and `murderousredcap` are one key, as are 奪魂紅帽客 and 夺魂红帽客. A search looks for the
 query's key inside its candidates' folded texts (the literal-match bonus, phrase filters).
-Folding a long record takes about a third of a millisecond, which for the fifty new
-candidates of a first search on a large index was most of that search; so the build folds
+Folding the new candidates of a first search on a large index was most of that search
+(docs/benchmarks.md, growth); so the build folds
 every record once and writes `folded.txt`, one line per record in the order of
 records.jsonl, and the library maps that file into memory instead of reading it: opening an
 index costs no more, and the server's workers share its pages.

@@ -11,10 +11,10 @@ from __future__ import annotations
 import heapq
 import threading
 from array import array
-from collections import OrderedDict
 from pathlib import Path
 from typing import Iterable, Iterator
 
+import cachetools
 from whoosh import index
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
@@ -33,20 +33,23 @@ MAX_QUERY_TOKENS = 48
 FILTER_FIELDS = ("kind", "source", "edition", "lang")
 # A query token in more than this share of the records is dropped when rarer ones remain.
 COMMON_SHARE = 0.05
-# BM25F's parameters (Whoosh's defaults), the same for every field.
-BM25_B, BM25_K1 = 0.75, 1.2
-# Bytes of scored postings a process keeps, over all terms (a posting is 12 bytes), and what
-# each remembered term costs besides its postings (its key, arrays and place in the order).
+# Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
+# weighting, whose idf and parameters the scored postings use.
+WEIGHTING = BM25F()
+# Bytes of scored postings an opened index keeps, over all terms (a posting is 12 bytes), and
+# what each remembered term costs besides its postings (its key, arrays and place in the order).
 POSTINGS_BUDGET_BYTES = 48 * 2**20
 TERM_OVERHEAD_BYTES = 400
+# Bytes of query tokens, clauses and highlights an opened index remembers, each.
+CACHE_BYTES = 8 * 2**20
 
 
 class _ScoredPostings:
-    """Each term's postings with their BM25F scores, computed once per process and kept while
-    they fit in POSTINGS_BUDGET_BYTES (least recently used first out). A term is charged for
-    its entry as well as its postings, and a term no document has is not kept (finding that
-    out again is one lookup per segment): distinct queries of made-up words would otherwise
-    add entries the budget never saw.
+    """Each term's postings with their BM25F scores, computed once per opened index and kept
+    while they fit in the budget of bytes (cachetools' LRU cache: least recently used first
+    out). A term is charged for its entry as well as its postings, and a term no document has
+    is not kept (finding that out again is one lookup per segment): distinct queries of
+    made-up words would otherwise add entries the budget never saw.
 
     A query is a flat union of weighted terms, so a document's score is the sum over the
     query's terms of (term score in that document × the term's weight). Whoosh's matchers
@@ -56,9 +59,8 @@ class _ScoredPostings:
 
     def __init__(self, searcher, budget: int = POSTINGS_BUDGET_BYTES):
         self._searcher = searcher
-        self._budget = budget
-        self._size = 0
-        self._cache: OrderedDict[tuple[str, str], tuple[array, array]] = OrderedDict()
+        # (field, token) -> (documents, scores, bytes charged)
+        self._cache = cachetools.LRUCache(budget, getsizeof=lambda entry: entry[2])
         # BM25's length part of every document, per (segment offset, field), read whole once.
         self._norms: dict[tuple[int, str], list[float]] = {}
         self._lock = threading.Lock()
@@ -66,18 +68,14 @@ class _ScoredPostings:
     def get(self, field: str, token: str) -> tuple[array, array]:
         key = (field, token)
         with self._lock:
-            found = self._cache.get(key)
-            if found is not None:
-                self._cache.move_to_end(key)
-                return found
+            entry = self._cache.get(key)
+        if entry is not None:
+            return entry[0], entry[1]
         found = self._score(field, token)
         cost = self.cost(key, found)
         with self._lock:
-            if found[0] and key not in self._cache and cost <= self._budget:
-                self._cache[key] = found
-                self._size += cost
-                while self._size > self._budget:
-                    self._size -= self.cost(*self._cache.popitem(last=False))
+            if found[0] and cost <= self._cache.maxsize:
+                self._cache[key] = (*found, cost)
         return found
 
     @staticmethod
@@ -92,12 +90,12 @@ class _ScoredPostings:
     @property
     def size(self) -> int:
         """Bytes charged for what is kept now; never more than the budget."""
-        return self._size
+        return self._cache.currsize
 
     def _score(self, field: str, token: str) -> tuple[array, array]:
-        """(global document numbers, scores) of one term: Whoosh's BM25F formula with the
-        same statistics its scorer reads (collection idf and average length, quantised
-        document length), so the sums equal what its matchers would compute."""
+        """(global document numbers, scores) of one term: Whoosh's BM25 formula with the
+        same parameters and statistics its scorer reads (collection idf and average length,
+        quantised document length), so the sums equal what its matchers would compute."""
         docs, scores = array("i"), array("d")
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
@@ -108,7 +106,7 @@ class _ScoredPostings:
             return docs, scores
         # BM25: idf × tf × (k1 + 1) / (tf + the document's length part). Not top.idf: the
         # searcher remembers every term's idf in a dict that never shrinks.
-        factor = top.weighting.idf(top, field, token) * (BM25_K1 + 1)
+        factor = top.weighting.idf(top, field, token) * (WEIGHTING.K1 + 1)
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
@@ -127,7 +125,7 @@ class _ScoredPostings:
         norms = self._norms.get(key)
         if norms is None:
             avgfl = self._searcher.avg_field_length(field) or 1
-            k1, b = BM25_K1, BM25_B
+            k1, b = WEIGHTING.K1, WEIGHTING.B
             norms = [k1 * ((1 - b) + b * (leaf.doc_field_length(d, field, 1) or 1) / avgfl)
                      for d in range(leaf.doc_count_all())]
             self._norms[key] = norms
@@ -154,16 +152,17 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
 
 
 class WhooshBackend(SearchBackend):
-    def __init__(self, ix, segmenter: Segmenter):
+    def __init__(self, ix, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
+                 postings_budget: int = POSTINGS_BUDGET_BYTES):
         self._ix = ix
-        self._searcher = ix.searcher(weighting=BM25F(B=BM25_B, K1=BM25_K1))
+        self._searcher = ix.searcher(weighting=WEIGHTING)
         # This build's own copy of the schema's analyzers, segmenting with its words.
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
             attach_segmenter(analyzer, segmenter)
-        self._token_cache = bounded_cache(8 * 2**20)(self._analyse_query)
-        self._highlight_cache = bounded_cache(8 * 2**20)(self._highlight)
-        self._clause_cache = bounded_cache(8 * 2**20)(self._make_clauses)
+        self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
+        self._highlight_cache = bounded_cache(cache_bytes)(self._highlight)
+        self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
         self._postings = _ScoredPostings(self._searcher)
         self._record_ids: dict[int, str] = {}
 
@@ -182,11 +181,12 @@ class WhooshBackend(SearchBackend):
         writer.commit()
 
     @classmethod
-    def open(cls, directory: Path, segmenter: Segmenter) -> "WhooshBackend":
+    def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
+             postings_budget: int = POSTINGS_BUDGET_BYTES) -> "WhooshBackend":
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
-            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter)
+            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter, cache_bytes, postings_budget)
         except IndexUnavailable:
             raise
         except Exception as exc:  # whoosh raises many types for damaged files

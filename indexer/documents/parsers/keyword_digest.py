@@ -14,7 +14,6 @@ broken it there.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from .. import textclean
 from ..corpus import Source
@@ -29,11 +28,6 @@ _SIGNATURE_START = "--"
 _FIRST_TOKEN = re.compile(r"[!-~]+|.")
 
 
-def display_width(text: str) -> int:
-    """Columns a BBS gives the text: two for East Asian wide and full-width characters."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
 def split_languages(text: str) -> tuple[str, str]:
     """(Chinese, English) of one unwrapped rule text: the English starts after the last
     Chinese character (punctuation included), the Chinese is everything before it."""
@@ -44,15 +38,15 @@ def split_languages(text: str) -> tuple[str, str]:
 def _preamble_paragraphs(blocks: list[list[Line]]) -> list[Paragraph]:
     """Unwrap the preamble's `=====`-separated blocks into paragraphs: a line ends its paragraph
     when the next line's first word would have fitted on it (the wrap width is the widest line)."""
-    width = max((display_width(line.text) for block in blocks for line in block), default=0)
+    width = max((textclean.display_width(line.text) for block in blocks for line in block), default=0)
     paragraphs: list[Paragraph] = []
     for block in blocks:
         wrapped: list[Line] = []
         for i, line in enumerate(block):
             wrapped.append(line)
             following = block[i + 1].text if i + 1 < len(block) else ""
-            room = width - display_width(line.text) - 1
-            if not following or display_width(_FIRST_TOKEN.match(following).group()) <= room:
+            room = width - textclean.display_width(line.text) - 1
+            if not following or textclean.display_width(_FIRST_TOKEN.match(following).group()) <= room:
                 paragraphs.append(Paragraph(wrapped[0], [textclean.join_wrapped([w.text for w in wrapped])]))
                 wrapped = []
     return merge_after_colon(paragraphs)

@@ -1,0 +1,83 @@
+"""The service's settings, typed, read from the environment in one place.
+
+The web app, the command line and the benchmarks make one `Settings` (`Settings.from_env()`)
+and hand its parts down: the index root to the build and the live library, the ranking
+weights and cache sizes to each opened build, the switch-check interval to the live library.
+
+| variable | setting |
+|---|---|
+| `INDEX_ROOT` | the folder of index builds (default var/index) |
+| `PUBLIC_URL` | the address readers reach the service at (default http://localhost) |
+| `KB_CHECK_SECONDS` | how often a server looks for a new build (default 1) |
+| `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
+| `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_SNIPPETS=1048576`) |
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from indexer.search.build import DEFAULT_INDEX_ROOT
+from indexer.search.whoosh_engine import CACHE_BYTES, POSTINGS_BUDGET_BYTES
+
+from .weights import Weights
+
+
+class SettingsError(ValueError):
+    """A setting from the environment that cannot be used; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class CacheSizes:
+    """How many bytes each of an opened build's caches may hold (`indexer.search.memo`)."""
+
+    results: int = 8 * 2**20      # a result's record fields, per record and script
+    snippets: int = 8 * 2**20     # per record, script and query
+    queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
+    corrections: int = 2 * 2**20  # did-you-mean, per word
+    engine: int = CACHE_BYTES     # the engine's query tokens, clauses and highlights (each)
+    postings: int = POSTINGS_BUDGET_BYTES  # scored postings the engine keeps
+
+
+@dataclass(frozen=True)
+class Settings:
+    index_root: Path = DEFAULT_INDEX_ROOT
+    weights: Weights = field(default_factory=Weights)
+    caches: CacheSizes = field(default_factory=CacheSizes)
+    check_seconds: float | None = None  # None: the live library's own (LiveLibrary.CHECK_SECONDS)
+    public_url: str = "http://localhost"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
+        """Settings from the environment, defaults for what it does not set."""
+        return cls(
+            index_root=Path(environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT),
+            weights=_overridden(Weights(), "KB_WEIGHT_", environ),
+            caches=_overridden(CacheSizes(), "KB_CACHE_", environ),
+            check_seconds=(_number("KB_CHECK_SECONDS", environ["KB_CHECK_SECONDS"], float)
+                           if environ.get("KB_CHECK_SECONDS") else None),
+            public_url=(environ.get("PUBLIC_URL") or cls.public_url).rstrip("/"),
+        )
+
+
+def _overridden(value, prefix: str, environ: Mapping[str, str]):
+    """A copy of a dataclass of numbers with each field `prefix + NAME` sets replaced."""
+    changes = {}
+    for f in dataclasses.fields(value):
+        name = prefix + f.name.upper()
+        if name in environ and isinstance(getattr(value, f.name), (int, float)):
+            changes[f.name] = _number(name, environ[name], type(getattr(value, f.name)))
+    return dataclasses.replace(value, **changes)
+
+
+def _number(name: str, text: str, kind: type) -> float | int:
+    try:
+        number = kind(text)
+    except ValueError:
+        raise SettingsError(f"{name}={text!r}: not a {'whole ' if kind is int else ''}number") from None
+    if number < 0 or number != number:
+        raise SettingsError(f"{name}={text!r}: must be 0 or more")
+    return number
