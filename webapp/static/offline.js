@@ -78,7 +78,8 @@
 
   // --- the kept copy -------------------------------------------------------------------
 
-  var status = el("div", { id: "offline-status", "class": "offline-status", role: "status", "aria-live": "polite" });
+  // role=status is a polite live region: the page's one aria-live region stays the results'.
+  var status = el("div", { id: "offline-status", "class": "offline-status", role: "status" });
   var main = document.querySelector("main");
   if (main) main.parentNode.insertBefore(status, main);
 
