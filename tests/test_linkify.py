@@ -10,6 +10,7 @@ from html.parser import HTMLParser
 import pytest
 
 from webapp import create_app
+from indexer.documents.references import find_references, parse_rule_number
 from webapp.linkify import ALLOWED, LibraryResolver, linkify, safe_href
 
 BASE = "https://kb.example"
@@ -301,7 +302,7 @@ def test_embed_script_carries_the_server_grammar(client):
     assert response.mimetype == "text/javascript"
     body = response.get_data(as_text=True)
     assert "__RULE_REFERENCE_PATTERN__" not in body and "__URL_PATTERN__" not in body
-    assert '(?<num>[1-9]\\\\d\\\\d(?:\\\\.\\\\d{1,3}[a-hjkmnp-z]?)?)' in body  # JSON-escaped named group
+    assert '(?<num>[1-9]\\\\d\\\\d(?:\\\\.\\\\d{1,3}[a-km-np-z]?)?)' in body  # JSON-escaped named group
     assert "(?P<" not in body
     assert "innerHTML" not in body and "createTreeWalker" in body
 
@@ -311,3 +312,13 @@ def test_sample_forum_page_includes_the_embed_script(client):
     assert '<script src="/embed.js" defer data-script="hant" data-selector=".post-body"></script>' in html
     assert "<pre><code>// pasted from my notes, not linked: 702.30a 901.9</code></pre>" in html
     assert '<a href="https://magic.wizards.com/en/rules">' in html
+
+
+@pytest.mark.parametrize("written, number", [
+    ("104.3i", "104.3i"), ("CR 122.1i", "122.1i"), ("規則104.3k", "104.3k"),
+    ("702.30l", None), ("702.30o", None),
+])
+def test_subrule_letters_are_every_letter_but_l_and_o(written, number):
+    """The rules give 104.3i and 122.1i; they skip only l and o, which read as 1 and 0."""
+    assert parse_rule_number(written) == number
+    assert [ref.number for ref in find_references(f"see {written} here")] == ([number] if number else [])

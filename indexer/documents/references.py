@@ -12,15 +12,17 @@ from functools import lru_cache
 
 from .records import Reference
 
-# 100-999, then optionally .N and a subrule letter (the rules skip l and o).
-_NUMBER = r"[1-9]\d\d(?:\.\d{1,3}[a-hjkmnp-z]?)?"
+# A subrule letter: the rules skip l and o (they read as 1 and 0), and use every other one.
+SUBRULE_LETTER = "[a-km-np-z]"
+# 100-999, then optionally .N and a subrule letter.
+_NUMBER = rf"[1-9]\d\d(?:\.\d{{1,3}}{SUBRULE_LETTER}?)?"
 _PREFIX = r"(?:(?:comprehensive\s+)?rules?|cr|規則|规则|條|条)"
 _RANGE_SEP = r"\s*(?:至|到|~|～|-|–|—|through|to)\s*"
 # A bare three-digit number ("309") is a reference only after a prefix ("規則309", "rule 309").
 _REF = re.compile(
     rf"(?<![0-9A-Za-z.])(?:(?P<prefix>{_PREFIX})\s*)?"
     rf"(?P<num>{_NUMBER})"
-    rf"(?:{_RANGE_SEP}(?P<end>{_NUMBER}|[a-hjkmnp-z](?![A-Za-z])))?"
+    rf"(?:{_RANGE_SEP}(?P<end>{_NUMBER}|{SUBRULE_LETTER}(?![A-Za-z])))?"
     rf"(?![0-9A-Za-z]|\.\d)",
     re.IGNORECASE,
 )

@@ -22,7 +22,7 @@
     "|((?:(?![" + LATIN + HAN + "])[\\p{L}\\p{M}])+)", "gu");
   var HAN_RUN = new RegExp("[" + HAN + "]+", "gu");
   var HAS_HAN = new RegExp("[" + HAN + "]", "u");
-  var RULE_NUMBER = /^[1-9]\d\d(?:\.\d{1,3}[a-hjkmnp-z]?)?$/;
+  var RULE_NUMBER = /^[1-9]\d\d(?:\.\d{1,3}[a-km-np-z]?)?$/;
   var NOT_WORD = /[^\p{L}\p{N}]+/gu;
   var LANGS = ["en", "zh_hant", "zh_hans", "bg"];
   var CACHE_SIZE = 4096;

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
-from ..references import find_references
+from ..references import SUBRULE_LETTER, find_references
 from ..textclean import join_wrapped, normalize
 from . import position
 
@@ -24,7 +24,7 @@ from . import position
 # A reference inside a sentence (`規則 212.3f。`, `規則 409.1b與`) is followed by neither.
 RULE_START = re.compile(
     r"(?:(?<=\s)|^)(?P<number>[1-9]\d\d\.\d{1,3})"
-    r"(?:\.(?=\s|[\u4e00-\u9fff])|(?P<letter>[a-hjkmnp-z])(?=\s))",
+    rf"(?:\.(?=\s|[\u4e00-\u9fff])|(?P<letter>{SUBRULE_LETTER})(?=\s))",
     re.MULTILINE,
 )
 # A card's type line: supertypes, card types, then `～` and subtypes (生物～仙靈／士兵).

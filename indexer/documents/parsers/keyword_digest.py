@@ -18,10 +18,11 @@ import re
 from .. import textclean
 from ..corpus import Source
 from ..records import Record, rule_parent
+from ..references import SUBRULE_LETTER
 from . import ParseError, Parsed
 from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
-_RULE = re.compile(r"^(?P<number>[1-9]\d\d\.\d{1,3}[a-hjkmnp-z]?)\.?\s+(?P<body>\S.*)$")
+_RULE = re.compile(rf"^(?P<number>[1-9]\d\d\.\d{{1,3}}{SUBRULE_LETTER}?)\.?\s+(?P<body>\S.*)$")
 _SEPARATOR = re.compile(r"^={3,}$")
 _SIGNATURE_START = "--"
 # A next line's first word: a run of printable ASCII (an English word, a URL) or one character.

@@ -26,6 +26,7 @@ from itertools import zip_longest
 from .. import textclean
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
+from ..references import SUBRULE_LETTER
 from . import ParseError, Parsed
 from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
@@ -37,7 +38,7 @@ _EN_TYPE = re.compile(r"^(?:Plane\s*[-–—]\s*(?P<world>.+)|Phenomenon)$")
 _ZH_TYPE = re.compile(r"^(?:地域\s*[-–—]\s*(?P<world>.+)|奇跡)$")
 _EN_LABEL = re.compile(r"^(?:Planeswalking|Chaos) Ability\s*:", re.IGNORECASE)
 _ZH_LABEL = re.compile(r"^(?:時空旅行|混亂)異能[:：]")
-_RULE = re.compile(r"^(?P<number>[1-9]\d\d(?:\.\d{1,3}[a-hjkmnp-z]?)?)\.?\s+(?P<body>\S.*)$")
+_RULE = re.compile(rf"^(?P<number>[1-9]\d\d(?:\.\d{{1,3}}{SUBRULE_LETTER}?)?)\.?\s+(?P<body>\S.*)$")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 # The guide quotes section 901 in Chinese only; its English title is the Comprehensive Rules'
 # own heading, `901. Planechase`, unchanged in every edition since the variant entered them.
