@@ -144,7 +144,11 @@ class Server:
     def __enter__(self) -> "Server":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def close(self) -> None:
+        """Stop the server, and remove its log when the harness made it."""
         self.stop()
         if self._own_log:
             self.log.unlink(missing_ok=True)
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -64,8 +64,7 @@ class Replica:
         if kill and self.server.process.poll() is None:
             os.killpg(self.server.process.pid, signal.SIGKILL)
             self.server.process.wait(timeout=15)
-        self.server.stop()
-        os.unlink(self.server.log.name)
+        self.server.close()
         self.server = None
 
     def serve(self, name: str) -> None:

@@ -59,7 +59,7 @@ def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_inde
         for name, cached in caches(library).items():
             assert cached.cache.currsize <= cached.cache.maxsize, name
         postings = library.engine._postings
-        assert postings.size <= postings._budget
+        assert postings.size <= postings._cache.maxsize
         assert grown <= GROWTH_BOUND_MB, f"{QUERIES - WARM_UP} more distinct queries grew memory by {grown:.0f} MB"
     finally:
         library.close()
