@@ -1,11 +1,11 @@
 """Command line: `python -m indexer ingest [PATHS...]`, `python -m indexer build [PATHS...]`
-and `python -m indexer check`.
+`python -m indexer check` and `python -m indexer fetch URL|FILE`.
 
 PATHS are corpus folders (with sources.toml), folders of Comprehensive Rules files, or rules
 files; the default is the bundled corpus. Both commands print what each file gave and exit
 non-zero when any input failed. `check` opens the build a server would serve (the one
 `CURRENT` names, else the newest good one), prints its folder, and exits non-zero when none
-opens.
+opens. `fetch` adds a newly published rules edition to the corpus.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from indexer.documents.fetch import FetchError, fetch
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, ingest, write_records
 from indexer.knowledge import offline
 from indexer.knowledge.live import LiveLibrary
@@ -42,6 +43,20 @@ def _check(root: Path) -> int:
     return 0
 
 
+def _fetch(location: str, corpus: Path) -> int:
+    try:
+        fetched = fetch(location, corpus)
+    except FetchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if not fetched.added:
+        print(f"already in the corpus: {fetched.path} (edition {fetched.edition}, {fetched.lang})")
+    else:
+        print(f"added {fetched.path} (edition {fetched.edition}, {fetched.lang}); "
+              "the next build or ./scripts/serve indexes it")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m indexer", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -55,9 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     p_build.add_argument("--force", action="store_true", help="rebuild even if the corpus did not change")
     p_check = sub.add_parser("check", help="open and verify the build a server would serve")
     p_check.add_argument("--index-root", type=Path, default=DEFAULT_INDEX_ROOT)
+    p_fetch = sub.add_parser("fetch", help="add a newly published rules file (a URL or a file) to the corpus")
+    p_fetch.add_argument("location", metavar="URL|FILE")
+    p_fetch.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="corpus folder (default: corpus/)")
     args = ap.parse_args(argv)
     if args.command == "check":
         return _check(args.index_root)
+    if args.command == "fetch":
+        return _fetch(args.location, args.corpus)
     paths = args.paths or [DEFAULT_CORPUS]
 
     if args.command == "ingest":

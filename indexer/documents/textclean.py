@@ -102,11 +102,13 @@ def join_wrapped(lines: list[str]) -> str:
 
 
 def mixed_script_words(text: str) -> list[str]:
-    """Words that mix Latin letters with another script's letters: should be none after cleaning."""
+    """Words that mix Latin letters with another script's letters: should be none after cleaning.
+    Accented Latin letters are Latin (the rules name Dandân and Lim-Dûl)."""
     bad = []
     for word in _WORD.findall(text):
         latin = any(c.isascii() for c in word)
-        other = any(not c.isascii() and not is_cjk(c) and unicodedata.category(c).startswith("L") for c in word)
+        other = any(not c.isascii() and not is_cjk(c) and unicodedata.category(c).startswith("L")
+                    and not unicodedata.name(c, "").startswith("LATIN") for c in word)
         if latin and other:
             bad.append(word)
     return bad
