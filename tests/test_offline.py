@@ -6,6 +6,7 @@ answer."""
 from __future__ import annotations
 
 import json
+import shutil
 import urllib.parse
 import urllib.request
 
@@ -129,11 +130,13 @@ AGREEMENT = 0.9
 
 
 @pytest.fixture(scope="module")
-def rules_server(tmp_path_factory):
-    """scripts/serve over the bundled corpus and every rules file of ../shared/cr."""
+def rules_server(tmp_path_factory, kb_index):
+    """scripts/serve over the bundled corpus and every rules file of ../shared/cr: the files
+    corpus/ ships already, so the session's build of the whole knowledge base serves as it is."""
     if not CR.is_dir():
         pytest.skip(f"{CR} is absent: the rules files are needed for today's edition")
     folder = tmp_path_factory.mktemp("rules-server")
+    shutil.copytree(kb_index, folder / "index")
     server = start_server(folder / "index", folder / "serve.log", str(CR))
     try:
         wait_until_healthy(server)
