@@ -1,9 +1,10 @@
 """Fixtures for the browser tests: the real server over a fresh index, and Debian's chromium.
 
 The browser tests check what a reader actually gets, so they run the production stack:
-`scripts/serve` builds an index from the bundled corpus into a temporary folder and starts
-gunicorn on a free loopback port (through `benchmarks.server`, the harness the benchmarks
-use too), and a real Chromium reads the pages. Playwright's Python
+`scripts/serve` over an index of the bundled corpus in a temporary folder (the session's
+whole-knowledge-base build, `kb_index`, copied there: `serve` finds it up to date and starts
+gunicorn without building it again) on a free loopback port, through `benchmarks.server`, the
+harness the benchmarks use too, and a real Chromium reads the pages. Playwright's Python
 package drives Debian's /usr/bin/chromium; Playwright's own browser download is never used
 (it needs the open Internet). Under CI=true a missing browser fails the tests instead of
 skipping them, so CI can never pass without having run them.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -78,12 +80,14 @@ _session: dict = {}
 
 
 @pytest.fixture(scope="session")
-def live_server(tmp_path_factory) -> Server:
-    """The service as `./scripts/serve` runs it, over an index of the bundled corpus built
-    into a temporary folder; shared by every test of the session."""
+def live_server(tmp_path_factory, kb_index) -> Server:
+    """The service as `./scripts/serve` runs it, over an index of the bundled corpus in a
+    temporary folder; shared by every test of the session."""
     if "server" not in _session and "server problem" not in _session:
         try:
-            _session["server"] = start_checked_server(tmp_path_factory.mktemp("live-server"))
+            folder = tmp_path_factory.mktemp("live-server")
+            shutil.copytree(kb_index, folder / "index")
+            _session["server"] = start_checked_server(folder)
         except (ServerError, OSError) as exc:
             _session["server problem"] = str(exc)
     if "server problem" in _session:

@@ -3,10 +3,13 @@
 `app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
 FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
 into a temporary folder and built once per session. `cr_client` serves the same three plus
-two real editions of the Comprehensive Rules from ../shared/cr: 2010-02-01 (the Worldwake
+two real editions of the Comprehensive Rules from corpus/rules/: 2010-02-01 (the Worldwake
 FAQ's edition, so a rule has its English beside the FAQ's Chinese) and 2009-07-11 (the one
-before, so a rule has a history and a diff); tests using it skip when that folder is absent. `corpus_library` opens an index of the whole bundled corpus. Every index is built
-once per session in a temporary folder; no test touches var/index.
+before, so a rule has a history and a diff). `corpus_library` opens an index of the five
+bundled documents (corpus/ without its rules editions). `kb_index` and `kb_library` are the
+whole knowledge base, the documents and every edition of the rules as `./scripts/serve`
+builds it: the longest build, made once per session for every test that needs it. Every index
+is built in a temporary folder; no test touches var/index.
 """
 from __future__ import annotations
 
@@ -14,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from indexer.documents.ingest import DEFAULT_CORPUS, ROOT
+from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
 from webapp import create_app
 
-from corpus_support import copy_corpus, corpus_source
+from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
-CR = ROOT.parent / "shared" / "cr"
+CR = DEFAULT_CORPUS / "rules"
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 
 
@@ -61,9 +64,6 @@ def small_index(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def cr_index(tmp_path_factory) -> Path:
     """Index root of the three-document corpus and two editions of the rules."""
-    missing = [path for path in CR_FILES if not path.is_file()]
-    if missing:
-        pytest.skip(f"{missing[0]} (a real rules file) is not present")
     base = tmp_path_factory.mktemp("small-cr")
     corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
     build([corpus, *CR_FILES], root=base / "index")
@@ -72,10 +72,25 @@ def cr_index(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def corpus_index(tmp_path_factory) -> Path:
-    """Index root of the whole bundled corpus."""
-    root = tmp_path_factory.mktemp("corpus") / "index"
+    """Index root of the bundled documents (without the rules editions)."""
+    base = tmp_path_factory.mktemp("corpus")
+    build([copy_corpus(DOCUMENTS, base / "corpus")], root=base / "index")
+    return base / "index"
+
+
+@pytest.fixture(scope="session")
+def kb_index(tmp_path_factory) -> Path:
+    """Index root of the whole knowledge base: corpus/ as shipped."""
+    root = tmp_path_factory.mktemp("kb") / "index"
     build([DEFAULT_CORPUS], root=root)
     return root
+
+
+@pytest.fixture(scope="session")
+def kb_library(kb_index) -> Library:
+    library = Library(current_folder(kb_index))
+    yield library
+    library.close()
 
 
 @pytest.fixture(scope="session")

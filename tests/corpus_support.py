@@ -1,13 +1,21 @@
 """Test corpora made from the bundled documents: a subset of corpus/ copied with its
-sources.toml entries, optionally with extra documents, and one document's Source."""
+sources.toml entries, optionally with extra documents, and one document's Source.
+
+`DOCUMENTS` are the bundled documents without the Comprehensive Rules editions: most tests
+need the documents' own behaviour over a small, fast index; the whole knowledge base is built
+once per session (conftest's `kb_index`)."""
 from __future__ import annotations
 
 import re
 import shutil
 from pathlib import Path
 
+from indexer.documents.comprules import FAMILY as RULES_FAMILY
 from indexer.documents.corpus import METADATA, Source, load_sources
 from indexer.documents.ingest import DEFAULT_CORPUS
+
+DOCUMENTS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family != RULES_FAMILY)
+RULES_EDITIONS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family == RULES_FAMILY)
 
 
 def corpus_source(source_id: str) -> Source:
@@ -26,6 +34,7 @@ def copy_corpus(source_ids: tuple[str, ...], folder: Path, extra: tuple[tuple[st
     assert len(kept) == len(source_ids), f"not all of {source_ids} are in {METADATA}"
     for entry in kept:
         name = re.search(r'(?m)^file = "([^"]+)"', entry).group(1)
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(DEFAULT_CORPUS / name, folder / name)
     for name, data, family in extra:
         (folder / name).write_bytes(data)

@@ -1,6 +1,6 @@
 """The real Comprehensive Rules files, every edition and encoding they were published in.
 
-The files live outside the repository (../shared/cr); these tests skip when it is absent.
+The files ship in corpus/rules/, byte for byte as published.
 Counts are checked against an independent reading of each file: Python's own codec for the
 encoding the file is known to have, str.splitlines, and one regular expression over the
 lines between the Contents and the Glossary.
@@ -14,8 +14,7 @@ import pytest
 
 from indexer.documents.comprules import is_rules_file, read_rules_files
 
-CR = Path(__file__).parents[1].parent / "shared" / "cr"
-pytestmark = pytest.mark.skipif(not CR.is_dir(), reason=f"{CR} (real rules files) is not present")
+CR = Path(__file__).parents[1] / "corpus" / "rules"
 
 # file -> (edition, encoding reported, Python codec for the independent reading)
 FILES = {

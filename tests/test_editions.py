@@ -1,5 +1,5 @@
 """One rule across editions: numbers that name different rules, keywords that moved, and
-how a rule's text changed. Real editions come from ../shared/cr (skipped when absent); the
+how a rule's text changed. Real editions come from corpus/rules/; the
 mixed-source cases add a record the way a FAQ quoting the rules of its day produces it."""
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from indexer.documents.comprules import read_rules_files
 from indexer.documents.records import Record
 from indexer.knowledge.editions import by_edition, editions_of, keyword_numbers, rule_history, tokens, word_diff
 
-CR = Path(__file__).parents[1].parent / "shared" / "cr"
-needs_cr = pytest.mark.skipif(not CR.is_dir(), reason=f"{CR} (real rules files) is not present")
+CR = Path(__file__).parents[1] / "corpus" / "rules"
 
 PERSIST = {"2008-05-01": "502.79", "2009-07-11": "702.76", "2010-02-01": "702.76", "2016-09-30": "702.78",
            "2022-11-18": "702.79", "2026-01-16": "702.79", "2026-04-17": "702.79"}
@@ -36,14 +35,12 @@ def faq_record(**changes) -> Record:
     return Record(**fields)
 
 
-@needs_cr
 def test_what_702_79_names_in_each_edition(records):
     assert [(v.edition, v.name) for v in editions_of(records, "702.79")] == [
         ("2009-07-11", "Devour"), ("2010-02-01", "Devour"), ("2016-09-30", "Wither"),
         ("2022-11-18", "Persist"), ("2026-01-16", "Persist"), ("2026-04-17", "Persist")]
 
 
-@needs_cr
 def test_persist_number_in_every_edition(records):
     assert keyword_numbers(records, "persist") == PERSIST
     assert keyword_numbers(records, "Devour") == {
@@ -52,7 +49,6 @@ def test_persist_number_in_every_edition(records):
     assert keyword_numbers(records, "no such keyword") == {}
 
 
-@needs_cr
 def test_persist_followed_from_502_79(records):
     history = rule_history(records, "502.79", "2008-05-01")
     assert {v.edition: v.number for v in history} == PERSIST
@@ -60,7 +56,6 @@ def test_persist_followed_from_502_79(records):
     assert history[-1].text["zh_hans"] == "留存"
 
 
-@needs_cr
 def test_subrule_followed_by_keyword_and_letter(records):
     history = rule_history(records, "702.79a")  # latest edition holding it: 2026-04-17
     assert [(v.edition, v.number) for v in history] == [(e, n + "a") for e, n in PERSIST.items()]
@@ -72,7 +67,6 @@ def test_subrule_followed_by_keyword_and_letter(records):
                                 "into a graveyard from ")
 
 
-@needs_cr
 def test_devour_followed_back_from_2026(records):
     history = rule_history(records, "702.82", "2026-01-16")
     assert [(v.edition, v.number) for v in history] == [
@@ -80,7 +74,6 @@ def test_devour_followed_back_from_2026(records):
         ("2022-11-18", "702.82"), ("2026-01-16", "702.82"), ("2026-04-17", "702.82")]
 
 
-@needs_cr
 def test_rule_without_keyword_followed_by_number(records):
     history = rule_history(records, "100.4", "2008-05-01")
     assert [v.edition for v in history] == sorted(PERSIST)
@@ -89,7 +82,6 @@ def test_rule_without_keyword_followed_by_number(records):
     assert rule_history(records, "702.79", "1999-01-01") == []
 
 
-@needs_cr
 def test_mixed_sources_keyed_by_edition_and_number(records):
     faq = faq_record()
     mixed = [faq, *records]

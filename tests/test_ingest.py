@@ -30,20 +30,57 @@ def run_cli(*args, timeout=300):
                           text=True, timeout=timeout)
 
 
-def test_bundled_corpus_record_counts_per_document_and_kind():
-    result = ingest([DEFAULT_CORPUS])
-    assert result.errors == []
+@pytest.fixture(scope="module")
+def bundled():
+    """The bundled corpus ingested once: the documents and every rules edition."""
+    return ingest([DEFAULT_CORPUS])
+
+
+def test_bundled_corpus_record_counts_per_document_and_kind(bundled):
+    assert bundled.errors == []
     counts = {}
-    for record in result.records:
+    for record in bundled.records:
         counts.setdefault(record.source, {}).setdefault(record.kind, 0)
         counts[record.source][record.kind] += 1
     glossary = counts.pop("glossary")
+    editions = {source: counts.pop(source) for source in list(counts) if source.startswith("cr-")}
     assert counts == EXPECTED
     assert set(glossary) == {"term"} and glossary["term"] >= 200
+    assert sorted(editions) == ["cr-2008-05-01", "cr-2009-07-11", "cr-2010-02-01", "cr-2016-09-30",
+                                "cr-2022-11-18", "cr-2026-01-16", "cr-2026-04-17"]
+    assert editions["cr-2026-04-17"]["rule"] > 3000 and editions["cr-2008-05-01"]["rule"] > 1000
 
 
-def test_records_are_stable_and_round_trip(tmp_path):
-    first, second = ingest([DEFAULT_CORPUS]), ingest([DEFAULT_CORPUS])
+def test_shipped_rules_carry_their_provenance(bundled):
+    today = bundled.sources["cr-2026-04-17"]
+    assert today["languages"] == ["en", "zh_hans"]
+    assert "Wizards of the Coast" in today["publisher"] and "volunteer" in today["notes"].lower()
+    assert bundled.sources["cr-2008-05-01"]["publisher"] == "Wizards of the Coast"
+
+
+def test_rules_files_given_again_are_read_once(tmp_path, bundled):
+    """`serve ../shared/cr` names the corpus's own rules files again: the same bytes under
+    another name are skipped, so no edition is read twice (which would be an error)."""
+    copy = tmp_path / "renamed.txt"
+    copy.write_bytes((DEFAULT_CORPUS / "rules" / "MagicCompRules-2009-07-11.txt").read_bytes())
+    again = ingest([DEFAULT_CORPUS, DEFAULT_CORPUS, copy])
+    assert again.errors == []
+    assert len(again.records) == len(bundled.records)
+    assert any("renamed.txt" in s.path and "read once" in s.detail for s in again.summaries)
+
+
+def test_a_declared_edition_must_be_the_files_own(tmp_path):
+    folder = copy_corpus(("cr-2009-07-11",), tmp_path / "corpus")
+    meta = folder / "sources.toml"
+    meta.write_text(meta.read_text(encoding="utf-8").replace('edition = "2009-07-11"', 'edition = "2010-02-01"'),
+                    encoding="utf-8")
+    result = ingest([folder])
+    assert len(result.errors) == 1
+    assert "declared edition 2010-02-01 in sources.toml, but the file is the edition of 2009-07-11" in result.errors[0]
+
+
+def test_records_are_stable_and_round_trip(tmp_path, bundled):
+    first, second = bundled, ingest([DEFAULT_CORPUS])
     assert [r.to_dict() for r in first.records] == [r.to_dict() for r in second.records]
     write_records(first, tmp_path)
     records, sources = read_records(tmp_path)
@@ -52,8 +89,8 @@ def test_records_are_stable_and_round_trip(tmp_path):
     assert sources["planechase-guide"]["urls"][0] == "http://magic.wizards.com/zh-hant/content/planechase-anthology-information"
 
 
-def test_chinese_titled_rules_get_their_english_keyword():
-    records = {r.id: r for r in ingest([DEFAULT_CORPUS]).records}
+def test_chinese_titled_rules_get_their_english_keyword(bundled):
+    records = {r.id: r for r in bundled.records}
     assert records["shadowmoor-faq:rule:502.79"].keyword == "persist"
     assert records["shadowmoor-faq:rule:502.79a"].keyword == "persist"
     assert records["worldwake-faq:rule:702.30"].keyword == "kicker"  # 增幅, through the glossary
@@ -61,23 +98,24 @@ def test_chinese_titled_rules_get_their_english_keyword():
     assert records["planechase-guide:rule:901.9"].keyword == "planechase"
 
 
-def test_every_reference_is_a_rule_number_and_ranges_are_kept():
+def test_every_reference_is_a_rule_number_and_ranges_are_kept(bundled):
     from indexer.documents.references import is_rule_number
 
-    records = ingest([DEFAULT_CORPUS]).records
+    records = bundled.records
     refs = [ref for r in records for ref in r.references]
     assert refs and all(is_rule_number(ref.number) and (ref.end is None or is_rule_number(ref.end)) for ref in refs)
     kicker = next(r for r in records if r.id == "worldwake-faq:rule:702.30a")
     assert [(ref.number, ref.end) for ref in kicker.references] == [("601.2b", None), ("601.2f", "601.2h")]
 
 
-def test_cli_prints_a_summary_per_document(tmp_path):
+def test_cli_prints_a_summary_per_document(tmp_path, bundled):
     proc = run_cli("ingest", "--out", tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "[shadowmoor-faq] 107 card, 16 rule, 12 section" in proc.stdout
     assert "[planechase-guide] 40 planar_card, 35 rule, 9 section" in proc.stdout
     lines = (tmp_path / "records.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == len(ingest([DEFAULT_CORPUS]).records)
+    assert "[cr-2026-04-17]" in proc.stdout and "edition 2026-04-17, zh_hans, utf-8" in proc.stdout
+    assert len(lines) == len(bundled.records)
     assert all(json.loads(line)["id"] for line in lines)
 
 
@@ -162,7 +200,7 @@ def test_unknown_paths_and_files_of_no_family_are_errors(tmp_path):
     assert any("notes.txt: not a Comprehensive Rules file" in e for e in result.errors)
 
 
-def test_displayed_text_is_clean_in_every_record():
+def test_displayed_text_is_clean_in_every_record(bundled):
     """No English word mixes scripts, no Chinese sentence is broken by a line break, no invisible
     or control character and no full-width rule number is left, in any text of any record."""
     from indexer.documents.textclean import mixed_script_words
@@ -171,7 +209,7 @@ def test_displayed_text_is_clean_in_every_record():
     broken = re.compile(r"[，、；「（]\n|\n[，。、；」）]")
     invisible = re.compile("[\u200b-\u200f\u2060\ufeff\x00-\x08\x0b-\x1f]")
     fullwidth_number = re.compile(r"[０-９]{3}[．.][０-９]")
-    for record in ingest([DEFAULT_CORPUS]).records:
+    for record in bundled.records:
         for lang in record.languages():
             for text in record.texts(lang):
                 if lang == "en":

@@ -3,6 +3,7 @@
     python -m indexer build [PATHS...]            ingest and build the index, then switch to it
     python -m indexer ingest [PATHS...]           parse documents into records, report per file
     python -m indexer check                       open and verify the build a server would serve
+    python -m indexer fetch URL|FILE              add a newly published rules edition to corpus/
     python -m indexer 702.30a                     the rule (newest edition that has it)
     python -m indexer rule 702.79 --edition 2009-07-08
     python -m indexer search 留存                 search results
@@ -24,6 +25,7 @@ import click
 from flask.cli import ScriptInfo
 
 from indexer.documents.corpus import CorpusError
+from indexer.documents.fetch import FetchError, fetch as fetch_edition
 from indexer.documents.glossary import GlossaryError
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, IngestResult, ingest as ingest_paths, write_records
 from indexer.documents.references import parse_rule_number
@@ -148,6 +150,25 @@ def check(options: Options, index_root: Path | None) -> int:
     if live.problem is not None:
         click.echo(f"warning: {live.problem}", err=True)
     click.echo(library.folder)
+    return 0
+
+
+@cli.command(help="Add a newly published Comprehensive Rules file (a URL or a file) to the corpus; "
+                  "the next build or ./scripts/serve indexes it.")
+@click.argument("location", metavar="URL|FILE")
+@click.option("--corpus", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_CORPUS,
+              help="corpus folder (default: corpus/)")
+def fetch(location: str, corpus: Path) -> int:
+    try:
+        fetched = fetch_edition(location, corpus)
+    except FetchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    if not fetched.added:
+        click.echo(f"already in the corpus: {fetched.path} (edition {fetched.edition}, {fetched.lang})")
+    else:
+        click.echo(f"added {fetched.path} (edition {fetched.edition}, {fetched.lang}); "
+                   "the next build or ./scripts/serve indexes it")
     return 0
 
 

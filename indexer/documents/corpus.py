@@ -39,12 +39,15 @@ class Source:
     date: str | None = None
     edition: str | None = None
     urls: tuple[str, ...] = field(default_factory=tuple)
+    publisher: str = ""
+    notes: str = ""
 
     def to_dict(self) -> dict:
         return {
             "id": self.id, "file": self.path.name, "title": self.title, "family": self.family,
             "languages": list(self.languages), "product": self.product, "date": self.date,
-            "edition": self.edition, "urls": list(self.urls),
+            "edition": self.edition, "urls": list(self.urls), "publisher": self.publisher,
+            "notes": self.notes,
         }
 
 
@@ -84,6 +87,8 @@ def load_sources(folder: Path) -> list[Source]:
         _check_entry(meta_path, n, entry)
         if entry["id"] in seen_ids:
             raise CorpusError(meta_path, f"entry {n}: duplicate source id {entry['id']!r}")
+        if Path(entry["file"]).is_absolute() or ".." in Path(entry["file"]).parts:
+            raise CorpusError(meta_path, f"entry {n}: file {entry['file']!r} is not inside the corpus folder")
         path = folder / entry["file"]
         if path.is_symlink() or path.resolve().parent != folder.resolve():
             raise CorpusError(meta_path, f"entry {n}: file {entry['file'][:80]!r} is not a file of {folder}")
@@ -95,8 +100,13 @@ def load_sources(folder: Path) -> list[Source]:
             id=entry["id"], path=path, title=entry["title"], family=entry["family"],
             languages=tuple(entry["languages"]), product=entry.get("product", ""),
             date=entry.get("date"), edition=entry.get("edition"), urls=tuple(entry.get("urls", ())),
+            publisher=entry.get("publisher", ""), notes=entry.get("notes", ""),
         ))
-    for path in sorted(folder.iterdir()):
-        if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS | seen_files:
-            raise CorpusError(path, f"has no entry in {METADATA}: describe it there or remove it")
+    # The folder itself and every subfolder holding a described file (rules/) hold documents only.
+    folders = {folder} | {(folder / name).parent for name in seen_files}
+    for sub in sorted(folders):
+        for path in sorted(sub.iterdir()):
+            name = path.relative_to(folder).as_posix()
+            if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS and name not in seen_files:
+                raise CorpusError(path, f"has no entry in {METADATA}: describe it there or remove it")
     return sources

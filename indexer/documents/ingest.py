@@ -2,11 +2,14 @@
 
 A path is a corpus folder (it has `sources.toml`), a folder of Comprehensive Rules files, or
 one rules file. Every document is read on its own: one that fails is reported with its file
-and position and the others still ingest. Records are written as JSON Lines by replacing the
-output file whole, so a reader never sees half a file.
+and position and the others still ingest. A corpus folder or rules file given twice (the
+bundled corpus ships every edition, and `serve ../shared/cr` names the same files again) is
+read once: rules files are compared by content, not name. Records are written as JSON Lines
+by replacing the output file whole, so a reader never sees half a file.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -132,9 +135,15 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     result = IngestResult()
     glossary = Glossary.load(GLOSSARY)
     rules_paths: list[Path] = []
+    declared: dict[Path, Source] = {}
+    corpora: set[Path] = set()
     for path in paths:
         if path.is_dir() and (path / METADATA).exists():
-            _ingest_corpus(path, result)
+            if path.resolve() not in corpora:
+                corpora.add(path.resolve())
+                for source in _ingest_corpus(path, result):
+                    rules_paths.append(source.path)
+                    declared[source.path] = source
         elif path.is_dir():
             rules_paths.extend(sorted(p for p in path.iterdir() if p.suffix.lower() == ".txt"))
         elif path.is_file():
@@ -144,8 +153,9 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
                 result.errors.append(str(CorpusError(path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
         else:
             result.errors.append(str(CorpusError(path, "no such file or folder")))
+    rules_paths = _read_once(rules_paths, result)
     if rules_paths:
-        _ingest_rules(rules_paths, result, progress)
+        _ingest_rules(rules_paths, declared, result, progress)
     result.records.extend(glossary_records(glossary))
     result.sources[GLOSSARY_SOURCE] = {
         "id": GLOSSARY_SOURCE, "file": GLOSSARY.name, "title": "Glossary / 詞彙表",
@@ -159,13 +169,18 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     return result
 
 
-def _ingest_corpus(folder: Path, result: IngestResult) -> None:
+def _ingest_corpus(folder: Path, result: IngestResult) -> list[Source]:
+    """Parse the documents of a corpus folder; its rules files are returned, to be read with
+    every other rules file (files of one date make one edition)."""
     try:
         sources = load_sources(folder)
     except CorpusError as exc:
         result.errors.append(str(exc))
-        return
+        return []
+    rules = [source for source in sources if source.family == comprules.FAMILY]
     for source in sources:
+        if source.family == comprules.FAMILY:
+            continue
         try:
             records, warnings = _parse_source(source)
         except CorpusError as exc:
@@ -178,12 +193,45 @@ def _ingest_corpus(folder: Path, result: IngestResult) -> None:
         for record in records:
             counts[record.kind] = counts.get(record.kind, 0) + 1
         result.summaries.append(Summary(str(source.path), source.id, counts, warnings))
+    return rules
 
 
-def _ingest_rules(paths: list[Path], result: IngestResult, progress: bool) -> None:
+def _read_once(paths: list[Path], result: IngestResult) -> list[Path]:
+    """The rules files with repeats left out: a file whose bytes were already given (under
+    any name) is reported and skipped."""
+    first: dict[str, Path] = {}
+    kept = []
+    for path in paths:
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            kept.append(path)  # read_rules_files reports it
+            continue
+        if digest in first:
+            result.summaries.append(Summary(str(path), "-", {}, [], f"the same file as {first[digest]}: read once"))
+            continue
+        first[digest] = path
+        kept.append(path)
+    return kept
+
+
+def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: IngestResult, progress: bool) -> None:
+    """Read rules files into editions. A file declared in a corpus's sources.toml gives its
+    edition the declared provenance (publisher, notes, addresses), and its declared edition
+    must be the effective date the file states."""
     rules = comprules.read_rules_files(paths, progress=progress)
     result.records.extend(rules.records)
+    by_name = {source.path.name: source for source in declared.values()}
     for source in rules.sources:
+        provenance = [by_name[name] for name in source["files"] if name in by_name]
+        for entry in provenance:
+            if entry.edition != source["edition"]:
+                result.errors.append(str(CorpusError(entry.path, f"declared edition {entry.edition} in {METADATA}, "
+                                                                 f"but the file is the edition of {source['edition']}")))
+        if provenance:
+            source["publisher"] = "; ".join(dict.fromkeys(entry.publisher for entry in provenance if entry.publisher))
+            source["notes"] = " ".join(entry.notes for entry in provenance if entry.notes)
+            source["urls"] = list(dict.fromkeys(url for entry in provenance for url in entry.urls))
         result.sources[source["id"]] = source
     for s in rules.summaries:
         counts = {"sections": s.sections, "rules": s.rules, "examples": s.examples, "glossary terms": s.terms}

@@ -20,6 +20,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from tqdm import tqdm
+
 from indexer.documents.corpus import METADATA, CorpusError, load_sources
 from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
@@ -69,10 +71,16 @@ def input_files(paths: list[Path]) -> list[Path]:
 
 
 def corpus_hash(paths: list[Path]) -> str:
-    """Hash of every input file and of the indexing code: either changing means a rebuild."""
+    """Hash of every input file and of the indexing code: either changing means a rebuild.
+    A file whose bytes were already given under another name counts once, as ingestion
+    reads it once (`serve ../shared/cr` over the corpus's own copies keeps its index)."""
     digest = hashlib.sha256()
-    for path in sorted(set(input_files(paths)), key=str):
-        digest.update(str(path.resolve()).encode() + b"\0" + path.read_bytes())
+    first: dict[bytes, Path] = {}
+    for path in input_files(paths):
+        data = path.read_bytes()
+        first.setdefault(hashlib.sha256(data).digest(), path.resolve())
+    for content, path in sorted(first.items(), key=lambda item: str(item[1])):
+        digest.update(str(path).encode() + b"\0" + content)
     for code in sorted(path for package in INDEXING_CODE for path in (ROOT / package).rglob("*.py")):
         digest.update(code.read_bytes())
     return digest.hexdigest()
@@ -136,14 +144,15 @@ def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: M
     result = ingest(paths, progress=progress)
     if result.errors:
         raise BuildError("index not rebuilt; the index in use is unchanged:\n  " + "\n  ".join(result.errors))
-    outcome = build_records(result, digest, root, extras)
+    outcome = build_records(result, digest, root, extras, progress)
     outcome.seconds = time.perf_counter() - started
     return outcome
 
 
 def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_ROOT,
-                  extras: Mapping[str, Extra] = MappingProxyType({})) -> BuildOutcome:
-    """Index ingested records into a new folder of `root` and switch `CURRENT` to it."""
+                  extras: Mapping[str, Extra] = MappingProxyType({}), progress: bool = False) -> BuildOutcome:
+    """Index ingested records into a new folder of `root` and switch `CURRENT` to it; with
+    `progress`, a progress bar of the records indexed (the long part of a first build)."""
     started = time.perf_counter()
     root.mkdir(parents=True, exist_ok=True)
     name = f"{time.strftime('%Y%m%dT%H%M%S')}-{digest[:12]}"
@@ -156,7 +165,8 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         folding.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
-        ENGINE.build(result.records, tmp, analysis.segmenter_for(frozenset(words)))
+        records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)
+        ENGINE.build(records, tmp, analysis.segmenter_for(frozenset(words)))
         meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),
                 "inputs": [str(p) for p in result.inputs]}
         (tmp / "meta.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
