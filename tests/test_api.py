@@ -7,8 +7,8 @@ import pytest
 from indexer.search.build import current_folder
 from webapp import create_app
 
-RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "snippet", "snippet_lang", "source", "url",
-                 "other_editions"]
+RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang",
+                 "source", "url", "subrules", "other_editions"]
 MULTIKICKER = "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。"
 
 
@@ -35,9 +35,9 @@ def test_search_answers_a_rule_number_with_the_whole_contract(client):
     assert list(result) == RESULT_FIELDS
     assert result == {
         "id": "worldwake-faq:rule:702.30c", "kind": "rule", "rule": "702.30c", "edition": "2010-02-01",
-        "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER,
+        "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER, "current": None,
         "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
-        "url": "/rules/702.30c?edition=2010-02-01", "other_editions": [],
+        "url": "/rules/702.30c?edition=2010-02-01", "subrules": [], "other_editions": [],
     }
 
 
@@ -101,7 +101,8 @@ def test_the_page_and_the_api_are_one_view(client):
     for answer in (page, negotiated):
         answer["took_ms"] = api["took_ms"]
     assert api == page == negotiated
-    assert [r["id"] for r in api["results"][:2]] == ["shadowmoor-faq:rule:502.79", "shadowmoor-faq:rule:502.79a"]
+    assert api["results"][0]["id"] == "shadowmoor-faq:rule:502.79"
+    assert api["results"][0]["subrules"][0]["id"] == "shadowmoor-faq:rule:502.79a"
 
 
 # --- limits -----------------------------------------------------------------------------

@@ -80,7 +80,9 @@ def test_results_are_one_ranked_list_each_saying_what_it_is(client):
     planechase = client.get("/api/search?q=競逐時空&limit=50").get_json()["results"]
     assert {r["edition"] for r in planechase if r["kind"] == "rule"} == {"2016-01"}  # the newest in this index
     assert '<span class="edition">2016-01</span>' not in main(page(client, "/?q=競逐時空&limit=50"))
-    assert '<p id="count" class="count" role="status" aria-live="polite">12 <span lang="zh-Hant">筆結果</span>' in html
+    assert "502.79a" in first  # its subrule is in the same result (named, not a second tab stop)
+    total = client.get("/api/search?q=留存").get_json()["total"]
+    assert f'<p id="count" class="count" role="status" aria-live="polite">{total} <span lang="zh-Hant">筆結果</span>' in html
     assert html.count("aria-live") == 1
 
 

@@ -44,6 +44,8 @@ LABELS = {
     "term": ("詞彙", "Term"),
     "section": ("段落", "Section"),
     "edition": ("版本", "Edition"),
+    "current": ("現行規則", "Current rules"),
+    "superseded": ("舊版規則", "Superseded edition"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
     "examples": ("範例", "Examples"),

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import bisect
 import itertools
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
@@ -18,6 +19,9 @@ from indexer.search.folding import FoldedTexts, fold_key
 from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
+# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）".
+_OBSOLETE = re.compile(r"\s*[(（](?:Obsolete|已废止|已廢止)[)）]\s*$")
+_SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
 
 
 class Catalogue:
@@ -33,6 +37,8 @@ class Catalogue:
         self.names: dict[str, list[str]] = defaultdict(list)
         self.keyword_heads: dict[str, list[str]] = defaultdict(list)
         self.titles: dict[str, list[str]] = defaultdict(list)
+        # Obsolete glossary terms by their name without the mark.
+        self.obsolete: dict[str, list[str]] = defaultdict(list)
         self._by_source: dict[str, list[Record]] = defaultdict(list)
         # Each document's section headings as (offset, id), in document order.
         self._sections: dict[str, list[tuple[int, str]]] = defaultdict(list)
@@ -62,6 +68,8 @@ class Catalogue:
                 for name in [*r.names.values(), *r.aliases]:
                     if name:
                         self.names[fold_key(name)].append(r.id)
+                        if r.kind == "term" and _OBSOLETE.search(name):
+                            self.obsolete[fold_key(_OBSOLETE.sub("", name))].append(r.id)
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
@@ -76,6 +84,15 @@ class Catalogue:
         self._title_text = "\n".join(self._title_keys)
         self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
         self.editions = EditionTables(records)
+        # The newest rules edition is today's: a bare number or word means it.
+        self.current_edition = max((r.edition for r in records if r.edition and r.source == f"cr-{r.edition}"),
+                                   default=None)
+        # (source, number) of a rule that is its keyword's only rule in its document (702.79
+        # Persist): its subrules, editions and quotations are one result, across numbers.
+        heads = [self.records[i] for ids in self.keyword_heads.values() for i in ids]
+        per_source = Counter((r.source, r.keyword) for r in heads)
+        self._keyword_rules = {(r.source, r.number): r.keyword for r in heads
+                               if "." in r.number and per_source[(r.source, r.keyword)] == 1}
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -152,6 +169,40 @@ class Catalogue:
             found.append(self._title_keys[n])
             at = self._title_text.find(key, self._title_starts[n] + len(self._title_keys[n]) + 1)
         return found
+
+    def superseded(self, record: Record) -> bool:
+        """A rule or glossary entry of a rules edition older than today's."""
+        return record.source.startswith("cr-") and record.edition != self.current_edition
+
+    def group_key(self, record: Record) -> tuple:
+        """What makes records one result: a rule with its subrules, in every edition and
+        quotation (a keyword's rule by its keyword, as its number moved; another rule by its
+        number and heading, as the rules file of its edition has them); a rules glossary
+        entry in every edition; any other record alone."""
+        if record.kind == "rule":
+            heading = record.number.rstrip(_SUBRULE_LETTERS) if "." in record.number else record.number
+            official = next((r for r in self.by_number.get(heading, ()) if r.source == f"cr-{record.edition}"), None)
+            for basis in (record, official):
+                keyword = basis and self._keyword_rules.get((basis.source, heading))
+                if keyword:
+                    return ("keyword-rule", keyword)
+            basis = official or record
+            return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
+        if record.kind == "term" and record.source.startswith("cr-"):
+            return ("cr-term", fold_key(record.names.get("en", record.id)))
+        return ("record", record.id)
+
+    def current_twin(self, record: Record) -> Record | None:
+        """Today's record of the same rule or glossary entry as a superseded one (702.79 for
+        2008's 502.79 Persist), or None."""
+        if not self.superseded(record):
+            return None
+        twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
+        key = self.group_key(record)
+        if twin is None and key[0] == "keyword-rule":
+            heads = (self.records[i] for i in self.keyword_heads.get(key[1], ()))
+            twin = next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
+        return twin if twin is not None and self.group_key(twin) == key else None
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines."""

@@ -1,50 +1,41 @@
-"""One result per rule across editions: the newest edition first, the others beside it.
+"""One result per rule: a rule with its subrules, its other editions and the documents
+quoting it, led by the best-ranked record of the newest edition.
 
 A keyword's rule is the same rule in every edition even when its number moved (persist is
-502.79 in 2008 and 702.79 in 2026), so rules group by keyword and position in the keyword's
-tree; a rule without a keyword groups by number.
+502.79 in 2008 and 702.79 in 2026), so it groups by keyword; another rule groups by its number
+without subrule letters and its heading (`Catalogue.group_key`).
 """
 from __future__ import annotations
 
-import re
-
 from indexer.documents.records import Record
-from indexer.search.folding import fold_key
 
-_LEADING_NUMBER = re.compile(r"^\d+(\.\d+)?")
+from .catalogue import Catalogue
 
 
-def edition_group(record: Record) -> tuple:
-    """What a record shares with its other editions (the record itself when it has none)."""
-    if record.kind == "rule" and record.keyword:
-        suffix = _LEADING_NUMBER.sub("", record.number or "")
-        depth = (record.number or "").count(".")
-        return ("rule", record.keyword, depth, suffix)
-    if record.kind == "rule":
-        return ("rule-number", record.number)
-    if record.kind == "term" and record.source.startswith("cr-"):
-        return ("cr-term", fold_key(record.names.get("en", record.id)))
-    return ("record", record.id)
+def representative(members: list[Record]) -> Record:
+    """The record a result shows for its group (members in ranked order): the best-ranked one
+    of the newest edition, the rules file's own before a quotation."""
+    return max(members, key=lambda r: (r.edition or "", r.source.startswith("cr-")))
 
 
 class EditionGrouping:
-    def __init__(self):
+    def __init__(self, catalogue: Catalogue):
+        self.catalogue = catalogue
         # Each record's group, remembered: at most one entry per record of the build.
         self._groups: dict[str, tuple] = {}
 
     def collapse(self, ranked: list[tuple[Record, float]]) -> list[list[Record]]:
-        """Ranked records as groups in rank order, each led by its newest edition (the rules
-        file's record before a document quoting it)."""
+        """Ranked records as groups in rank order, each led by its representative."""
         groups: dict[tuple, list[Record]] = {}
         for record, _ in ranked:
             key = self._groups.get(record.id)
             if key is None:
-                key = self._groups[record.id] = edition_group(record)
+                key = self._groups[record.id] = self.catalogue.group_key(record)
             groups.setdefault(key, []).append(record)
         out = []
         for members in groups.values():
             if len(members) > 1:
-                best = max(members, key=lambda r: (r.edition or "", r.source.startswith("cr-")))
+                best = representative(members)
                 members = [best] + [m for m in members if m is not best]
             out.append(members)
         return out

@@ -50,7 +50,7 @@ class Library:
         self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
-        self._grouping = EditionGrouping()
+        self._grouping = EditionGrouping(self.catalogue)
         self._snippets = Snippets(self.engine, self.catalogue, caches.snippets)
         self._results = Results(self.catalogue, self.sources, self._snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
@@ -125,6 +125,10 @@ class Library:
                     engine_query = self.engine_query(corrected)
                     ranked = self._ranker.ranked(corrected, engine_query)
         groups = self._grouping.collapse(ranked)
+        if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
+            # Superseded editions come after every result of today's rules (an older
+            # edition's rule that today's also has is already folded into today's result).
+            groups.sort(key=lambda group: self.catalogue.superseded(group[0]))
         answer["total"] = len(groups)
         answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
         answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)

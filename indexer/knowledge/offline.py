@@ -36,7 +36,6 @@ from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
 from .display import SCRIPTS, display_title, record_title, record_url
 from .expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
-from .grouping import edition_group
 from .library import Library
 from .spelling import LATIN_WORD, Spelling
 
@@ -95,7 +94,7 @@ def build(library, name: str) -> dict:
                 "parent": r.parent, "keyword": r.keyword, "langs": r.languages(), "url": record_url(r),
                 "heading": {"": record_title(r), **{s: display_title(r, s) for s in SCRIPTS
                                                     if display_title(r, s) != record_title(r)}},
-                "group": json.dumps(edition_group(r), ensure_ascii=False), "order": rank[position[r.id]]}
+                "group": json.dumps(catalogue.group_key(r), ensure_ascii=False), "order": rank[position[r.id]]}
         for name in _TEXT_FIELDS:
             if getattr(r, name):
                 item[name] = _both_scripts(getattr(r, name))

@@ -1,11 +1,15 @@
 """Ranking: the engine's candidates scored by kind, plus bonuses for exact answers.
 
-An exact name, the keyword a rule defines, a heading that is (or holds) the query and the
-query's literal text each add a bonus from `Weights`; a keyword's heading rule is followed by
-its subrules. A rule number skips all of that: the rule, its subrules, then what cites it.
+The keyword a rule defines, a heading that is (or holds) the query, an obsolete term's name,
+the query's literal text and a question's words found together each add a bonus from
+`Weights`; a keyword's heading rule is followed by its subrules. Today's rules come first: an
+older edition's candidate brings in today's same rule and keeps only part of its own score,
+unless the query names an edition. A rule number skips all of that: the rule, its subrules,
+then what cites it.
 """
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from indexer.documents.records import Record
@@ -25,6 +29,12 @@ JUMP_RULE, JUMP_SUBRULE, JUMP_REFERRER = 10.0, 5.0, 1.0
 SUBRULE_STEP = 0.001
 
 Ranked = list[tuple[Record, float]]
+# Words that carry no subject in a question ("how many lands can I play each turn"); the rest
+# count for the coverage bonus when found together in one text.
+QUESTION_WORDS = frozenset(
+    "a an and are can could do does each for happen happens how i if in is it many much my of on or "
+    "the to what when where which who whom why will with work works you your".split())
+_QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 
 
 def passes(record: Record, filters: dict[str, str]) -> bool:
@@ -54,6 +64,14 @@ class Ranker:
                 scores[record_id] = score * weights.kind[record.kind]
         top = max(scores.values(), default=1.0)
         scores = {record_id: score / top for record_id, score in scores.items()}
+        if "edition" not in parsed.filters and not parsed.phrases:
+            # Older editions repeat today's texts and can crowd today's record out of the
+            # candidates: an older edition's match brings in today's same rule, at the
+            # older one's lowered score, so that the result shows today's.
+            for record_id, score in list(scores.items()):
+                twin = catalogue.current_twin(records[record_id])
+                if twin and twin.id not in scores and passes(twin, parsed.filters):
+                    scores[twin.id] = score * weights.superseded
         text = parsed.terms_text()
         key = fold_key(text)
         if key and not parsed.phrases:
@@ -68,6 +86,10 @@ class Ranker:
                     for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
                         if passes(child, parsed.filters):
                             scores[child.id] = scores[head_id] - SUBRULE_STEP * i
+        if "edition" not in parsed.filters:
+            for record_id in scores:
+                if catalogue.superseded(records[record_id]):
+                    scores[record_id] *= weights.superseded
         ranked = [(records[i], s) for i, s in scores.items()]
         if parsed.phrases:
             # Phrases match in the folded text: script, case, width, spacing and punctuation
@@ -83,13 +105,16 @@ class Ranker:
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
     def _bonuses(self, text: str, key: str, heads: list[str], scores: dict[str, float]) -> dict[str, float]:
-        """Each record's bonus for answering the query exactly: the best of name, keyword and
-        heading, plus the literal-text bonus for candidates holding the query as written."""
+        """Each record's bonus for answering the query exactly: the best of name, obsolete
+        term, keyword and heading, plus the literal-text bonus for candidates holding the query as
+        written and the coverage bonus for those holding the words of a question."""
         weights, catalogue = self.weights, self.catalogue
         bonuses: dict[str, float] = defaultdict(float)
         for record_id in catalogue.names.get(key, []):
             if catalogue.records[record_id].kind != "term":
                 bonuses[record_id] = max(bonuses[record_id], weights.name)
+        for record_id in catalogue.obsolete.get(key, []):
+            bonuses[record_id] = max(bonuses[record_id], weights.obsolete)
         for record_id, weight in self.expander.defining_rules(text):
             bonuses[record_id] = max(bonuses[record_id], weights.keyword * weight)
         for head_id in heads:
@@ -104,6 +129,13 @@ class Ranker:
             for record_id in scores:
                 if key in catalogue.folded(record_id):
                     bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
+        spoken = _QUERY_WORD.findall(text.lower())
+        words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
+        if len(words) >= 2:
+            for record_id in scores:
+                folded = catalogue.folded(record_id)
+                share = sum(1 for w in words if w in folded) / len(words)
+                bonuses[record_id] += weights.coverage * share ** 2 * weights.kind[catalogue.records[record_id].kind]
         return bonuses
 
     def rule_jump(self, parsed: ParsedQuery) -> tuple[Ranked, dict | None]:

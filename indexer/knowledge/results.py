@@ -3,6 +3,7 @@ snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
 from indexer.documents.records import Record
+from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
 from indexer.search.memo import bounded_cache
 
@@ -23,18 +24,29 @@ class Results:
         self._fields = bounded_cache(cache_bytes)(self._describe)
 
     def result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
+        """A result: the group's first record, whether it is of today's rules (`current`; None
+        for a document's record), the other subrules of its rule that matched (`subrules`, in
+        rule order) and the rule in other editions or documents (`other_editions`, one each)."""
         record = group[0]
         snippet, snippet_lang = self.snippets.snippet(record, engine_query, script)
         fields = self._fields(record.id, script)
+        same = [r for r in group[1:] if (r.edition, r.source) == (record.edition, record.source)]
+        others: dict[tuple, Record] = {}
+        for r in group[1:]:
+            if (r.edition, r.source) != (record.edition, record.source):
+                others.setdefault((r.edition, r.source), r)
         return {
             **{key: fields[key] for key in _RECORD_FIELDS},
+            "current": record.edition == self.catalogue.current_edition if record.source.startswith("cr-") else None,
             "snippet": snippet,
             "snippet_lang": snippet_lang,
             "source": fields["source"],
             "url": record_url(record),
+            "subrules": [{"id": r.id, "rule": r.number, "url": record_url(r)}
+                         for r in sorted(same, key=lambda r: rule_sort_key(r.number or ""))],
             "other_editions": [
                 {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
-                for r in group[1:]
+                for r in others.values()
             ],
         }
 

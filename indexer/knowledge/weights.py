@@ -25,6 +25,11 @@ class Weights:
     keyword: float = 2.5       # the query is the keyword this rule defines (its heading)
     literal: float = 0.3       # the query occurs as written (script and case folded) in the text
     title: float = 0.9         # the query is in a heading (scaled by how much of the heading it is)
+    obsolete: float = 3.0      # the query names an obsolete term: its glossary entry is the answer
+    coverage: float = 0.6      # a question's words all occur in the text (scaled by the share that do)
+    # What a rule or glossary entry of an edition older than today's keeps of its score,
+    # unless the query names an edition.
+    superseded: float = 0.3
     # Other forms of a glossary term, relative to the literal query (half for a variant form).
     expansion: float = 0.5
     # The keyword bonus's share for a defining rule when the query is only a variant form.
