@@ -1,13 +1,13 @@
-"""Scoring search answers against judged queries (tests/judged_queries.tsv), and the ranks
-they are held to.
+"""Scoring search answers against judged queries (tests/judged_queries.tsv over the documents,
+tests/judged_rules.tsv over the rules editions), and the ranks they are held to.
 
 The target grammar is the one of the development set the service is judged by: `rule:N` (N or
 a subrule), `rule=N`, `name:X` / `name=X`, `text:X`, `kind:K`, `edition:E` (the result's edition
 starts with E), `&` joining conditions and `|` separating alternatives. MRR@10 and hit@5 are computed overall and per category.
 
-`judged_ranks.tsv` records the rank of every judged query on the bundled corpus, a regression
-harness as Pyserini's are: the suite fails when any query ranks lower than recorded. After a
-change that improves ranks, record them again:
+`judged_ranks.tsv` records the rank of every query of both sets on the whole knowledge base
+(corpus/ as shipped), a regression harness as Pyserini's are: the suite fails when any query
+ranks lower than recorded. After a change that improves ranks, record them again:
 
     python -m indexer build --index-root /tmp/kb && python tests/judged.py record /tmp/kb
 """
@@ -18,7 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 
 QUERIES = Path(__file__).with_name("judged_queries.tsv")
+RULES = Path(__file__).with_name("judged_rules.tsv")
 RANKS = Path(__file__).with_name("judged_ranks.tsv")
+SETS = {"documents": QUERIES, "rules": RULES}
 MAX_TEXT = 4000
 
 
@@ -74,11 +76,17 @@ def rank(results: list[dict], targets: list[str], k: int = 10) -> int | None:
     return None
 
 
-def score(search, rows=None, k: int = 10) -> dict:
-    """Run every judged query through `search(q, k) -> results` and summarise."""
+def ranks(search, rows, k: int = 10) -> dict[str, int | None]:
+    """query -> the rank of its first right answer (None: not in the top k)."""
+    return {query: rank(search(query, k), targets, k) for _, query, targets in rows}
+
+
+def score(search, rows=None, k: int = 10, found: dict[str, int | None] | None = None) -> dict:
+    """Run every judged query through `search(q, k) -> results` (or take the ranks `found`)
+    and summarise."""
     per_cat, hits5, misses = defaultdict(list), defaultdict(list), []
     for cat, query, targets in rows or load():
-        r = rank(search(query, k), targets, k)
+        r = found[query] if found is not None else rank(search(query, k), targets, k)
         per_cat[cat].append(1.0 / r if r else 0.0)
         hits5[cat].append(1.0 if r and r <= 5 else 0.0)
         if not r or r > 1:
@@ -92,30 +100,18 @@ def score(search, rows=None, k: int = 10) -> dict:
     }
 
 
-def ranks(search, rows=None, k: int = 10) -> dict[str, int | None]:
-    """query -> the rank of its first right answer (None: not in the top k)."""
-    return {query: rank(search(query, k), targets, k) for _, query, targets in rows or load()}
-
-
-def read_ranks(path: Path = RANKS) -> dict[str, int | None]:
-    """query -> recorded rank (None: recorded as not in the top 10)."""
+def read_ranks(path: Path = RANKS) -> dict[tuple[str, str], int | None]:
+    """(set, query) -> recorded rank (None: recorded as not in the top 10)."""
     recorded = {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
-            query, value = line.split("\t")
-            recorded[query] = None if value == "-" else int(value)
+            name, query, value = line.split("\t")
+            recorded[(name, query)] = None if value == "-" else int(value)
     return recorded
 
 
-def drops(found: dict[str, int | None], recorded: dict[str, int | None]) -> list[str]:
-    """Queries ranking lower than recorded (a miss is lower than any rank)."""
-    return [f"{query}\trecorded {was}, now {found.get(query) or 'not in the top 10'}"
-            for query, was in recorded.items()
-            if was is not None and (found.get(query) is None or found[query] > was)]
-
-
 def record(index_root: Path, path: Path = RANKS) -> None:
-    """Write the ranks of the judged queries on the index under `index_root`."""
+    """Write the ranks of both sets on the index under `index_root`."""
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -123,10 +119,11 @@ def record(index_root: Path, path: Path = RANKS) -> None:
     from indexer.search.build import current_folder
 
     library = Library(current_folder(index_root))
-    found = ranks(lambda q, k: library.search(q, limit=k)["results"])
-    lines = ["# Recorded ranks of the judged queries on the bundled corpus (see judged.py).",
-             "# query<TAB>rank ('-': not in the top 10). A query ranking lower fails the suite."]
-    lines += [f"{query}\t{r or '-'}" for query, r in found.items()]
+    lines = ["# Recorded ranks of the judged queries on the whole knowledge base (see judged.py).",
+             "# set<TAB>query<TAB>rank ('-': not in the top 10). A query ranking lower fails the suite."]
+    for name, rows_path in SETS.items():
+        found = ranks(lambda q, k: library.search(q, limit=k)["results"], load(rows_path))
+        lines += [f"{name}\t{query}\t{r or '-'}" for query, r in found.items()]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
