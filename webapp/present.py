@@ -46,6 +46,8 @@ LABELS = {
     "edition": ("版本", "Edition"),
     "current": ("現行規則", "Current rules"),
     "superseded": ("舊版規則", "Superseded edition"),
+    "today": ("現行規則中", "In today's rules"),
+    "not_in_today": ("已無此規則", "no longer a rule"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
     "examples": ("範例", "Examples"),
@@ -228,6 +230,22 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                     for i, v in enumerate(history)],
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
+        "current": info["current"],
+        "today": _today(info["today"], script),
+    }
+
+
+def _today(today: dict, script: str | None) -> dict | None:
+    """What an older edition's rule is in today's rules, for the first lines of its page."""
+    if not today:
+        return None
+    now = today.get("number_now")
+    return {
+        "edition": today["edition"],
+        "same_rule": ({"number": today["same_rule"], "url": f"/rules/{today['same_rule']}?edition={today['edition']}"}
+                      if "same_rule" in today else None),
+        "number_now": ({"number": now.number, "name": display_title(now, script), "url": record_url(now)}
+                       if now else None),
     }
 
 

@@ -16,6 +16,24 @@ def merge_texts(records: list[Record]) -> dict[str, str]:
     return merged
 
 
+def rule_today(catalogue: Catalogue, record: Record) -> dict:
+    """What the rule of an older edition is today: today's number of the same keyword's rule
+    (persist: 702.79) and what its own number names today (702.79 in 2009 was devour; today it
+    is persist). Empty for a rule of today's edition, or in a knowledge base without editions."""
+    today = catalogue.current_edition
+    if not today or record.edition == today:
+        return {}
+    found = {"edition": today}
+    keyword_rule = catalogue.group_key(record)[0] == "keyword-rule"
+    numbers = catalogue.editions.keyword_numbers(record.keyword) if keyword_rule else {}
+    if today in numbers:
+        found["same_rule"] = numbers[today]
+    same_number = catalogue.rule_records(record.number, today)[:1]
+    if same_number and same_number[0].keyword != record.keyword:
+        found["number_now"] = same_number[0]
+    return found
+
+
 def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> dict | None:
     """Everything a rule page shows, or None when no edition has the number."""
     records = catalogue.rule_records(number, edition)
@@ -42,4 +60,7 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "history": catalogue.editions.rule_history(number, edition),
         "previous": previous,
         "next": following,
+        # Whether this is today's edition (None in a knowledge base without rules editions).
+        "current": edition == catalogue.current_edition if catalogue.current_edition else None,
+        "today": rule_today(catalogue, primary),
     }

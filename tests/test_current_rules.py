@@ -1,0 +1,39 @@
+"""Today's rules by default, on the whole knowledge base: a bare number is today's rule, and a
+page of an older edition says in its first lines what that rule is today."""
+import pytest
+
+from webapp import create_app
+
+
+@pytest.fixture(scope="module")
+def kb_client(kb_index):
+    return create_app({"TESTING": True, "INDEX_ROOT": kb_index}).test_client()
+
+
+def test_a_bare_number_is_todays_rule(kb_client):
+    rule = kb_client.get("/api/rules/702.79").get_json()
+    assert (rule["edition"], rule["current"], rule["today"]) == ("2026-04-17", True, None)
+    jump = kb_client.get("/api/search?q=702.79").get_json()["rule_jump"]
+    assert (jump["edition"], jump["url"]) == ("2026-04-17", "/rules/702.79?edition=2026-04-17")
+
+
+def test_an_older_page_says_what_its_rule_and_its_number_are_today(kb_client):
+    devour = kb_client.get("/api/rules/702.79?edition=2009-07-11").get_json()
+    assert devour["current"] is False
+    assert devour["today"]["edition"] == "2026-04-17"
+    assert devour["today"]["same_rule"] == {"number": "702.82", "url": "/rules/702.82?edition=2026-04-17"}
+    assert devour["today"]["number_now"]["number"] == "702.79"
+    assert "Persist" in devour["today"]["number_now"]["name"]
+    persist = kb_client.get("/api/rules/502.79").get_json()  # only 2008 has the number
+    assert (persist["edition"], persist["today"]["same_rule"]["number"], persist["today"]["number_now"]) == \
+        ("2008-05-01", "702.79", None)
+
+
+def test_the_page_of_an_older_edition_opens_with_todays_rule(kb_client):
+    html = kb_client.get("/rules/702.79?edition=2009-07-11").get_data(as_text=True)
+    today = html.index('<p class="today">')
+    assert today < html.index('<p class="meta">')
+    line = html[today:html.index("</p>", today)]
+    assert '<a href="/rules/702.82?edition=2026-04-17">702.82</a>' in line
+    assert '702.79 → <a href="/rules/702.79?edition=2026-04-17">' in line
+    assert '<p class="today">' not in kb_client.get("/rules/702.79").get_data(as_text=True)
