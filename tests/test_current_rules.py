@@ -37,3 +37,12 @@ def test_the_page_of_an_older_edition_opens_with_todays_rule(kb_client):
     assert '<a href="/rules/702.82?edition=2026-04-17">702.82</a>' in line
     assert '702.79 → <a href="/rules/702.79?edition=2026-04-17">' in line
     assert '<p class="today">' not in kb_client.get("/rules/702.79").get_data(as_text=True)
+
+
+def test_an_edition_is_named_by_its_year_or_month(kb_client):
+    jump = kb_client.get("/api/search?q=702.79+edition:2009").get_json()["rule_jump"]
+    assert (jump["number"], jump["edition"]) == ("702.79", "2009-07-11")
+    first = kb_client.get("/api/search?q=persist+edition:2008").get_json()["results"][0]
+    assert (first["rule"], first["edition"]) == ("502.79", "2008-05-01")
+    assert kb_client.get("/api/rules/702.79?edition=2010").get_json()["edition"] == "2010-02-01"
+    assert kb_client.get("/api/search?q=702.79+edition:1999").get_json()["results"] == []

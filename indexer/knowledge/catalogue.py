@@ -112,12 +112,13 @@ class Catalogue:
         return sorted({r.edition for r in self.by_number.get(number, []) if r.edition}, reverse=True)
 
     def rule_records(self, number: str, edition: str | None = None) -> list[Record]:
-        """Records of one rule number in one edition (the newest holding it when not given):
-        the official rules file first, then documents that quote it."""
+        """Records of one rule number in one edition (the newest holding it when not given, or
+        the newest whose date starts with `edition`: 2008, 2026-04): the official rules file
+        first, then documents that quote it."""
         found = self.by_number.get(number, [])
         if not found:
             return []
-        edition = edition or self.editions_of(number)[0]
+        edition = next((e for e in self.editions_of(number) if e.startswith(edition or "")), None)
         same = [r for r in found if r.edition == edition]
         return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
 
