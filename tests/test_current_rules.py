@@ -46,3 +46,12 @@ def test_an_edition_is_named_by_its_year_or_month(kb_client):
     assert (first["rule"], first["edition"]) == ("502.79", "2008-05-01")
     assert kb_client.get("/api/rules/702.79?edition=2010").get_json()["edition"] == "2010-02-01"
     assert kb_client.get("/api/search?q=702.79+edition:1999").get_json()["results"] == []
+
+
+def test_rulings_follow_their_rule_to_todays_number(kb_client):
+    persist = kb_client.get("/api/rules/702.79").get_json()
+    assert persist["edition"] == "2026-04-17"
+    assert {r["source"]["id"] for r in persist["rulings"]} == {"shadowmoor-faq"} and len(persist["rulings"]) == 7
+    kicker = kb_client.get("/api/rules/702.33").get_json()
+    assert {r["source"]["id"] for r in kicker["rulings"]} == {"worldwake-faq"}
+    assert kb_client.get("/api/rules/702.79a").get_json()["rulings"] == []

@@ -211,7 +211,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "text": blocks(info["merged_text"], script),
         "examples": examples,
         "rulings": [{"source": source_ref(library, r, script), "text": blocks(ruling, script)}
-                    for r in records for ruling in r.rulings],
+                    for r in [*records, *info["followed"]] for ruling in r.rulings],
         "sources": [source_ref(library, r, script) for r in records],
         "languages_note": _languages_note(info["merged_text"]),
         "previous": _neighbour(library, info["previous"], script),

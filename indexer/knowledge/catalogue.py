@@ -93,6 +93,11 @@ class Catalogue:
         per_source = Counter((r.source, r.keyword) for r in heads)
         self._keyword_rules = {(r.source, r.number): r.keyword for r in heads
                                if "." in r.number and per_source[(r.source, r.keyword)] == 1}
+        # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
+        self._ruled: dict[tuple, list[Record]] = defaultdict(list)
+        for r in records:
+            if r.kind == "rule" and r.rulings:
+                self._ruled[self.group_key(r)].append(r)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -204,6 +209,11 @@ class Catalogue:
             heads = (self.records[i] for i in self.keyword_heads.get(key[1], ()))
             twin = next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
         return twin if twin is not None and self.group_key(twin) == key else None
+
+    def ruled_records(self, record: Record) -> list[Record]:
+        """Records of the same rule in any edition or document that carry rulings (the
+        Shadowmoor FAQ's 502.79 for today's 702.79 Persist)."""
+        return self._ruled.get(self.group_key(record), [])
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines."""

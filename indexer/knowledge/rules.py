@@ -62,5 +62,8 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "next": following,
         # Whether this is today's edition (None in a knowledge base without rules editions).
         "current": edition == catalogue.current_edition if catalogue.current_edition else None,
+        # Rulings on this rule in other editions' documents (a subrule's page keeps its own).
+        "followed": [r for r in catalogue.ruled_records(primary) if r not in records]
+        if not number[-1].isalpha() else [],
         "today": rule_today(catalogue, primary),
     }
