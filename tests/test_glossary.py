@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.documents import comprules
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.corpus import load_sources
 from indexer.documents.glossary import COLUMNS, Glossary, GlossaryError, RuleRef, form_key
@@ -17,14 +18,16 @@ SHARED = ROOT.parent / "shared"
 TERMINOLOGY = SHARED / "reference" / "terminology.tsv"
 CR = CORPUS / "rules"
 
-SOURCES = [s for s in load_sources(CORPUS) if s.family != "comprehensive-rules"]
+ALL_SOURCES = load_sources(CORPUS)
+SOURCES = [s for s in ALL_SOURCES if s.family != comprules.FAMILY]  # the documents
 DOCS = {s.id: s.path.read_text(encoding="utf-8") for s in SOURCES}
+DOCS.update({s.id: comprules.decode(s.path.read_bytes(), s.path)[0] for s in ALL_SOURCES if s.family == comprules.FAMILY})
 DOCS_HANS = {sid: to_hans(text) for sid, text in DOCS.items()}
 
 
 @pytest.fixture(scope="module")
 def glossary() -> Glossary:
-    return Glossary.load(CORPUS / "glossary.tsv", [s.id for s in SOURCES])
+    return Glossary.load(CORPUS / "glossary.tsv", [s.id for s in ALL_SOURCES])
 
 
 def test_every_line_is_valid_and_the_kinds_are_counted(glossary):
@@ -160,8 +163,8 @@ def test_english_for_gives_the_keyword_identity(glossary):
 
 def test_all_forms_feed_the_user_dictionary(glossary):
     forms = glossary.all_forms()
-    assert len(forms) == len(set(forms)) == 647
-    for word in ("多重增幅", "時空骰", "時空骰子", "奪魂紅帽客", "移出對戰", "persist", "{CHAOS}"):
+    assert len(forms) == len(set(forms)) == 649
+    for word in ("多重增幅", "時空骰", "時空骰子", "奪魂紅帽客", "移出對戰", "persist", "{CHAOS}", "多明纳里亚", "瑞格沙"):
         assert word in forms
 
 
@@ -201,7 +204,11 @@ def test_a_wrong_header_and_a_missing_file_are_errors(tmp_path):
         Glossary.load(tmp_path / "missing.tsv")
 
 
-def test_a_card_name_is_written_without_the_colour_heading_glued_to_it(glossary):
+def test_world_and_card_names_agree_with_the_rules_and_the_cards(glossary):
+    """Simplified world names as the Simplified Chinese rules write them, beside the guide's
+    Traditional ones; a card's name without the colour heading glued to it in its FAQ."""
+    assert [glossary.lookup(w).zh_hans for w in ("Innistrad", "Dominaria", "Regatha")] == ["依尼翠", "多明纳里亚", "瑞格沙"]
+    assert glossary.lookup("多明納尼亞").english == "Dominaria"
     pool = glossary.lookup("Reflecting Pool")
     assert (pool.zh_hant, pool.zh_hans) == ("映景明湖", "映景明湖")
     assert glossary.lookup("地映景明湖") is None
