@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 import judged
 from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot, start_server, stop_server, wait_until_healthy)
+    ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot)
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 
@@ -122,32 +122,16 @@ def test_new_index_updates_the_copy_on_the_next_visit(live_server, context):
 
 # --- with today's rules: the Comprehensive Rules files given as extra paths ----------------
 
-CR = ROOT.parent / "shared" / "cr"
 EVAL_QUERIES = ROOT.parent / "shared" / "eval" / "queries.tsv"
 MAX_COPY_BYTES = 4 * 1024 * 1024
 AGREEMENT = 0.9
 
 
-def corpus_has_rules_files() -> bool:
-    return any(p.name.startswith(("MagicCompRules", "bilingual-")) for p in (ROOT / "corpus").rglob("*.txt"))
-
-
 @pytest.fixture(scope="module")
-def rules_server(request, tmp_path_factory):
-    """scripts/serve over the bundled corpus and every rules file of ../shared/cr (the
-    session's server when the corpus ships them itself)."""
-    if corpus_has_rules_files():
-        yield request.getfixturevalue("live_server")
-        return
-    if not CR.is_dir():
-        pytest.skip(f"{CR} is absent: the rules files are needed for today's edition")
-    folder = tmp_path_factory.mktemp("rules-server")
-    server = start_server(folder / "index", folder / "serve.log", str(CR))
-    try:
-        wait_until_healthy(server)
-        yield server
-    finally:
-        stop_server(server)
+def rules_server(live_server):
+    """The session's server: the bundled corpus ships every rules edition, so its offline copy
+    holds today's rules."""
+    return live_server
 
 
 def online_top(server, query: str) -> str | None:
