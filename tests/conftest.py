@@ -19,6 +19,7 @@ import pytest
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
+from indexer.knowledge import offline
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
 from webapp import create_app
@@ -80,9 +81,10 @@ def corpus_index(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def kb_index(tmp_path_factory) -> Path:
-    """Index root of the whole knowledge base: corpus/ as shipped."""
+    """Index root of the whole knowledge base: corpus/ as shipped, built as `./scripts/serve`
+    builds it (with the offline copy)."""
     root = tmp_path_factory.mktemp("kb") / "index"
-    build([DEFAULT_CORPUS], root=root)
+    build([DEFAULT_CORPUS], root=root, extras={"offline": offline.write})
     return root
 
 
