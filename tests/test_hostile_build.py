@@ -40,7 +40,8 @@ def run_build(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("entry, message", [
     ('file = "../../../../etc/hostname"', "is not a file of the corpus folder"),
     ('file = "/etc/hostname"', "is not a file of the corpus folder"),
-    ('file = "sub/worldwake-faq-zh-hant.txt"', "is not a file of the corpus folder"),
+    ('file = "sub/../../worldwake-faq-zh-hant.txt"', "is not a file of the corpus folder"),
+    ('file = "sub/worldwake-faq-zh-hant.txt"', "the file is missing"),
     ('languages = "bg"', "languages must be a list of strings"),
     ('languages = ["tlh"]', "unknown language 'tlh'"),
     ('title = 7', "title must be a string, not int"),

@@ -62,8 +62,11 @@ def _check_entry(meta_path: Path, n: int, entry: dict) -> None:
     unknown = [lang for lang in entry["languages"] if lang not in LANGS]
     if unknown:
         raise CorpusError(meta_path, f"entry {n}: unknown language {unknown[0][:20]!r} (known: {', '.join(LANGS)})")
+    # A file of the folder or of a subfolder (rules/), named plainly: no absolute path, no
+    # `..`, no hidden part, no backslash.
     name = entry["file"]
-    if name != Path(name).name or name.startswith(".") or "\\" in name:
+    parts = Path(name).parts
+    if Path(name).is_absolute() or not parts or any(part.startswith(".") for part in parts) or "\\" in name:
         raise CorpusError(meta_path, f"entry {n}: file {name[:80]!r} is not a file of the corpus folder")
 
 
@@ -87,11 +90,10 @@ def load_sources(folder: Path) -> list[Source]:
         _check_entry(meta_path, n, entry)
         if entry["id"] in seen_ids:
             raise CorpusError(meta_path, f"entry {n}: duplicate source id {entry['id']!r}")
-        if Path(entry["file"]).is_absolute() or ".." in Path(entry["file"]).parts:
-            raise CorpusError(meta_path, f"entry {n}: file {entry['file']!r} is not inside the corpus folder")
         path = folder / entry["file"]
-        if path.is_symlink() or path.resolve().parent != folder.resolve():
-            raise CorpusError(meta_path, f"entry {n}: file {entry['file'][:80]!r} is not a file of {folder}")
+        if any(p.is_symlink() for p in (path, *path.parents) if p != folder and p.is_relative_to(folder)) \
+                or not path.resolve().is_relative_to(folder.resolve()):
+            raise CorpusError(meta_path, f"entry {n}: file {entry['file'][:80]!r} is not a file of the corpus folder")
         if not path.is_file():
             raise CorpusError(path, f"described in {METADATA} (id {entry['id']!r}) but the file is missing")
         seen_ids.add(entry["id"])
