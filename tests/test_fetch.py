@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from corpus_support import copy_corpus
-from indexer.__main__ import main
+from webapp.cli import main
 from indexer.documents.corpus import load_sources
 from indexer.documents.fetch import FetchError, fetch
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
