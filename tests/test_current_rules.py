@@ -55,3 +55,20 @@ def test_rulings_follow_their_rule_to_todays_number(kb_client):
     kicker = kb_client.get("/api/rules/702.33").get_json()
     assert {r["source"]["id"] for r in kicker["rulings"]} == {"worldwake-faq"}
     assert kb_client.get("/api/rules/702.79a").get_json()["rulings"] == []
+
+
+def test_a_documents_edition_label_is_the_rules_file_it_quotes(kb_client):
+    """The digest's 2009-07-08 is the rules of 2009-07-11 and the Planechase guide's 2016-01
+    those of 2016-09-30: their Chinese stands beside that file's English on one page."""
+    devour = kb_client.get("/api/rules/702.79?edition=2009-07-08").get_json()
+    assert devour["edition"] == "2009-07-11"
+    assert {s["id"] for s in devour["sources"]} == {"cr-2009-07-11", "keyword-digest"}
+    assert {"en", "zh_hant"} <= {block["lang"] for block in devour["text"]}
+    die = kb_client.get("/api/rules/901.9c?edition=2016-01").get_json()
+    assert die["edition"] == "2016-09-30"
+    assert {s["id"] for s in die["sources"]} == {"cr-2016-09-30", "planechase-guide"}
+    jump = kb_client.get("/api/search?q=901.9c+edition:2016-01").get_json()["rule_jump"]
+    assert jump["edition"] == "2016-09-30"
+    editions = {e for r in kb_client.get("/api/search?q=cascade&limit=50").get_json()["results"]
+                for e in [r["edition"], *(o["edition"] for o in r.get("other_editions", []))]}
+    assert not editions & {"2009-07-08", "2016-01"}

@@ -22,6 +22,7 @@ from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
 from .records import Record, Reference, slug
+from .timeline import resolve_editions
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = ROOT / "corpus"
@@ -163,6 +164,10 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
         "date": None, "urls": [],
     }
     result.inputs.append(GLOSSARY)
+    resolved = resolve_editions(result.records)
+    for source in result.sources.values():
+        if source.get("edition") in resolved:
+            source["rules_edition"] = resolved[source["edition"]]
     assign_keywords(result.records, glossary)
     _check_unique_ids(result)
     result.seconds = time.perf_counter() - started

@@ -25,7 +25,9 @@ _SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
 
 
 class Catalogue:
-    def __init__(self, records: list[Record], folded_texts: FoldedTexts):
+    def __init__(self, records: list[Record], folded_texts: FoldedTexts, edition_labels: dict[str, str] | None = None):
+        # A document's own edition label (2016-01) and the rules edition it quotes (2016-09-30).
+        self.edition_labels = dict(edition_labels or {})
         self.records = {r.id: r for r in records}
         self._folded_texts = folded_texts
         self._positions = {r.id: i for i, r in enumerate(records)}
@@ -113,6 +115,11 @@ class Catalogue:
         found = [r for r in found if r.kind in kinds]
         return min(found, key=lambda r: (kinds.index(r.kind), r.id)) if found else None
 
+    def edition_named(self, value: str | None) -> str | None:
+        """An edition as a reader names it: a document's own label means the rules edition it
+        quotes (`?edition=2016-01` is the Planechase guide's, the rules of 2016-09-30)."""
+        return self.edition_labels.get(value, value) if value else value
+
     def editions_of(self, number: str) -> list[str]:
         return sorted({r.edition for r in self.by_number.get(number, []) if r.edition}, reverse=True)
 
@@ -123,7 +130,8 @@ class Catalogue:
         found = self.by_number.get(number, [])
         if not found:
             return []
-        edition = next((e for e in self.editions_of(number) if e.startswith(edition or "")), None)
+        edition = self.edition_named(edition) or ""
+        edition = next((e for e in self.editions_of(number) if e.startswith(edition)), None)
         same = [r for r in found if r.edition == edition]
         return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
 

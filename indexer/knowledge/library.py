@@ -45,7 +45,8 @@ class Library:
         self.engine, self.glossary = self.build.engine, self.build.glossary
         records = self.build.records
         self.weights, self.caches = weights, caches
-        self.catalogue = Catalogue(records, self.build.folded_texts)
+        labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
+        self.catalogue = Catalogue(records, self.build.folded_texts, labels)
         self.records = self.catalogue.records
         self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
@@ -107,6 +108,8 @@ class Library:
         if script not in (None, *SCRIPTS):
             raise QueryError("script must be 'hant' or 'hans'")
         parsed = parse_query(q)
+        if "edition" in parsed.filters:
+            parsed.filters["edition"] = self.catalogue.edition_named(parsed.filters["edition"])
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
         if parsed.empty:
             answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
