@@ -72,3 +72,28 @@ def test_a_documents_edition_label_is_the_rules_file_it_quotes(kb_client):
     editions = {e for r in kb_client.get("/api/search?q=cascade&limit=50").get_json()["results"]
                 for e in [r["edition"], *(o["edition"] for o in r.get("other_editions", []))]}
     assert not editions & {"2009-07-08", "2016-01"}
+
+
+def test_a_cards_keywords_link_their_term_and_todays_rule(kb_client):
+    card = kb_client.get("/api/cards/shadowmoor-faq:card:murderous-redcap").get_json()
+    persist = next(k for k in card["keywords"] if k["url"] == "/terms/glossary:term:persist")
+    assert persist["rule"]["url"] == "/rules/702.79?edition=2026-04-17"
+    html = kb_client.get("/cards/shadowmoor-faq:card:murderous-redcap").get_data(as_text=True)
+    assert '<a class="term" href="/terms/glossary:term:persist">留存</a>' in html
+    assert '<a href="/rules/702.79?edition=2026-04-17" lang="zh-Hant">702.79 留存 / Persist</a>' in html
+
+
+def test_the_stack_is_one_result_per_rule_and_todays_rules_only(kb_client):
+    results = kb_client.get("/api/search?q=the+stack").get_json()["results"]
+    rules = [r["rule"].split(".")[0] for r in results if r["kind"] == "rule"]
+    assert rules[0] == "405" and len(rules) == len(set(rules))
+    assert all(r["current"] is not False for r in results)
+    asked = kb_client.get("/api/search?q=the+stack+edition:2008").get_json()["results"]
+    assert asked and {r["edition"] for r in asked} == {"2008-05-01"}
+
+
+def test_a_card_page_says_which_edition_its_rules_are_and_whether_current(kb_client):
+    card = kb_client.get("/api/cards/shadowmoor-faq:card:murderous-redcap").get_json()
+    assert (card["edition"], card["current"], card["current_edition"]) == ("2008-05-01", False, "2026-04-17")
+    html = kb_client.get("/cards/shadowmoor-faq:card:murderous-redcap").get_data(as_text=True)
+    assert '<span class="edition">2008-05-01</span> (<span lang="zh-Hant">舊版規則</span>' in html

@@ -90,7 +90,8 @@ def test_a_page_full_of_rule_numbers_costs_one_request(live_server, page):
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
     page.reload()
-    expect(page.locator("#post-3 a[data-rule-ref]")).to_have_count(1)
+    # 502.79 and 409.1f至h: the 2008 rules have both.
+    expect(page.locator("#post-3 a[data-rule-ref]")).to_have_count(2)
     asked = [u for u in requests if "/api/rules" in u]
     assert len(asked) == 1, asked
     assert "numbers=" in asked[0] and "702.30c" in asked[0] and "999.9" in asked[0]
@@ -148,7 +149,7 @@ def test_the_script_s_addresses_follow_its_own_src_and_options(live_server, foru
 
 @pytest.mark.parametrize("forum", ["touch"], indirect=True)
 def test_on_a_touch_screen_the_first_tap_previews_and_the_second_opens(live_server, forum):
-    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>多重增幅見規則702.30c。</p></div>')
+    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>多重增幅見規則702.33c。</p></div>')
     forum.goto(forum.forum_url)
     link = forum.locator("a[data-rule-ref]")
     expect(link).to_have_count(1)
@@ -158,7 +159,7 @@ def test_on_a_touch_screen_the_first_tap_previews_and_the_second_opens(live_serv
     expect(tooltip).to_contain_text("多重增幅是增幅異能的變化。")
     assert forum.url == forum.forum_url
     link.tap()
-    forum.wait_for_url(f"{live_server.url}/rules/702.30c")
+    forum.wait_for_url(f"{live_server.url}/rules/702.33c")
 
 
 def test_the_forum_tools_page_gives_the_tag_and_links_a_post(live_server, browser):

@@ -131,6 +131,8 @@ def test_rule_page_shows_its_chinese_text_and_parent(client):
             '「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。</div></div>') in html
     assert '<a href="/rules/702.30?edition=2010-02-01">702.30 增幅</a>' in html
     assert ('<a href="/sources/worldwake-faq#worldwake-faq:rule:702.30c">天地醒轉常見問題集 / Worldwake FAQ</a>') in html
+    # No rules file of 2010 is in this index to give the English: the page says so.
+    assert '<p class="note languages-note"><span lang="zh-Hant">此規則的文件只提供中文' in html
 
 
 def test_rule_page_lists_subrules_and_rulings(client):
@@ -187,6 +189,7 @@ def test_card_page_has_names_in_three_scripts_cost_type_and_rulings(client):
     assert '<dd class="cost" lang="zh-Hant">{二}{黑/紅}{黑/紅}</dd>' in html
     assert '<dd lang="zh-Hant">生物～精靈／殺手</dd>' in html and "<dd>2/2</dd>" in html
     rulings = html[html.index('<section class="rulings">'):]
+    rulings = rulings[:rulings.index("</section>")]
     assert rulings.count("<li>") == 8
     assert "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。" in rulings
 

@@ -92,7 +92,7 @@ def test_no_judged_query_ranks_lower_than_recorded(kb_answers):
 
 # Questions asked in words are below the 0.9 every other category meets: their bar is what
 # they score now (the recorded ranks hold each of them), not the goal.
-CATEGORY_BARS = {"question": 0.7}
+CATEGORY_BARS = {"question": 0.8}
 
 
 @pytest.mark.parametrize("name", judged.SETS)
@@ -155,6 +155,7 @@ ABLATIONS = {
     "title": 0.0,
     "obsolete": 0.0,
     "coverage": 0.0,
+    "concept": 0.0,
     "superseded": 1.0,
     "oldest edition shown": None,
 }

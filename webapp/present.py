@@ -59,6 +59,7 @@ LABELS = {
     "changes": ("文字變更", "Text changes"),
     "referenced_by": ("引用此規則的內容", "Referenced by"),
     "references": ("參見規則", "Rules referred to"),
+    "keywords": ("關鍵字", "Keywords"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
@@ -184,7 +185,30 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
         "rulings": [blocks(r, script) for r in record.rulings],
         "examples": [blocks(e, script) for e in record.examples],
         "references": references_of(library, [record], record.edition),
+        "keywords": keywords_of(library, record, script) if record.kind in ("card", "planar_card") else [],
+        # Whether the rules edition the record's numbers belong to is today's (None when the
+        # record has none, or the index holds no rules edition to say).
+        "current": (record.edition == library.catalogue.current_edition
+                    if record.edition and library.catalogue.current_edition else None),
+        "current_edition": library.catalogue.current_edition,
     }
+
+
+def keywords_of(library: Library, record: Record, script: str | None) -> list[dict]:
+    """The game's keywords a card's text uses, each with its term page and today's rule for
+    it (a 2008 card's 留存 is persist, 702.79 today)."""
+    found: dict[str, dict] = {}
+    for text in record.texts("zh_hant") + record.texts("zh_hans") + record.texts("en"):
+        for start, stop, url in keyword_spans(library, text):
+            term = library.get(url.rsplit("/", 1)[-1])
+            if term is None or term.id in found:
+                continue
+            heads = [library.get(i) for i in library.catalogue.keyword_heads.get(term.keyword or "", ())]
+            today = next((h for h in heads if h.edition == library.catalogue.current_edition
+                          and h.source.startswith("cr-")), None)
+            found[term.id] = {"title": display_title(term, script), "url": url,
+                              "rule": _neighbour(library, today, script)}
+    return list(found.values())
 
 
 def rule_view(library: Library, number: str, edition: str | None, script: str | None) -> dict | None:

@@ -12,6 +12,7 @@ import itertools
 import re
 from collections import Counter, defaultdict
 
+from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.folding import FoldedTexts, fold_key
@@ -22,6 +23,12 @@ NAMED_KINDS = ("card", "planar_card", "term")
 # A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）".
 _OBSOLETE = re.compile(r"\s*[(（](?:Obsolete|已废止|已廢止)[)）]\s*$")
 _SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
+
+
+def _is_heading(rule: Record) -> bool:
+    """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
+    numbered paragraph of one (405.1 "When a spell is cast, ...")."""
+    return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
 
 
 class Catalogue:
@@ -95,6 +102,17 @@ class Catalogue:
         per_source = Counter((r.source, r.keyword) for r in heads)
         self._keyword_rules = {(r.source, r.number): r.keyword for r in heads
                                if "." in r.number and per_source[(r.source, r.keyword)] == 1}
+        # Today's glossary terms by each of their English names ("Life, Life Total" is two),
+        # with the rules their entry cites ("See rule 704.5j"): what a question naming the
+        # term asks about.
+        self.concepts: dict[str, list[str]] = defaultdict(list)
+        for r in records:
+            if r.kind == "term" and r.source == f"cr-{self.current_edition}" and r.names.get("en"):
+                cited = [f"cr-{r.edition}:rule:{n}" for n in dict.fromkeys(ref.number for ref in r.references)]
+                cited = [i for i in cited if i in self.records]
+                for name in _OBSOLETE.sub("", r.names["en"]).split(","):
+                    if cited and name.strip():
+                        self.concepts[fold_key(name.strip())].extend(cited)
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
@@ -110,10 +128,12 @@ class Catalogue:
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
         """The record a name names in any language, script or case: a card before a plane
-        before a glossary term."""
+        before a term."""
         found = [self.records[i] for i in self.names.get(fold_key(name), [])]
         found = [r for r in found if r.kind in kinds]
-        return min(found, key=lambda r: (kinds.index(r.kind), r.id)) if found else None
+        # A term is the project glossary's (every form and script), else today's rules' entry.
+        return min(found, key=lambda r: (kinds.index(r.kind), r.source != GLOSSARY_SOURCE,
+                                         r.edition != self.current_edition, r.id)) if found else None
 
     def edition_named(self, value: str | None) -> str | None:
         """An edition as a reader names it: a document's own label means the rules edition it
@@ -195,7 +215,13 @@ class Catalogue:
         entry in every edition; any other record alone."""
         if record.kind == "rule":
             heading = record.number.rstrip(_SUBRULE_LETTERS) if "." in record.number else record.number
-            official = next((r for r in self.by_number.get(heading, ()) if r.source == f"cr-{record.edition}"), None)
+            official = self._official(heading, record.edition)
+            basis = official or next((r for r in self.by_number.get(heading, ())
+                                      if (r.source, r.edition) == (record.source, record.edition)), None)
+            if "." in heading and basis is not None and not _is_heading(basis):
+                # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
+                heading = heading.split(".")[0]
+                official = self._official(heading, record.edition)
             for basis in (record, official):
                 keyword = basis and self._keyword_rules.get((basis.source, heading))
                 if keyword:
@@ -205,6 +231,9 @@ class Catalogue:
         if record.kind == "term" and record.source.startswith("cr-"):
             return ("cr-term", fold_key(record.names.get("en", record.id)))
         return ("record", record.id)
+
+    def _official(self, number: str, edition: str | None) -> Record | None:
+        return next((r for r in self.by_number.get(number, ()) if r.source == f"cr-{edition}"), None)
 
     def current_twin(self, record: Record) -> Record | None:
         """Today's record of the same rule or glossary entry as a superseded one (702.79 for

@@ -25,6 +25,22 @@ def is_primary_form(entry: Entry, form: str) -> bool:
     return fold_key(form) in {fold_key(f) for f in (entry.name, entry.zh_hant, entry.zh_hans)}
 
 
+# Words that carry no subject in a question ("how many lands can I play each turn"): left out
+# of the engine's query and of the coverage bonus.
+QUESTION_WORDS = frozenset(
+    "a an and are at can could do does each for happen happens how i if in is it many much my of on or "
+    "the to what when where which who whom why will with work works you your".split())
+
+
+def question_subject(text: str) -> str:
+    """An English question's words that name its subject ("how many lands can I play each
+    turn": lands play turn), for the engine: the question words only add noise to its scores.
+    Other text is kept whole."""
+    words = text.split()
+    subject = [w for w in words if w.lower() not in QUESTION_WORDS]
+    return " ".join(subject) if len(words) >= 3 and subject and text.isascii() else text
+
+
 class QueryExpander:
     def __init__(self, glossary: Glossary, catalogue: Catalogue, weights: Weights, cache_bytes: int):
         self.glossary = glossary
@@ -37,7 +53,7 @@ class QueryExpander:
     def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
         """The query the engine runs: the literal text, then every expansion."""
         text = parsed.terms_text()
-        terms = [(text, 1.0)] if text else []
+        terms = [(question_subject(text), 1.0)] if text else []
         literal = fold_key(text)
         for form, weight in self.expand(text):
             if fold_key(form) != literal:

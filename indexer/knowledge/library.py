@@ -129,9 +129,11 @@ class Library:
                     ranked = self._ranker.ranked(corrected, engine_query)
         groups = self._grouping.collapse(ranked)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
-            # Superseded editions come after every result of today's rules (an older
-            # edition's rule that today's also has is already folded into today's result).
-            groups.sort(key=lambda group: self.catalogue.superseded(group[0]))
+            # Today's rules by default: an older edition's rule that today's also has is
+            # already folded into today's result, and one they do not have is left out, unless
+            # nothing of today's matched at all (the words are an old rule's).
+            current = [group for group in groups if not self.catalogue.superseded(group[0])]
+            groups = current or groups
         answer["total"] = len(groups)
         answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
         answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)

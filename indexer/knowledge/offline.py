@@ -114,6 +114,8 @@ def build(library, name: str) -> dict:
         "index": name,
         "edition": edition,
         "editions": sorted({r.edition for r in records if r.edition}, reverse=True),
+        # A document's own edition label and the rules edition it quotes (2016-01: 2016-09-30).
+        "edition_labels": catalogue.edition_labels,
         "records": out_records,
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
         "fields": FIELD_WEIGHTS,

@@ -20,7 +20,7 @@ from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
 from .display import record_title, record_url
-from .expansion import QueryExpander
+from .expansion import QUESTION_WORDS, QueryExpander
 from .weights import Weights
 
 # The order of a rule-number answer: the rule, its subrules, then what cites it.
@@ -29,11 +29,8 @@ JUMP_RULE, JUMP_SUBRULE, JUMP_REFERRER = 10.0, 5.0, 1.0
 SUBRULE_STEP = 0.001
 
 Ranked = list[tuple[Record, float]]
-# Words that carry no subject in a question ("how many lands can I play each turn"); the rest
-# count for the coverage bonus when found together in one text.
-QUESTION_WORDS = frozenset(
-    "a an and are can could do does each for happen happens how i if in is it many much my of on or "
-    "the to what when where which who whom why will with work works you your".split())
+# The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
+CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 
 
@@ -136,11 +133,29 @@ class Ranker:
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
+            for record_id, share in self._concepts(spoken, len(words)).items():
+                bonuses[record_id] += weights.concept * share
             for record_id in scores:
                 folded = catalogue.folded(record_id)
                 share = sum(1 for w in words if w in folded) / len(words)
                 bonuses[record_id] += weights.coverage * share ** 2 * weights.kind[catalogue.records[record_id].kind]
         return bonuses
+
+    def _concepts(self, spoken: list[str], subject_words: int) -> dict[str, float]:
+        """Rules today's glossary cites for the terms of two words or more a question names
+        ("how does the legend rule work": Legend Rule, 704.5j), each with the share of the
+        question's subject words the term's name takes. A one-word term (priority, creature)
+        names too much to point at its rules: the heading bonuses find those."""
+        found: dict[str, float] = {}
+        for n in range(min(CONCEPT_WORDS, len(spoken)), 1, -1):
+            for at in range(len(spoken) - n + 1):
+                words = spoken[at:at + n]
+                if all(w in QUESTION_WORDS for w in words):
+                    continue
+                share = min(1.0, sum(w not in QUESTION_WORDS for w in words) / subject_words)
+                for record_id in self.catalogue.concepts.get(fold_key(" ".join(words)), ()):
+                    found[record_id] = max(found.get(record_id, 0.0), share)
+        return found
 
     def rule_jump(self, parsed: ParsedQuery) -> tuple[Ranked, dict | None]:
         """A rule number: that rule first, then its subrules, then what quotes it; with the

@@ -27,6 +27,7 @@ class Weights:
     title: float = 0.9         # the query is in a heading (scaled by how much of the heading it is)
     obsolete: float = 3.0      # the query names an obsolete term: its glossary entry is the answer
     coverage: float = 0.6      # a question's words all occur in the text (scaled by the share that do)
+    concept: float = 1.0       # the question names a term today's glossary defines by this rule
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3

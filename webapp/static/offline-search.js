@@ -427,6 +427,7 @@
   OfflineIndex.prototype.ruleRecords = function (number, edition) {
     var found = (this.byNumber.get(number) || []), self = this;
     if (!found.length) return [];
+    edition = (this.data.edition_labels || {})[edition] || edition;
     if (!edition) {
       edition = found.map(function (i) { return self.records[i].edition || ""; }).sort().reverse()[0];
     }
