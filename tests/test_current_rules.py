@@ -97,3 +97,14 @@ def test_a_card_page_says_which_edition_its_rules_are_and_whether_current(kb_cli
     assert (card["edition"], card["current"], card["current_edition"]) == ("2008-05-01", False, "2026-04-17")
     html = kb_client.get("/cards/shadowmoor-faq:card:murderous-redcap").get_data(as_text=True)
     assert '<span class="edition">2008-05-01</span> (<span lang="zh-Hant">舊版規則</span>' in html
+
+
+def test_a_documents_rules_show_todays_number_beside_their_own(kb_client):
+    html = kb_client.get("/sources/keyword-digest").get_data(as_text=True)
+    devour = html[html.index('id="keyword-digest:rule:702.79"'):]
+    devour = devour[:devour.index("</section>")]
+    assert '(2026-04-17): <a href="/rules/702.82?edition=2026-04-17">702.82</a></p>' in devour
+    assert kb_client.get("/api/sources/shadowmoor-faq").status_code == 200
+    guide = kb_client.get("/sources/planechase-guide").get_data(as_text=True)
+    assert '2016-01 → <a href="/sources/cr-2016-09-30">2016-09-30</a>' in guide
+    assert 'href="/rules/901.1?edition=2016-09-30"' in guide  # its rules link the edition they quote

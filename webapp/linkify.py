@@ -338,7 +338,8 @@ class LibraryResolver:
     newest edition that has it."""
 
     def __init__(self, library: Library, base: str = "", edition: str | None = None):
-        self.library, self.base, self.edition = library, base.rstrip("/"), edition
+        self.library, self.base = library, base.rstrip("/")
+        self.edition = library.catalogue.edition_named(edition)
 
     def rule_url(self, number: str) -> str | None:
         editions = self.library.editions_of(number)

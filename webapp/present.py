@@ -191,6 +191,9 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
         "current": (record.edition == library.catalogue.current_edition
                     if record.edition and library.catalogue.current_edition else None),
         "current_edition": library.catalogue.current_edition,
+        # A document's rule of an older edition: its number today (502.79 is 702.79).
+        "today": _today(library.rule_today(record), script) if record.kind == "rule" and record.number[-1].isdigit()
+        else None,
     }
 
 

@@ -22,7 +22,7 @@ from .expansion import QueryExpander
 from .grouping import EditionGrouping
 from .ranking import Ranker
 from .results import Results
-from .rules import rule_page
+from .rules import rule_page, rule_today
 from .snippets import Snippets
 from .spelling import Spelling
 from .settings import CacheSizes
@@ -76,6 +76,10 @@ class Library:
 
     def rule(self, number: str, edition: str | None = None) -> dict | None:
         return rule_page(self.catalogue, number, edition)
+
+    def rule_today(self, record: Record) -> dict:
+        """What an older edition's rule is today (`rules.rule_today`)."""
+        return rule_today(self.catalogue, record)
 
     def records_of_source(self, source_id: str) -> list[Record]:
         return self.catalogue.records_of_source(source_id)

@@ -24,8 +24,8 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     if not today or record.edition == today:
         return {}
     found = {"edition": today}
-    keyword_rule = catalogue.group_key(record)[0] == "keyword-rule"
-    numbers = catalogue.editions.keyword_numbers(record.keyword) if keyword_rule else {}
+    key = catalogue.group_key(record)
+    numbers = catalogue.editions.keyword_numbers(key[1]) if key[0] == "keyword-rule" else {}
     if today in numbers:
         found["same_rule"] = numbers[today]
     same_number = catalogue.rule_records(record.number, today)[:1]
