@@ -139,7 +139,7 @@ def test_rule_twin_fields(client):
                                 "section": {"title": "關鍵字異能變化：多重增幅",
                                             "url": "/sources/worldwake-faq#worldwake-faq:section:1"}}]
     assert rule["parent"]["number"] == "702.30" and rule["parent"]["url"] == "/rules/702.30?edition=2010-02-01"
-    assert rule["children"] == [] and rule["rulings"] == []
+    assert rule["children"] == [] and len(rule["rulings"]) == 3  # the kicker rulings naming 多重增幅
     assert rule["editions"] == [{"edition": "2010-02-01", "number": "702.30c", "name": "kicker",
                                  "url": "/rules/702.30c?edition=2010-02-01", "current": True}]
     assert rule["keyword_numbers"] == [{"edition": "2010-02-01", "number": "702.30",

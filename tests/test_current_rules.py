@@ -108,3 +108,14 @@ def test_a_documents_rules_show_todays_number_beside_their_own(kb_client):
     guide = kb_client.get("/sources/planechase-guide").get_data(as_text=True)
     assert '2016-01 → <a href="/sources/cr-2016-09-30">2016-09-30</a>' in guide
     assert 'href="/rules/901.1?edition=2016-09-30"' in guide  # its rules link the edition they quote
+
+
+def test_a_subrule_page_shows_its_rules_rulings_that_name_it(kb_client):
+    """Multikicker is 702.30c in 2010 and 702.33c today: the Worldwake FAQ's kicker rulings
+    about 多重增幅 show on both pages, its other kicker rulings on neither."""
+    for url in ("/api/rules/702.33c", "/api/rules/702.30c?edition=2010"):
+        rulings = kb_client.get(url).get_json()["rulings"]
+        assert len(rulings) == 3 and {r["source"]["id"] for r in rulings} == {"worldwake-faq"}
+        assert all("多重增幅" in r["text"][0]["text"] for r in rulings)
+    assert len(kb_client.get("/api/rules/702.33").get_json()["rulings"]) == 9
+    assert kb_client.get("/api/rules/702.33b").get_json()["rulings"] == []

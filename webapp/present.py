@@ -238,7 +238,8 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "text": blocks(info["merged_text"], script),
         "examples": examples,
         "rulings": [{"source": source_ref(library, r, script), "text": blocks(ruling, script)}
-                    for r in [*records, *info["followed"]] for ruling in r.rulings],
+                    for r, ruling in [*((r, ruling) for r in [*records, *info["followed"]] for ruling in r.rulings),
+                                      *info["named_rulings"]]],
         "sources": [source_ref(library, r, script) for r in records],
         "languages_note": _languages_note(info["merged_text"]),
         "previous": _neighbour(library, info["previous"], script),

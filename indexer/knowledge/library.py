@@ -13,6 +13,7 @@ from pathlib import Path
 
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
+from indexer.search.folding import fold_key
 from indexer.search.index_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
@@ -22,7 +23,7 @@ from .expansion import QueryExpander
 from .grouping import EditionGrouping
 from .ranking import Ranker
 from .results import Results
-from .rules import rule_page, rule_today
+from .rules import rule_page, rule_today, subrule_rulings
 from .snippets import Snippets
 from .spelling import Spelling
 from .settings import CacheSizes
@@ -56,6 +57,12 @@ class Library:
         self._results = Results(self.catalogue, self.sources, self._snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
+        # The glossary's terms by the rule (number, edition) that defines them, folded.
+        self._terms_of_rule: dict[tuple, list[str]] = {}
+        for entry in self.glossary.entries:
+            for ref in entry.rules:
+                key = (ref.number, self.catalogue.edition_named(ref.edition))
+                self._terms_of_rule.setdefault(key, []).extend(fold_key(f) for f in entry.forms() if f)
 
     def close(self) -> None:
         self.build.close()
@@ -75,7 +82,13 @@ class Library:
         return self.catalogue.rule_records(number, edition)
 
     def rule(self, number: str, edition: str | None = None) -> dict | None:
-        return rule_page(self.catalogue, number, edition)
+        page = rule_page(self.catalogue, number, edition)
+        if page is not None:
+            terms = self._terms_of_rule.get((page["record"].number, page["edition"]), [])
+            # A subrule's page shows its rule's rulings that name what the subrule defines.
+            page["named_rulings"] = (subrule_rulings(self.catalogue, terms, page["record"])
+                                     if number[-1].isalpha() else [])
+        return page
 
     def rule_today(self, record: Record) -> dict:
         """What an older edition's rule is today (`rules.rule_today`)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from indexer.documents.records import Record
+from indexer.search.folding import fold_key
 
 from .catalogue import Catalogue
 
@@ -67,3 +68,17 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         if not number[-1].isalpha() else [],
         "today": rule_today(catalogue, primary),
     }
+
+
+def subrule_rulings(catalogue: Catalogue, terms: list[str], primary: Record) -> list[tuple[Record, dict]]:
+    """A subrule's share of its rule's rulings: those that name a term the subrule defines
+    (`terms`, folded: multikicker, 702.33c, gets the Worldwake FAQ's kicker rulings about
+    多重增幅), from the rule's records of this edition and the rulings that follow it."""
+    if not terms or not primary.parent:
+        return []
+    parents = catalogue.rule_records(primary.parent, primary.edition)
+    ruled = {r.id: r for r in parents}
+    for parent in parents[:1]:
+        ruled.update((r.id, r) for r in catalogue.ruled_records(parent))
+    return [(record, ruling) for record in ruled.values() for ruling in record.rulings
+            if any(term in fold_key(text) for text in ruling.values() for term in terms)]
