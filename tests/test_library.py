@@ -181,3 +181,16 @@ def test_snippet_language_is_the_one_shown(corpus_library):
     results = {r["id"]: r for r in corpus_library.search("乾枯", script="hans")["results"]}
     assert results["shadowmoor-faq:rule:502.80"]["snippet_lang"] == "zh_hans"
     assert first(corpus_library, "зар")["snippet_lang"] == "bg"
+
+
+@pytest.mark.parametrize("q, record_id", [
+    ("一部分隻會在該咒語增幅過後才會生效", "worldwake-faq:rule:702.30g"),
+    ("在每位元牌手的抓牌步驟開始時", "shadowmoor-faq:card:spiteful-visions"),
+    ("之類的數位記號", "shadowmoor-faq:rule:104.3"),
+    ('"下一位元不會離開遊戲的牌手"', "planechase-guide:rule:901.6"),
+])
+def test_the_original_wording_of_a_repaired_text_still_finds_it(corpus_library, q, record_id):
+    """Texts show 一部分只會, 每位牌手 and 數字記號; the wording of the original, damaged by its
+    conversion to Traditional Chinese, is repaired in the query as it was in the text."""
+    assert parse_query("每位元玩家 位元組").text == "每位玩家 位元組"
+    assert first(corpus_library, q)["id"] == record_id

@@ -25,7 +25,7 @@ def test_title_line_is_the_first_sections_title(parsed):
     first = parsed.records[0]
     assert first.id == "planechase-article-bg:section:1"
     assert first.title == {"bg": "Planechase - пътуване през световете"} and first.attrs == {"level": "1"}
-    assert first.text["bg"].startswith("Planechase ви дава всичко необходимо, за да играете DimensionalMagic,")
+    assert first.text["bg"].startswith("Planechase ви дава всичко необходимо, за да играете Dimensional Magic,")
     assert (first.line, first.offset) == (1, 0)
 
 
@@ -83,3 +83,14 @@ def test_input_that_is_not_an_article_raises_with_a_position(text, line):
     with pytest.raises(ParseError) as info:
         parse(SOURCE, text)
     assert info.value.line == line
+
+
+def test_words_the_article_glued_together_are_apart(parsed, text):
+    glued = {"DimensionalMagic": "Dimensional Magic", "можетеза": "можете за", "играчнапуска": "играч напуска",
+             "товасе": "това се"}
+    body = "\n".join(t for r in parsed.records for t in r.texts("bg"))
+    for word, words in glued.items():
+        assert word in text and word not in body and words in body, word
+    # Words that only look like two (an ending or a prefix that is also a word) stay whole.
+    for word in ("опонентите", "пътуването", "подтипа", "показва"):
+        assert word in body.lower(), word

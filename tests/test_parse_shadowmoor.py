@@ -227,6 +227,18 @@ def test_texts_are_clean(parsed):
                 assert not CJK_NEXT_TO_SPACE.search(value), (r.id, value)
 
 
+def test_conversion_mistakes_are_repaired_as_in_every_document(rec, text):
+    """The export converted Simplified to Traditional with Taiwan phrases, as the Planechase
+    guide did: 每位元 and 一位元 are 每位 and 一位, 數位記號 is 數字記號."""
+    assert "每位元牌手" in text and "數位記號" in text
+    assert rec["shadowmoor-faq:card:spiteful-visions"].text["zh_hant"].startswith("在每位牌手的抓牌步驟開始時")
+    assert any("但一定要選一位牌手為目標" in r["zh_hant"] for r in rec["shadowmoor-faq:card:torrent-of-souls"].rulings)
+    assert "之類的數字記號" in rec["shadowmoor-faq:rule:104.3"].text["zh_hant"]
+    for r in rec.values():
+        for value in r.texts("zh_hant"):
+            assert "位元" not in value and "數位記號" not in value, r.id
+
+
 def test_references_are_rule_numbers_and_locate_their_text(parsed):
     count = 0
     for r in parsed.records:

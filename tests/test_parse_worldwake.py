@@ -119,6 +119,11 @@ def test_texts_are_clean(parsed):
                 assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", value), (r.id, value)
 
 
+def test_conversion_mistakes_are_repaired_as_in_every_document(rec, text):
+    assert "一部分隻會" in text
+    assert rec["worldwake-faq:rule:702.30g"].text["zh_hant"].startswith("如果某異能的一部分只會在該咒語增幅過後才會生效")
+
+
 def test_references_are_rule_numbers(parsed):
     refs = [ref for r in parsed.records for ref in r.references]
     assert len(refs) == 5

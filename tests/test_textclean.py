@@ -11,6 +11,8 @@ from indexer.documents.textclean import (
     normalize_spaces,
     remove_junk_chars,
     separate_scripts,
+    split_glued_words,
+    vocabulary,
 )
 
 
@@ -46,6 +48,14 @@ def test_fix_conversion_errors_turns_the_bit_back_into_the_classifier():
     assert fix_conversion_errors("按照順序的下一位元玩家") == "按照順序的下一位玩家"
     assert fix_conversion_errors("依照回合順序的下一位元不會離開遊戲的牌手") == "依照回合順序的下一位不會離開遊戲的牌手"
     assert fix_conversion_errors("擇以哪位元對手為目標") == "擇以哪位對手為目標"
+
+
+def test_fix_conversion_errors_repairs_only_and_numerals():
+    assert fix_conversion_errors("如果某異能的一部分隻會在該咒語增幅過後才會生效") == "如果某異能的一部分只會在該咒語增幅過後才會生效"
+    assert fix_conversion_errors("{三}，{四}之類的數位記號；") == "{三}，{四}之類的數字記號；"
+    # 隻 as a classifier and 數位 "digital" elsewhere stay.
+    assert fix_conversion_errors("一隻會飛的鳥") == "一隻會飛的鳥"
+    assert fix_conversion_errors("數位相機的部分零件") == "數位相機的部分零件"
 
 
 def test_fix_conversion_errors_leaves_real_bits_and_bytes():
@@ -94,3 +104,15 @@ def test_join_paragraphs_never_breaks_a_chinese_run_with_a_newline():
 def test_accented_latin_is_not_a_mixed_script_word():
     assert mixed_script_words("Dandân and Lim-Dûl") == []
     assert mixed_script_words("Pаrsist") == ["Pаrsist"]  # a Cyrillic а among Latin letters
+
+
+def test_split_glued_words_uses_the_documents_own_words():
+    words = vocabulary(["можете да играете", "това е за вас", "се", "карти Magic", "опоненти те"])
+    assert split_glued_words("можетеза това", words) == "можете за това"
+    assert split_glued_words("товасе", words) == "това се"
+    assert split_glued_words("DimensionalMagic", words) == "Dimensional Magic"
+    # An ending that is also a word does not split a word; nor does an unknown second part.
+    assert split_glued_words("опонентите", words) == "опонентите"
+    assert split_glued_words("PlayStation", words) == "PlayStation"
+    # A word the document holds more than once is its own word.
+    assert split_glued_words("можетеза", vocabulary(["можетеза можетеза можете за"])) == "можетеза"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 
 from wcwidth import wcwidth
 
@@ -139,18 +140,31 @@ def normalize_spaces(text: str) -> str:
     return "\n".join(lines)
 
 
-# A counting word before the classifier 位 (每位, 一位, 下一位, 哪位, 各位).
-_BIT_AFTER_COUNTING_WORD = re.compile("(?<=[每各哪這那某幾數一二兩三四五六七八九十])位元(?!組)")
+# Known mistakes of converting Simplified Chinese to Traditional with Taiwan phrases, each a
+# word the phrase table put in place of a plain one, and the context where only the plain one
+# can be meant.
+_CONVERSION_ERRORS = (
+    # The classifier 位 after a counting word became 位元, a computer "bit" (每位元玩家); 位元組
+    # "byte" stays.
+    (re.compile("(?<=[每各哪這那某幾數一二兩三四五六七八九十])位元(?!組)"), "位"),
+    # 只 "only" became the classifier 隻 after 部分 (一部分隻會: "a part only ...").
+    (re.compile("(?<=部分)隻(?=[會能])"), "只"),
+    # 數字 "numeral" became 數位 "digital" before 記號/符號 (數位記號 for the numeral symbols {1}).
+    (re.compile("數位(?=[記符]號)"), "數字"),
+)
 
 
 def fix_conversion_errors(text: str) -> str:
-    """Undo the known mistake of converting Simplified Chinese to Traditional with Taiwan phrases:
-    the classifier 位 after a counting word became 位元, the Taiwanese word for a computer
-    "bit" (每位元玩家 -> 每位玩家, 下一位元不會 -> 下一位不會, 哪位元對手 -> 哪位對手).
+    """Undo the known mistakes of converting Simplified Chinese to Traditional with Taiwan
+    phrases: 每位元玩家 -> 每位玩家, 下一位元不會 -> 下一位不會, 一部分隻會 -> 一部分只會,
+    數位記號 -> 數字記號.
 
-    Only 位元 right after a counting word changes: there it can only be the classifier (a rules
-    document counts players, never bits), while 位元 elsewhere, and 位元組 "byte", stay."""
-    return _BIT_AFTER_COUNTING_WORD.sub("位", text)
+    Each changes only where the context allows nothing else (a rules document counts players,
+    never bits); 位元 elsewhere, 位元組 "byte" and 隻 as a classifier stay. A query goes through
+    it too, so the damaged wording a reader copies from the original still finds the text."""
+    for pattern, plain in _CONVERSION_ERRORS:
+        text = pattern.sub(plain, text)
+    return text
 
 
 # 囘, an old variant of 回 that the documents never use as a word: they write 回 (回合, 回到,
@@ -179,6 +193,47 @@ def separate_scripts(text: str) -> str:
     letters is repaired rather than split."""
     text = _CYRILLIC_THEN_LATIN.sub(r"\1 \2", text)
     return _LATIN_THEN_CYRILLIC.sub(r"\1 \2", text)
+
+
+# Bulgarian word ends that are also words of their own (the articles -те, -то, -та, -ят, -ът
+# and the verb ending -те) and prefixes that are also words (под, по, на, от, за, ...): a word
+# parts of which are only these is a real word (опонентите, подтипа), not two glued together.
+_BG_ENDINGS = frozenset("те то та ят ът".split())
+_BG_PREFIXES = frozenset("без в въз за из на над о об от по под пре пред при про раз с със у".split())
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def vocabulary(texts: list[str]) -> Counter:
+    """How often each word (lower case) occurs in a document's texts."""
+    return Counter(w.lower() for text in texts for w in _WORD.findall(text))
+
+
+def split_glued_words(text: str, words: Counter) -> str:
+    """Words a document lost the space between put back apart (`можетеза` -> `можете за`,
+    `играчнапуска` -> `играч напуска`, `DimensionalMagic` -> `Dimensional Magic`), judged by the
+    document's own `vocabulary`: a word it holds only once that is two words it holds
+    elsewhere. A Cyrillic word splits where its second part is not an ending and its first
+    part not a prefix (опонентите, подтипа stay); a Latin word only where a small letter meets
+    a capital and the capitalised part is a word held elsewhere (DimensionalMagic), as glued
+    title-case words do."""
+
+    def split(m: re.Match) -> str:
+        word = m.group()
+        low = word.lower()
+        if words[low] > 1 or len(word) < 5:
+            return word
+        if word.isascii():
+            parts = _CAMEL.split(word)
+            if len(parts) == 2 and words[parts[1].lower()] and min(map(len, parts)) >= 3:
+                return " ".join(parts)
+            return word
+        for i in range(2, len(word) - 1):
+            head, tail = low[:i], low[i:]
+            if words[head] and words[tail] and tail not in _BG_ENDINGS and head not in _BG_PREFIXES:
+                return f"{word[:i]} {word[i:]}"
+        return word
+
+    return _WORD.sub(split, text)
 
 
 def clean(text: str) -> str:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from indexer.documents.records import KINDS
 from indexer.documents.references import fold_fullwidth, parse_rule_number
+from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
 # The most results (or suggestions) one answer may hold.
@@ -50,7 +51,7 @@ def parse_query(raw: str) -> ParsedQuery:
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query too long: {len(raw)} characters (at most {MAX_QUERY_CHARS})")
     text = unicodedata.normalize("NFC", fold_fullwidth(raw)).replace("\0", " ")
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = fix_conversion_errors("".join(ch if ch.isprintable() else " " for ch in text))
     parsed = ParsedQuery(raw=raw)
     for name, value in _FILTER.findall(text):
         name, value = name.lower(), value.strip().lower()

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from ..references import SUBRULE_LETTER, find_references
+from .. import textclean
 from ..textclean import join_wrapped, normalize
 from . import position
 
@@ -44,10 +45,11 @@ _SUB_ITEM = re.compile(r"(?:^|\s)-{1,2}\s*(?=[\u4e00-\u9fff])")
 
 
 def clean(raw: str) -> str:
-    """Display text of one paragraph: normalised, markup gone, wrap spaces collapsed (none
-    inside Chinese, one between Latin words)."""
+    """Display text of one paragraph: markup gone, wrap spaces collapsed (none inside Chinese,
+    one between Latin words), then every repair every document gets (`textclean.clean`: the
+    conversion mistakes 每位元, 一部分隻 and 數位記號 among them)."""
     text = _EMPHASIS.sub(r"\1", _ITALIC.sub(r"\1", normalize(raw)))
-    return join_wrapped(text.split())
+    return textclean.clean(join_wrapped(text.split()))
 
 
 def clean_lines(lines: list[str]) -> str:
