@@ -619,7 +619,36 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
         result.records.extend(records)
         result.warnings.extend(warnings)
         result.sources.append(edition_source(edition, editions[edition]))
+    link_obsolete_terms(result.records)
     return result
+
+
+# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）".
+OBSOLETE_MARK = re.compile(r"\s*[(（](?:Obsolete|已废止|已廢止)[)）]\s*$")
+
+
+def link_obsolete_terms(records: list[Record]) -> None:
+    """Give each obsolete glossary term the rules its entry named in the last edition that
+    still had it, as the term's defining rules in that edition: "Mana Burn (Obsolete)" from
+    2009 on links 300.3 of 2008, where mana burn was last a rule. A term obsolete in every
+    edition held (Interrupt) has no such rule and links none."""
+    live: dict[str, list[Record]] = defaultdict(list)
+    obsolete: list[tuple[str, Record]] = []
+    for record in records:
+        name = record.names.get("en", "") if record.kind == "term" else ""
+        if not name:
+            continue
+        if OBSOLETE_MARK.search(name):
+            obsolete.append((OBSOLETE_MARK.sub("", name).casefold(), record))
+        elif any(ref.where == "text" for ref in record.references):
+            live[name.casefold()].append(record)
+    for key, record in obsolete:
+        before = [r for r in live.get(key, []) if (r.edition or "") < (record.edition or "")]
+        if not before:
+            continue
+        last = max(before, key=lambda r: r.edition or "")
+        numbers = dict.fromkeys(ref.number for ref in last.references if ref.where == "text")
+        record.references.extend(Reference(number, where="attrs", edition=last.edition) for number in numbers)
 
 
 def main(argv: list[str]) -> int:

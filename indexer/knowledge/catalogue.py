@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import re
 from collections import Counter, defaultdict
 
+from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
@@ -20,8 +20,6 @@ from indexer.search.folding import FoldedTexts, fold_key
 from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
-# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）".
-_OBSOLETE = re.compile(r"\s*[(（](?:Obsolete|已废止|已廢止)[)）]\s*$")
 _SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
 
 
@@ -77,8 +75,8 @@ class Catalogue:
                 for name in [*r.names.values(), *r.aliases]:
                     if name:
                         self.names[fold_key(name)].append(r.id)
-                        if r.kind == "term" and _OBSOLETE.search(name):
-                            self.obsolete[fold_key(_OBSOLETE.sub("", name))].append(r.id)
+                        if r.kind == "term" and OBSOLETE_MARK.search(name):
+                            self.obsolete[fold_key(OBSOLETE_MARK.sub("", name))].append(r.id)
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
@@ -108,9 +106,11 @@ class Catalogue:
         self.concepts: dict[str, list[str]] = defaultdict(list)
         for r in records:
             if r.kind == "term" and r.source == f"cr-{self.current_edition}" and r.names.get("en"):
-                cited = [f"cr-{r.edition}:rule:{n}" for n in dict.fromkeys(ref.number for ref in r.references)]
+                # (An obsolete term's link to the last rule that had it names an older edition.)
+                cited = [f"cr-{r.edition}:rule:{n}"
+                         for n in dict.fromkeys(ref.number for ref in r.references if ref.where != "attrs")]
                 cited = [i for i in cited if i in self.records]
-                for name in _OBSOLETE.sub("", r.names["en"]).split(","):
+                for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         self.concepts[fold_key(name.strip())].extend(cited)
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.

@@ -66,16 +66,39 @@ class QueryExpander:
         half the weight, so text written with that very word stays first."""
         found: dict[str, float] = {}
         words = text.split()
-        spans = [" ".join(words[i:j]) for i in range(len(words)) for j in range(min(len(words), i + 4), i, -1)]
-        spans += HAN_RUN.findall(text)
-        for span in dict.fromkeys(spans):
-            entry = self.glossary.lookup(span)
-            if entry is None:
+        # Longest first, and a word inside a term found whole adds nothing of its own: `mana
+        # burn` expands to 法術力灼傷, not also to every form of `mana`, whose matches would
+        # crowd the texts that name mana burn out of the candidates.
+        spans = sorted(((i, j) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 4) + 1)),
+                       key=lambda span: (span[0] - span[1], span[0]))
+        covered: set[int] = set()
+        terms: dict[str, Entry] = {}
+        for i, j in spans:
+            if covered.issuperset(range(i, j)):
                 continue
+            span = " ".join(words[i:j])
+            entry = self.glossary.lookup(span)
+            if entry is not None:
+                covered.update(range(i, j))
+                terms.setdefault(span, entry)
+        for span in HAN_RUN.findall(text):
+            entry = self.glossary.lookup(span)
+            if entry is not None:
+                terms.setdefault(span, entry)
+        for span, entry in terms.items():
             weight = self.weights.expansion if is_primary_form(entry, span) else self.weights.expansion / 2
             for form in self.glossary.expand(span):
                 found[form] = max(found.get(form, 0.0), weight)
         return tuple(found.items())[:MAX_EXPANSIONS]
+
+    def term_forms(self, text: str) -> list[str]:
+        """The other forms of the glossary term the whole query names by its own name in
+        several words (`mana burn` -> 魔法力灼傷, 法术力灼烧, 法術力灼傷); else none. An old or
+        foreign form (`in play` for the battlefield) asks for itself, not for the term."""
+        if len(text.split()) < 2:
+            return []
+        entry = self.glossary.lookup(text)
+        return self.glossary.expand(text) if entry and is_primary_form(entry, text) else []
 
     def keywords(self, text: str) -> set[str]:
         """English keyword identities the whole query names (persist, 留存, 干枯 → wither)."""

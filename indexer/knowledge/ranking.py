@@ -63,6 +63,10 @@ class Ranker:
             record = records.get(record_id)
             if record:
                 scores[record_id] = score * weights.kind[record.kind]
+        text = parsed.terms_text()
+        forms = self.expander.term_forms(text)
+        if forms:
+            self._add_term_texts(scores, forms, engine_query.filters)
         top = max(scores.values(), default=1.0)
         scores = {record_id: score / top for record_id, score in scores.items()}
         if "edition" not in parsed.filters and not parsed.phrases:
@@ -73,11 +77,10 @@ class Ranker:
                 twin = catalogue.current_twin(records[record_id])
                 if twin and twin.id not in scores and passes(twin, parsed.filters):
                     scores[twin.id] = score * weights.superseded
-        text = parsed.terms_text()
         key = fold_key(text)
         if key and not parsed.phrases:
             heads = self._heads(text)
-            for record_id, bonus in self._bonuses(text, key, heads, scores).items():
+            for record_id, bonus in self._bonuses(text, key, heads, scores, forms).items():
                 if passes(records[record_id], parsed.filters):
                     scores[record_id] = scores.get(record_id, 0.0) + bonus
             # A keyword's heading rule is followed by its subrules, in rule order.
@@ -105,10 +108,25 @@ class Ranker:
         return [head_id for keyword in self.expander.keywords(text)
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
-    def _bonuses(self, text: str, key: str, heads: list[str], scores: dict[str, float]) -> dict[str, float]:
+    def _add_term_texts(self, scores: dict[str, float], forms: list[str], filters: dict[str, str]) -> None:
+        """Candidates for a query that is a term of several words (`mana burn`): the texts
+        holding its other forms (法術力灼傷), from their own search, the best of them level
+        with the best candidate. Among the query's words' many matches (every text about mana)
+        they would not make the candidates, yet they are what the term finds in Chinese."""
+        records, weights = self.catalogue.records, self.weights
+        found = [(record_id, score * weights.kind[records[record_id].kind])
+                 for record_id, score in self.engine.search(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
+                                                            weights.candidates) if record_id in records]
+        top, best = max(scores.values(), default=1.0), max((score for _, score in found), default=1.0) or 1.0
+        for record_id, score in found:
+            scores[record_id] = max(scores.get(record_id, 0.0), top * score / best)
+
+    def _bonuses(self, text: str, key: str, heads: list[str], scores: dict[str, float],
+                 forms: list[str] = ()) -> dict[str, float]:
         """Each record's bonus for answering the query exactly: the best of name, obsolete
         term, keyword and heading, plus the literal-text bonus for candidates holding the query as
-        written and the coverage bonus for those holding the words of a question."""
+        written (or, for a term of several words, one of its other forms) and the coverage bonus
+        for those holding the words of a question."""
         weights, catalogue = self.weights, self.catalogue
         bonuses: dict[str, float] = defaultdict(float)
         for record_id in catalogue.names.get(key, []):
@@ -127,8 +145,10 @@ class Ranker:
                 for record_id in catalogue.titles[title_key]:
                     bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
         if len(key) >= 2:
+            literals = [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]
             for record_id in scores:
-                if key in catalogue.folded(record_id):
+                folded = catalogue.folded(record_id)
+                if any(literal in folded for literal in literals):
                     bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
