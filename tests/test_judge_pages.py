@@ -46,13 +46,27 @@ def test_a_prefix_that_finds_nothing_gets_the_names_it_starts(client):
 
 @pytest.mark.parametrize("query, first, end", [
     ("702.30a-c", "702.30a", "702.30c"), ("CR 702.30a-c", "702.30a", "702.30c"), ("901.9a至c", "901.9a", "901.9c"),
-    ("９０１．９ａ至ｃ", "901.9a", "901.9c"),
+    ("９０１．９ａ至ｃ", "901.9a", "901.9c"), ("CR 901.9a至c", "901.9a", "901.9c"), ("702.30a–c", "702.30a", "702.30c"),
+    ("規則 702.30a到702.30c", "702.30a", "702.30c"), ("rule 702.30a through c", "702.30a", "702.30c"),
 ])
 def test_a_range_of_rule_numbers_jumps_to_its_first_rule(client, query, first, end):
     answer = client.get("/api/search", query_string={"q": query}).get_json()
     assert (answer["rule_jump"]["number"], answer["rule_jump"]["end"]) == (first, end)
     assert answer["rule_jump"]["url"].startswith(f"/rules/{first}?edition=")
     assert answer["results"][0]["rule"] == first
+    # The rest of the range is in the same result.
+    assert [s["rule"] for s in answer["results"][0]["subrules"]][:2] == [first[:-1] + "b", first[:-1] + "c"]
+
+
+@pytest.mark.parametrize("path, opened", [
+    ("/rules/901.9a-c", "/rules/901.9a"), ("/rules/CR 901.9a至c", "/rules/901.9a"),
+    ("/rules/702.30a–c?edition=2010-02-01", "/rules/702.30a?edition=2010-02-01"),
+    ("/rules/702.30a-c.json", "/rules/702.30a.json"), ("/api/rules/702.30a-c", "/api/rules/702.30a"),
+])
+def test_a_rule_page_of_a_range_opens_at_its_first_rule(client, path, opened):
+    response = client.get(path)
+    assert response.status_code == 302 and response.headers["Location"] == opened
+    assert client.get(path, follow_redirects=True).status_code == 200
 
 
 def test_browsers_get_suggestions_through_opensearch(client):

@@ -26,6 +26,15 @@ def test_a_rule_number_gives_the_rule_with_its_subrules_as_one_result(corpus_lib
     assert [r["rule"] for r in results].count("702.30a") == 0
 
 
+@pytest.mark.parametrize("q", ["CR 901.9a至c", "901.9a-c", "901.9a–c", "規則901.9a至901.9c", "９０１．９ａ－ｃ"])
+def test_a_range_in_every_written_form_jumps_to_its_rules(corpus_library, q):
+    answer = corpus_library.search(q)
+    assert (answer["rule_jump"]["number"], answer["rule_jump"]["end"]) == ("901.9a", "901.9c")
+    result = answer["results"][0]
+    assert result["rule"] == "901.9a" and [s["rule"] for s in result["subrules"]][:2] == ["901.9b", "901.9c"]
+    assert parse_query(q).rule_end == "901.9c"
+
+
 def test_an_unknown_rule_number_is_no_jump(corpus_library):
     answer = corpus_library.search("999.99z")
     assert answer["rule_jump"] is None
@@ -187,7 +196,7 @@ def test_snippet_language_is_the_one_shown(corpus_library):
     ("一部分隻會在該咒語增幅過後才會生效", "worldwake-faq:rule:702.30g"),
     ("在每位元牌手的抓牌步驟開始時", "shadowmoor-faq:card:spiteful-visions"),
     ("之類的數位記號", "shadowmoor-faq:rule:104.3"),
-    ('"下一位元不會離開遊戲的牌手"', "planechase-guide:rule:901.6"),
+    ('"下一位元不會離開遊戲的牌手成為時空操控者"', "planechase-guide:rule:901.6"),
 ])
 def test_the_original_wording_of_a_repaired_text_still_finds_it(corpus_library, q, record_id):
     """Texts show 一部分只會, 每位牌手 and 數字記號; the wording of the original, damaged by its

@@ -1,14 +1,13 @@
 """What the search page says besides its ranked results, so a query never meets a bare "No
 results": the name the game uses for an old or wrong form that was typed (旅法師 → 鵬洛客,
 不死 → 留存, from the glossary's variants and their notes), names that start with what was
-typed when nothing matched (`Murd` → Murderous Redcap), and the rule a range of rule
-numbers starts at (`702.30a-c`, `901.9a至c`), which Enter opens like a single number.
+typed when nothing matched (`Murd` → Murderous Redcap). (A range of rule numbers, `702.30a-c`,
+is the search's own rule jump, which Enter opens like a single number.)
 """
 from __future__ import annotations
 
 from indexer.documents.glossary import form_key
-from indexer.documents.references import REFERENCE_PATTERN, fold_fullwidth
-from indexer.knowledge.display import display, display_title, record_url
+from indexer.knowledge.display import display, record_url
 from indexer.knowledge.library import Library
 
 SUGGESTIONS_SHOWN = 5
@@ -30,23 +29,6 @@ def official_name(library: Library, query: str, script: str | None) -> dict | No
             "note": note, "url": record_url(term) if term else None}
 
 
-def rule_range(library: Library, query: str, script: str | None) -> dict | None:
-    """The first rule of a query that is a range of rule numbers and nothing else, shaped like
-    the search answer's `rule_jump` (with the range's `end`); None otherwise."""
-    m = REFERENCE_PATTERN.fullmatch(fold_fullwidth(query).strip())
-    if not m or not m.group("end"):
-        return None
-    number, end = m.group("num").lower(), m.group("end").lower()
-    records = library.rule_records(number)
-    if not records:
-        return None
-    head = records[0]
-    if len(end) == 1:  # 901.9a至c: the end shares the start's rule
-        end = number.rstrip("abcdefghijkmnpqrstuvwxyz") + end
-    return {"number": number, "end": end, "edition": head.edition, "id": head.id,
-            "title": display_title(head, script), "url": record_url(head)}
-
-
 def add_hints(library: Library, answer: dict, limit: int, script: str | None) -> dict:
     """The search answer with `official` (see `official_name`) and, when nothing was found,
     `suggestions` (names, keywords and rule numbers starting with the query); a variant form
@@ -56,11 +38,6 @@ def add_hints(library: Library, answer: dict, limit: int, script: str | None) ->
     if not answer["results"] and answer["official"]:
         found = library.search(answer["official"]["name"], limit=limit, script=script)
         answer.update({key: found[key] for key in ("total", "results")})
-    if not answer["rule_jump"] and query.strip():
-        answer["rule_jump"] = rule_range(library, query, script)
-        if answer["rule_jump"]:  # the range's first rule, its subrules, what quotes the range
-            found = library.search(answer["rule_jump"]["number"], limit=limit, script=script)
-            answer.update({key: found[key] for key in ("total", "results")})
     answer["suggestions"] = []
     if not answer["results"] and query.strip() and len(query) <= 100:
         answer["suggestions"] = library.suggest(query.strip(), limit=SUGGESTIONS_SHOWN, script=script)

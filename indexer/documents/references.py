@@ -50,6 +50,23 @@ def parse_rule_number(query: str) -> str | None:
     return m.group("num").lower() if m else None
 
 
+def parse_rule_range(query: str) -> tuple[str, str] | None:
+    """The first and last rule of a query that is a range of rule numbers and nothing else, or
+    None: `702.30a-c`, `CR 901.9a至c`, `702.30a–c`, `901.9a to 901.9c`, `９０１．９ａ至ｃ`."""
+    m = _REF.fullmatch(fold_fullwidth(query).strip())
+    if not m or not m.group("end"):
+        return None
+    num = m.group("num").lower()
+    return num, _range_end(num, m.group("end"))
+
+
+def _range_end(num: str, end: str) -> str:
+    """A range's last rule number as written in full: 601.2f至h ends at 601.2h (a lone letter
+    shares the start's rule)."""
+    end = end.lower()
+    return num.rstrip("abcdefghijkmnpqrstuvwxyz") + end if len(end) == 1 else end
+
+
 def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:
     """Every rule reference in `text`, with its span. Offsets are offsets into `text` as given."""
     refs = []
@@ -57,12 +74,8 @@ def find_references(text: str, lang: str = "", where: str = "text") -> list[Refe
         num = m.group("num").lower()
         if "." not in num and not m.group("prefix"):
             continue
-        end = m.group("end")
-        if end:
-            end = end.lower()
-            if len(end) == 1:  # 601.2f至h: the end shares the start's rule
-                end = num.rstrip("abcdefghijkmnpqrstuvwxyz") + end
-        refs.append(Reference(num, end or None, lang, m.start("num"), m.end(), where))
+        end = _range_end(num, m.group("end")) if m.group("end") else None
+        refs.append(Reference(num, end, lang, m.start("num"), m.end(), where))
     return refs
 
 

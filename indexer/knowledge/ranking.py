@@ -178,8 +178,9 @@ class Ranker:
         return found
 
     def rule_jump(self, parsed: ParsedQuery) -> tuple[Ranked, dict | None]:
-        """A rule number: that rule first, then its subrules, then what quotes it; with the
-        answer's `rule_jump` (None when no edition has the number under the filters)."""
+        """A rule number: that rule first (then the rest of a range: 702.30a-c), then its
+        subrules, then what quotes it; with the answer's `rule_jump` (None when no edition has
+        the number under the filters), which names a range's `end`."""
         number = parsed.rule_number
         records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
                    if passes(r, parsed.filters)]
@@ -189,6 +190,11 @@ class Ranker:
         jump = {"number": number, "edition": head.edition, "id": head.id,
                 "title": record_title(head), "url": record_url(head)}
         ranked = [(r, JUMP_RULE) for r in records]
+        if parsed.rule_end:
+            jump["end"] = parsed.rule_end
+            first, last = rule_sort_key(number), rule_sort_key(parsed.rule_end)
+            ranked += [(r, JUMP_RULE) for r in self.catalogue.children(head.parent, head.edition)
+                       if first < rule_sort_key(r.number) <= last and passes(r, parsed.filters)]
         ranked += [(c, JUMP_SUBRULE) for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
         seen = {r.id for r, _ in ranked}
         for r in self.catalogue.referencing(number, head.edition):

@@ -1,8 +1,8 @@
 """Query understanding: what a typed query asks for, before any engine sees it.
 
 Any string is a valid query. Filters (`kind:card`, `source:…`, `edition:…`) and quoted
-phrases are taken out; a rule number in any common form becomes a direct jump; the rest is
-free text. Operators and stray syntax characters are plain text here, so nothing a user
+phrases are taken out; a rule number or a range of them in any common form becomes a direct
+jump; the rest is free text. Operators and stray syntax characters are plain text here, so nothing a user
 types can make the engine's parser fail.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from indexer.documents.records import KINDS
-from indexer.documents.references import fold_fullwidth, parse_rule_number
+from indexer.documents.references import fold_fullwidth, parse_rule_number, parse_rule_range
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
@@ -36,7 +36,8 @@ class ParsedQuery:
     text: str = ""                   # free text, syntax characters removed
     phrases: list[str] = field(default_factory=list)
     filters: dict[str, str] = field(default_factory=dict)
-    rule_number: str | None = None   # set when the whole free text is a rule number
+    rule_number: str | None = None   # set when the whole free text is a rule number (or a range's first)
+    rule_end: str | None = None      # the last rule when the free text is a range (702.30a-c: 702.30c)
 
     @property
     def empty(self) -> bool:
@@ -63,8 +64,10 @@ def parse_query(raw: str) -> ParsedQuery:
     text = _FILTER.sub(" ", text)
     parsed.phrases = [p.strip() for p in _PHRASE.findall(text) if p.strip()]
     text = _PHRASE.sub(" ", text)
-    number = parse_rule_number(text)
+    number, end = parse_rule_number(text), None
+    if not number:
+        number, end = parse_rule_range(text) or (None, None)
     if number and not parsed.phrases:
-        parsed.rule_number = number
+        parsed.rule_number, parsed.rule_end = number, end
     parsed.text = " ".join(_SYNTAX.sub(" ", text).replace('"', " ").split())
     return parsed

@@ -1,9 +1,10 @@
-"""Rule pages: `/rules/<number>` (and `.json`) and `/api/rules/<number>`, one view."""
+"""Rule pages: `/rules/<number>` (and `.json`) and `/api/rules/<number>`, one view; a range of
+numbers (`/rules/702.30a-c`) opens at its first rule."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, jsonify, request
+from flask import Blueprint, abort, jsonify, redirect, request
 
-from indexer.documents.references import parse_rule_number
+from indexer.documents.references import parse_rule_number, parse_rule_range
 
 from ..present import rule_preview, rule_view
 from ..respond import library, respond, view_script, without_json_suffix
@@ -38,6 +39,11 @@ def rule(number: str):
     """One rule in one edition (the newest that has it unless `?edition=`)."""
     written = without_json_suffix(number)
     parsed = parse_rule_number(written)
+    if parsed is None and (span := parse_rule_range(written)):
+        # A range (702.30a-c, 901.9a至c) opens at its first rule, as the search's Enter does.
+        query = request.query_string.decode("ascii", "replace")
+        opened = request.path[: len(request.path) - len(number)] + span[0] + number[len(written):]
+        return redirect(opened + ("?" + query if query else ""))
     if parsed is None:
         abort(404, f"{written[:40]!r} is not a rule number (rule numbers look like 702.30a)")
     edition = request.args.get("edition") or None
