@@ -98,6 +98,16 @@ def test_chinese_titled_rules_get_their_english_keyword(bundled):
     assert records["planechase-guide:rule:901.9"].keyword == "planechase"
 
 
+def test_cards_a_document_names_only_in_chinese_get_the_glossarys_english_name(bundled):
+    records = {r.id: r for r in bundled.records}
+    assert records["worldwake-faq:card:咆哮獸群"].names == {"zh_hant": "咆哮獸群", "en": "Gnarlid Pack"}
+    # A card the glossary does not know keeps its Chinese name alone (and its id in any case).
+    assert records["worldwake-faq:card:黑土獅"].names == {"zh_hant": "黑土獅"}
+    # An obsolete rules term links the last rule that had it.
+    assert [(ref.number, ref.edition) for ref in records["cr-2026-04-17:term:mana-burn-obsolete"].references
+            if ref.where == "attrs"] == [("300.3", "2008-05-01")]
+
+
 def test_every_reference_is_a_rule_number_and_ranges_are_kept(bundled):
     from indexer.documents.references import is_rule_number
 

@@ -192,6 +192,14 @@ def test_warnings_name_what_was_skipped(parsed):
     assert "line 452: Grand Ossuary: world 'Revnica' in English, 'Ravnica' in Chinese" in parsed.warnings
 
 
+def test_a_world_misspelt_once_is_the_world_the_other_planes_name(rec):
+    """Grand Ossuary's English type line says Revnica; its Chinese line and every other plane
+    of that world say Ravnica."""
+    ossuary = rec["planechase-guide:planar_card:grand-ossuary"]
+    assert (ossuary.attrs["type_line"], ossuary.attrs["world"]) == ("Plane — Ravnica", "Ravnica")
+    assert ossuary.attrs["world_zh_hant"] == "拉尼卡"
+
+
 @pytest.mark.parametrize("text, line", [
     ("", 1),
     ("\u00a0\n\n \n", 1),

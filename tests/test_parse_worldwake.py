@@ -81,6 +81,17 @@ def test_gnarlid_pack(rec):
     assert card.rulings == rec["worldwake-faq:rule:702.30"].rulings and len(card.rulings) == 9
 
 
+def test_a_themes_bullets_are_about_each_of_its_example_cards(rec):
+    """The section on lands that become creatures shows a land, a creature and an aura, its
+    prose between them, then its bullets: all three cards have them."""
+    cards = [rec[f"worldwake-faq:card:{name}"] for name in ("天界柱廊", "廣林物靈師", "行風贊迪肯")]
+    assert [len(card.rulings) for card in cards] == [12, 12, 12]
+    assert cards[0].rulings == cards[1].rulings == cards[2].rulings
+    assert cards[0].rulings[0]["zh_hant"].startswith("在所有這些狀況下，此永久物最後的狀況都將既是地又是生物")
+    # A card followed by its own bullets keeps them alone.
+    assert len(rec["worldwake-faq:card:入墓邪術"].rulings) == 5 and len(rec["worldwake-faq:card:黑土獅"].rulings) == 2
+
+
 def test_other_cards(rec):
     colonnade = rec["worldwake-faq:card:天界柱廊"]
     assert colonnade.attrs == {"type_line": "地", "set": "Worldwake"}

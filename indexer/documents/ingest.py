@@ -112,6 +112,16 @@ def assign_keywords(records: list[Record], glossary: Glossary) -> None:
             record.keyword = english.lower()
 
 
+def name_cards(records: list[Record], glossary: Glossary) -> None:
+    """Give a card its English name from the glossary when its document names it only in
+    Chinese (the Worldwake FAQ's 咆哮獸群 is Gnarlid Pack), so it is found and shown by it."""
+    for record in records:
+        if record.kind == "card" and "en" not in record.names:
+            entry = next((glossary.lookup(name) for name in record.names.values()), None)
+            if entry is not None and entry.kind == "card":
+                record.names["en"] = entry.name
+
+
 def glossary_records(glossary: Glossary) -> list[Record]:
     """Glossary entries as `term` records, so a term is itself a search result with a page."""
     records = []
@@ -169,6 +179,7 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
         if source.get("edition") in resolved:
             source["rules_edition"] = resolved[source["edition"]]
     assign_keywords(result.records, glossary)
+    name_cards(result.records, glossary)
     _check_unique_ids(result)
     result.seconds = time.perf_counter() - started
     return result

@@ -98,7 +98,9 @@ class FaqBuilder:
 
     A ruling bullet belongs to the last thing before it: a card entry, a block of quoted
     rules (its head rule, so the bullets after 702.30g that explain kicker as a whole are
-    702.30's), or the section's own prose. A section that introduces a mechanic shows an
+    702.30's), or the section's own prose. A theme section may show several example cards,
+    its prose between them, before its bullets (the Worldwake FAQ's lands that become
+    creatures: a land, a creature and an aura); the bullets are about each of them. A section that introduces a mechanic shows an
     example card and then quotes the rules; the bullets after those rules are rulings of the
     example card too (Murderous Redcap's persist rulings), so its page has them all."""
 
@@ -110,6 +112,10 @@ class FaqBuilder:
         self._rules: dict[str, _Rule] = {}
         self._owner: _Section | _Card | _Rule | None = None
         self._section_card: _Card | None = None      # the last card entry of the current section
+        # The current section's example cards shown one after another with its prose between
+        # them and no bullet yet: the bullets after the last are about all of them.
+        self._examples: list[_Card] = []
+        self._prose_since_card = self._ruled_since_card = False
         self._example_card: dict[str, _Card] = {}    # head rule number -> its section's example card
 
     def where(self, offset: int) -> str:
@@ -122,6 +128,7 @@ class FaqBuilder:
         self._sections.append(_Section(offset, clean(title), level))
         self._owner = self._sections[-1]
         self._section_card = None
+        self._examples = []
 
     def prose(self, offset: int, raw: str) -> None:
         """A paragraph of the current section's own text; bullets after it are the section's."""
@@ -135,6 +142,7 @@ class FaqBuilder:
         if text:
             self._sections[-1].paragraphs.append(text)
         self._owner = self._sections[-1]
+        self._prose_since_card = True
 
     def card(self, offset: int, zh: str, en: str | None, cost: str | None, type_line: str | None,
              power_toughness: str | None, text_lines: list[str]) -> None:
@@ -150,6 +158,11 @@ class FaqBuilder:
         elif (known.names, known.attrs, known.text.get("zh_hant", "")) != (names, attrs, text):
             self.warn(offset, f"card {names['zh_hant']} is described again with a different entry: kept the first")
         self._owner = self._section_card = known
+        if self._examples and self._prose_since_card and not self._ruled_since_card:
+            self._examples.append(known)
+        else:
+            self._examples = [known]
+        self._prose_since_card = self._ruled_since_card = False
 
     def card_translation(self, offset: int, zh: str, en: str) -> None:
         """A card's rules text in English, quoted with the card's names in front
@@ -183,6 +196,10 @@ class FaqBuilder:
             self.warn(offset, f"bullet before any section skipped: {text[:30]!r}")
         elif isinstance(self._owner, _Section):
             self._owner.paragraphs.append(text)
+        elif any(card is self._owner for card in self._examples):
+            for card in self._examples:
+                card.rulings.append(text)
+            self._ruled_since_card = True
         else:
             self._owner.rulings.append(text)
             if isinstance(self._owner, _Rule) and self._owner.number in self._example_card:

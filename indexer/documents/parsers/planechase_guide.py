@@ -20,6 +20,7 @@ and are skipped with a warning.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import zip_longest
 
@@ -166,11 +167,21 @@ def _skip_before_card(line: Line, warnings: list[str]) -> None:
     warnings.append(f"line {line.number}: {kind} {line.text!r} before a card skipped")
 
 
-def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: list[str]) -> Record:
+def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: list[str],
+                 worlds: Counter) -> Record:
+    """One card from its English and Chinese blocks. `worlds` counts how often the document
+    names each world: a world the English spells once and the Chinese line spells as other
+    planes do (Revnica beside Ravnica 拉尼卡) is that other planes' world."""
     name = en.name.text
     names: dict[str, str] = {"en": name}
-    if en.world:
-        attrs = {"type_line": f"Plane — {en.world.strip()}", "world": en.world.strip()}
+    world = en.world.strip() if en.world else None
+    zh_latin = _HAN.split(zh.world)[0].strip() if zh is not None and zh.world else ""
+    if world and zh_latin and zh_latin.lower() != world.lower():
+        warnings.append(f"line {en.type_line.number}: {name}: world {world!r} in English, {zh_latin!r} in Chinese")
+        if worlds[zh_latin] > worlds[world]:
+            world = zh_latin
+    if world:
+        attrs = {"type_line": f"Plane — {world}", "world": world}
     else:
         attrs = {"type_line": en.type_line.text}
     abilities = [{"en": textclean.join_wrapped([line.text for line in group])} for group in en.abilities]
@@ -187,11 +198,6 @@ def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: 
             zh_world = _HAN.search(zh.world)
             if zh_world:
                 attrs["world_zh_hant"] = zh.world[zh_world.start():].strip()
-            latin = zh.world[: zh_world.start() if zh_world else None].strip()
-            if latin and en.world and latin.lower() != en.world.strip().lower():
-                warnings.append(
-                    f"line {en.type_line.number}: {name}: world {en.world!r} in English, {latin!r} in Chinese"
-                )
         if len(zh.abilities) != len(en.abilities):
             warnings.append(
                 f"line {en.name.number}: {name}: {len(en.abilities)} English, {len(zh.abilities)} Chinese abilities"
@@ -217,6 +223,8 @@ def _card_records(source: Source, lines: list[Line], warnings: list[str]) -> lis
     """English block then its Chinese block, card after card."""
     records: list[Record] = []
     sides = _card_sides(lines, warnings)
+    worlds = Counter(part for side in sides if side.world
+                     for part in (side.world.strip(), _HAN.split(side.world)[0].strip()) if part)
     seen = set()
     i = 0
     while i < len(sides):
@@ -229,7 +237,7 @@ def _card_records(source: Source, lines: list[Line], warnings: list[str]) -> lis
         if zh is None:
             warnings.append(f"line {en.name.number}: card {en.name.text!r} has no Chinese block")
         i += 2 if zh else 1
-        record = _card_record(source, en, zh, warnings)
+        record = _card_record(source, en, zh, warnings, worlds)
         if record.id in seen:
             warnings.append(f"line {en.name.number}: card {en.name.text!r} appears twice; the second is skipped")
             continue
