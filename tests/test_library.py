@@ -203,3 +203,22 @@ def test_the_original_wording_of_a_repaired_text_still_finds_it(corpus_library, 
     conversion to Traditional Chinese, is repaired in the query as it was in the text."""
     assert parse_query("每位元玩家 位元組").text == "每位玩家 位元組"
     assert first(corpus_library, q)["id"] == record_id
+
+
+RAVNICA = {"prahv", "orzhova", "kilnspire-district", "grand-ossuary", "selesnya-loft-gardens"}
+
+
+@pytest.mark.parametrize("q, first", [
+    ("Ravnica", RAVNICA), ("拉尼卡", RAVNICA), ("kind:planar_card Ravnica", RAVNICA), ("ravnica", RAVNICA),
+    ("Belenon", {"edge-of-malacol", "windriddle-palaces"}),
+])
+def test_a_world_finds_its_planes_first(corpus_library, q, first):
+    """A plane's world is on its type line only (Plane — Ravnica, 地域 — 拉尼卡), never in its
+    text; Grand Ossuary's English line misspells it Revnica."""
+    ids = [r["id"].rsplit(":", 1)[1] for r in corpus_library.search(q, limit=len(first))["results"]]
+    assert set(ids) == first
+
+
+def test_a_creature_type_finds_the_cards_of_that_type(corpus_library):
+    assert first(corpus_library, "巨海獸")["id"] == "shadowmoor-faq:card:isleback-spawn"
+    assert first(corpus_library, "巨海兽 kind:card")["id"] == "shadowmoor-faq:card:isleback-spawn"

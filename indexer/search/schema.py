@@ -11,6 +11,9 @@ from .analysis import bigram_analyzer, text_analyzer
 
 # Query-time weights of the searchable fields.
 FIELD_WEIGHTS = {"names": 4.0, "title": 3.0, "body": 1.0, "grams": 0.3}
+# A card's or plane's type line and world, searched like a heading: `Ravnica`, `拉尼卡` and
+# `巨海獸` (a creature type) find the planes of that world and the cards of that type.
+HEADING_ATTRS = ("type_line", "type_line_zh_hant", "world", "world_zh_hant")
 
 
 def build_schema() -> Schema:
@@ -35,7 +38,7 @@ def document(record) -> dict:
     for group in (record.abilities, record.rulings, record.examples):
         body.extend(text for item in group for text in item.values())
     names = [*record.names.values(), *record.aliases]
-    titles = list(record.title.values())
+    titles = [*record.title.values(), *(record.attrs[key] for key in HEADING_ATTRS if record.attrs.get(key))]
     return {
         "id": record.id,
         "kind": record.kind,
