@@ -623,8 +623,9 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
     return result
 
 
-# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）".
-OBSOLETE_MARK = re.compile(r"\s*[(（](?:Obsolete|已废止|已廢止)[)）]\s*$")
+# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）"
+# (a query may write the mark without its brackets: "summon obsolete").
+OBSOLETE_MARK = re.compile(r"\s*[(（]?(?:obsolete|已废止|已廢止)[)）]?\s*$", re.IGNORECASE)
 
 
 def link_obsolete_terms(records: list[Record]) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery, SearchBackend
@@ -132,7 +133,7 @@ class Ranker:
         for record_id in catalogue.names.get(key, []):
             if catalogue.records[record_id].kind != "term":
                 bonuses[record_id] = max(bonuses[record_id], weights.name)
-        for record_id in catalogue.obsolete.get(key, []):
+        for record_id in catalogue.obsolete.get(fold_key(OBSOLETE_MARK.sub("", text)), []):
             bonuses[record_id] = max(bonuses[record_id], weights.obsolete)
         for record_id, weight in self.expander.defining_rules(text):
             bonuses[record_id] = max(bonuses[record_id], weights.keyword * weight)
