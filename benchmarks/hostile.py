@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from indexer.knowledge.library import Library
+from indexer.knowledge.settings import Settings
 from indexer.search.build import current_folder
 from indexer.search.query import MAX_QUERY_CHARS
-from webapp import MAX_BODY_BYTES
 from webapp.linkify import FORMATS, LibraryResolver, linkify
 
 ATTACKS = ["`", "[a=", "<a>", "<a b=", "![a](", "<http:", "[url=", "<!--", "[[", "規則702.30a ", "www."]
@@ -35,7 +35,7 @@ def linker_table(library: Library) -> str:
     rows = ["| input | format | body | time | growth from 1/16 of it |", "|---|---|---:|---:|---:|"]
     worst = (0.0, "")
     for piece in ATTACKS:
-        body = piece * (MAX_BODY_BYTES // len(piece.encode()))
+        body = piece * (Settings().max_body_bytes // len(piece.encode()))
         for fmt in FORMATS:
             full = min(_time(body, fmt, resolver) for _ in range(2))
             part = min(_time(body[: len(body) // 16], fmt, resolver) for _ in range(2))

@@ -14,7 +14,7 @@ import pytest
 from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
 
 # Two threaded workers, the app loaded once before they fork.
-GUNICORN = ("gunicorn --workers 2 --worker-class gthread --threads 16 --keep-alive 5 --limit-request-line 8190 "
+GUNICORN = ("gunicorn --workers 2 --worker-class webapp.serving.Worker --threads 16 --keep-alive 5 --limit-request-line 8190 "
             "--preload")
 
 

@@ -27,7 +27,8 @@ def test_every_setting_from_the_environment(tmp_path):
 
 
 @pytest.mark.parametrize("name, value", [("KB_WEIGHT_TITLE", "much"), ("KB_CACHE_SNIPPETS", "1.5"),
-                                         ("KB_CACHE_RESULTS", "-1"), ("KB_CHECK_SECONDS", "nan")])
+                                         ("KB_CACHE_RESULTS", "-1"), ("KB_CHECK_SECONDS", "nan"),
+                                         ("KB_REQUEST_SECONDS", "soon"), ("KB_MAX_BODY_BYTES", "1e5")])
 def test_a_bad_value_names_its_variable(name, value):
     with pytest.raises(SettingsError, match=rf"^{name}="):
         Settings.from_env({name: value})
@@ -61,3 +62,11 @@ def test_the_command_group_builds_as_flask_kb_and_as_python_m_indexer(small_inde
     assert again.output.startswith("index up to date: ")
     answer = runner.invoke(args=["kb", "--json", "search", "多重增幅"])
     assert '"worldwake-faq:rule:702.30c"' in answer.output
+
+
+def test_the_body_cap_and_request_time_from_the_environment(small_index, monkeypatch):
+    monkeypatch.setenv("KB_MAX_BODY_BYTES", "2048")
+    monkeypatch.setenv("KB_REQUEST_SECONDS", "2.5")
+    app = create_app({"TESTING": True, "INDEX_ROOT": small_index})
+    assert app.config["MAX_CONTENT_LENGTH"] == 2048 and app.extensions["kb.settings"].request_seconds == 2.5
+    assert app.test_client().post("/api/linkify", json={"text": "x" * 3000}).status_code == 413

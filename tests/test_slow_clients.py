@@ -1,10 +1,13 @@
 """Slow and idle clients do not starve the service (scripts/serve's gunicorn, as deployed),
-and a request line too long for the app is answered in its error shape, not gunicorn's page.
+and requests the server itself refuses are answered in the app's error shape.
 
-Against the session's real server (two workers): more connections than it has workers send
-their request a byte at a time, trickle a POST body, or send nothing at all, and stay open,
-while /healthz is asked once a second. Under sync workers two such connections blocked both
-workers and the health checks failed; now every one answers.
+Against the session's real server (two workers of sixteen threads): more connections than it
+has threads send their request a byte at a time, trickle a POST body, or send nothing at all,
+and stay open, while /healthz is asked once a second. Under sync workers two such connections
+blocked both workers and the health checks failed; under gunicorn's own gthread worker, whose
+threads read requests, 300 of them did; now every check answers (webapp/serving.py: the
+worker's poller reads requests), and a request still not in after `Settings.request_seconds`
+is answered 408.
 """
 from __future__ import annotations
 
@@ -16,9 +19,13 @@ import urllib.error
 import urllib.request
 from urllib.parse import urlsplit
 
-from browser_support import live_server  # noqa: F401  (a fixture, used by name)
+import pytest
 
-SLOW_CONNECTIONS = 4  # of each kind: twice the workers
+from browser_support import live_server  # noqa: F401  (a fixture, used by name)
+from indexer.knowledge.settings import Settings
+from webapp.serving import HEAD_BYTES
+
+SLOW_CONNECTIONS = 40  # of each kind: 120 in all, against 2 workers × 16 threads
 HEALTH_CHECKS = 12
 CHECK_TIMEOUT_SECONDS = 5
 
@@ -56,6 +63,9 @@ def test_health_checks_answer_while_slow_clients_hold_connections(live_server): 
     ]
     stop = threading.Event()
     threads = [open_slow(address, stop, head) for head in heads for _ in range(SLOW_CONNECTIONS)]
+    # A request that stops half way, left to the server's deadline.
+    stalled = socket.create_connection(address, timeout=Settings().request_seconds + 10)
+    stalled.sendall(b"GET /api/search?q=persist HTTP/1.1\r\nHost: x\r\n")
     answers = []
     try:
         time.sleep(2)  # every slow connection has started sending
@@ -67,11 +77,65 @@ def test_health_checks_answer_while_slow_clients_hold_connections(live_server): 
             except OSError as exc:
                 answers.append(repr(exc))
             time.sleep(max(0.0, 1 - (time.monotonic() - started)))
+        timed_out = read_all(stalled)
     finally:
         stop.set()
+        stalled.close()
         for thread in threads:
             thread.join(timeout=5)
     assert answers == [200] * HEALTH_CHECKS
+    status, headers, body = parse(timed_out)
+    assert status == 408 and json.loads(body)["error"]["message"] == "The request did not arrive in time."
+
+
+def read_all(sock: socket.socket) -> bytes:
+    out = b""
+    while chunk := sock.recv(65536):
+        out += chunk
+    return out
+
+
+def parse(answer: bytes) -> tuple[int, dict, bytes]:
+    """Status, headers (lower-cased names) and body of one whole HTTP/1.1 answer."""
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines[1:])
+    return int(lines[0].split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+def send_raw(server, request: bytes) -> tuple[int, dict, bytes]:
+    url = urlsplit(server.url)
+    with socket.create_connection((url.hostname, url.port), timeout=30) as sock:
+        sock.sendall(request)
+        return parse(read_all(sock))
+
+
+LONG_LINE = b"a" * 9000
+REFUSED = [  # (request, status, JSON or a page); gunicorn's own refusals, before the app
+    (b"GET /api/search?q=" + LONG_LINE + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "json"),
+    (b"GET /search?q=" + LONG_LINE + b" HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n\r\n", 414, "html"),
+    (b"GET /api/search?q=x HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 150 + b"\r\n", 431, "json"),
+    (b"GET /rules/702.30a HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nX-Big: " + LONG_LINE + b"\r\n\r\n",
+     431, "html"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * HEAD_BYTES, 431, "html"),  # never ends: refused as it comes
+    (b"NONSENSE\r\n\r\n", 400, "html"),
+    (b"GET /api/search?q=x HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n", 400, "json"),
+]
+
+
+@pytest.mark.parametrize("request_bytes, status, form", REFUSED, ids=[f"{s}-{f}-{i}" for i, (_, s, f) in
+                                                                       enumerate(REFUSED)])
+def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, request_bytes, status, form):  # noqa: F811
+    got, headers, body = send_raw(live_server, request_bytes)
+    assert got == status
+    assert headers["x-content-type-options"] == "nosniff" and headers["connection"] == "close"
+    assert int(headers["content-length"]) == len(body)
+    if form == "json":
+        assert headers["content-type"] == "application/json"
+        assert json.loads(body)["error"]["status"] == status
+    else:
+        assert headers["content-type"].startswith("text/html")
+        assert b'<article class="error">' in body and str(status).encode() in body and b"gunicorn" not in body
 
 
 def test_a_long_request_line_gets_the_apps_error_shape(live_server):  # noqa: F811

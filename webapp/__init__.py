@@ -21,8 +21,6 @@ from indexer.knowledge.settings import Settings
 from . import caching, respond, templating
 from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
 
-MAX_BODY_BYTES = 100 * 1024
-
 
 def create_app(test_config: dict | None = None) -> Flask:
     app = Flask(__name__)
@@ -30,7 +28,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config.from_mapping(
         INDEX_ROOT=settings.index_root,
         PUBLIC_URL=settings.public_url,
-        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
         # Reader-facing defaults; a query string may ask for up to the library's maximum.
         SEARCH_LIMIT=10,
     )

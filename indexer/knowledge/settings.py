@@ -9,6 +9,8 @@ weights and cache sizes to each opened build, the switch-check interval to the l
 | `INDEX_ROOT` | the folder of index builds (default var/index) |
 | `PUBLIC_URL` | the address readers reach the service at (default http://localhost) |
 | `KB_CHECK_SECONDS` | how often a server looks for a new build (default 1) |
+| `KB_MAX_BODY_BYTES` | the largest request body the app reads (default 102400) |
+| `KB_REQUEST_SECONDS` | how long a client may take to send a request, head and body (default 20) |
 | `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
 | `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_SNIPPETS=1048576`) |
 """
@@ -49,6 +51,8 @@ class Settings:
     caches: CacheSizes = field(default_factory=CacheSizes)
     check_seconds: float | None = None  # None: the live library's own (LiveLibrary.CHECK_SECONDS)
     public_url: str = "http://localhost"
+    max_body_bytes: int = 100 * 1024
+    request_seconds: float = 20.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
@@ -60,6 +64,9 @@ class Settings:
             check_seconds=(_number("KB_CHECK_SECONDS", environ["KB_CHECK_SECONDS"], float)
                            if environ.get("KB_CHECK_SECONDS") else None),
             public_url=(environ.get("PUBLIC_URL") or cls.public_url).rstrip("/"),
+            max_body_bytes=_number("KB_MAX_BODY_BYTES", environ.get("KB_MAX_BODY_BYTES", cls.max_body_bytes), int),
+            request_seconds=_number("KB_REQUEST_SECONDS", environ.get("KB_REQUEST_SECONDS", cls.request_seconds),
+                                    float),
         )
 
 
@@ -73,7 +80,7 @@ def _overridden(value, prefix: str, environ: Mapping[str, str]):
     return dataclasses.replace(value, **changes)
 
 
-def _number(name: str, text: str, kind: type) -> float | int:
+def _number(name: str, text: str | float, kind: type) -> float | int:
     try:
         number = kind(text)
     except ValueError:
