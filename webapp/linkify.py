@@ -9,7 +9,10 @@ and is reported, as does a name nothing is called.
 
 HTML input is never trusted: it is re-serialised from a parse, keeping only a short list of
 harmless elements (links keep only an http(s), mailto or relative href) and escaping every
-other tag as text, so the output cannot carry a script or an event attribute.
+other tag as text, so that a writer sees what they wrote. What comes out is then sanitised
+by nh3 (the Ammonia sanitiser, html5ever's parser) with the same list of elements, attribute
+and schemes, so the guarantee that the output carries no script or event attribute rests on
+a maintained sanitiser rather than on this module's reading of HTML.
 """
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Protocol
 from urllib.parse import quote, urlsplit
+
+import nh3
 
 from indexer.documents.references import find_references
 from indexer.knowledge.display import record_url
@@ -187,7 +192,8 @@ def linkify(text: str, fmt: str, resolver: Resolver) -> Linked:
         sanitizer = _Sanitizer(linker)
         sanitizer.feed(text)
         sanitizer.close()
-        linker.result.text = "".join(sanitizer.out)
+        linker.result.text = nh3.clean("".join(sanitizer.out), tags=ALLOWED, attributes={"a": {"href"}},
+                                       url_schemes=SAFE_SCHEMES - {""}, link_rel=None)
     elif fmt in PATTERNS:
         linker = _Linker(resolver, _markdown_link if fmt == "markdown" else _bbcode_link, _same)
         linker.result.text = linker.text(text, PATTERNS[fmt])
@@ -233,7 +239,8 @@ def _attributes(text: str) -> dict[str, str]:
 
 
 class _Sanitizer:
-    """Re-serialises HTML: allowed elements as clean markup, everything else as text."""
+    """Re-serialises HTML in one pass: allowed elements as markup, everything else as text,
+    and the text linked (nh3 then sanitises what it wrote)."""
 
     def __init__(self, linker: _Linker):
         self.linker = linker

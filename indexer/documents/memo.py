@@ -1,0 +1,135 @@
+"""Remembered answers kept within a budget of bytes, whatever is asked: the one kind of cache
+of every stage (word stems and rule numbers' order here, the engine's, each opened build's).
+
+`functools.lru_cache` bounds entries only, and an entry keyed by a query of 500 characters
+(its tokens, clauses, snippets) weighs kilobytes: 8,192 of them were over 100 MB for one
+cache. `bounded_cache` charges each entry the approximate size of its key and value
+(`approximate_bytes`) against a budget, dropping the least recently used, on cachetools'
+LRUCache. An entry costs at least ENTRY_BYTES, so the budget bounds the entries too. A
+process-wide cache is made with a default budget and given the configured one
+(`Settings`) by `resize`.
+"""
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from typing import Callable
+
+from cachetools import LRUCache
+
+_CONTAINERS = (tuple, list, set, frozenset)
+# Nested deeper than this, a container is charged for itself only.
+_DEPTH = 4
+# The least an entry is charged: the cache's own bookkeeping of it (its key's place in the
+# LRU order and table), so that a budget of bytes also bounds how many entries are kept.
+ENTRY_BYTES = 100
+# A compiled pattern holds a few code words for each character of its source.
+_PATTERN_BYTES_PER_CHAR = 8
+
+
+# Values holding nothing else: their getsizeof is their size (most of what a cache holds).
+_LEAVES = frozenset({str, bytes, int, float, bool, type(None)})
+
+
+def approximate_bytes(value, depth: int = 0) -> int:
+    """sys.getsizeof of `value` and, a few levels deep, of what its containers hold."""
+    size = sys.getsizeof(value)
+    if type(value) in _LEAVES:
+        return size
+    if isinstance(value, re.Pattern):
+        size += _PATTERN_BYTES_PER_CHAR * len(value.pattern)
+    elif depth < _DEPTH:
+        if isinstance(value, dict):
+            size += sum(approximate_bytes(k, depth + 1) + approximate_bytes(v, depth + 1) for k, v in value.items())
+        elif isinstance(value, _CONTAINERS):
+            if all(type(v) is str for v in value):
+                size += sum(map(sys.getsizeof, value))
+            else:
+                size += sum(approximate_bytes(v, depth + 1) for v in value)
+    return size
+
+
+class bounded_cache:
+    """Wraps `function` (positional, hashable arguments) with an LRU cache of at most
+    `max_bytes`; thread-safe. An answer larger than the whole budget is not kept.
+    `resize(max_bytes)` starts it again, empty, with another budget."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+
+    def __call__(self, function: Callable):
+        lock = threading.Lock()
+
+        def new_cache(max_bytes: int) -> LRUCache:
+            return LRUCache(maxsize=max_bytes, getsizeof=lambda entry: entry[0])
+
+        def cached(*args):
+            cache = cached.cache
+            with lock:
+                found = cache.get(args)
+            if found is not None:
+                return found[1]
+            value = function(*args)
+            size = max(ENTRY_BYTES, approximate_bytes(args) + approximate_bytes(value))
+            if size <= cache.maxsize:
+                with lock:
+                    cache[args] = (size, value)
+            return value
+
+        def cache_clear() -> None:
+            with lock:
+                cached.cache.clear()
+
+        def resize(max_bytes: int) -> None:
+            with lock:
+                cached.cache = new_cache(max_bytes)
+
+        cached.cache = new_cache(self.max_bytes)
+        cached.cache_clear = cache_clear
+        cached.resize = resize
+        cached.__wrapped__ = function
+        return cached
+
+
+class cleared_when_full:
+    """Wraps `function` of one hashable argument with a dict of its answers, emptied whenever
+    the next would take it past `max_bytes`: for hot functions cheap to compute again (a
+    word's stem, a rule number's order), where an LRU's bookkeeping would cost more than the
+    answer. `bytes()` is what it holds; `resize(max_bytes)` starts it again with another
+    budget. Thread-safe as dict operations are; the byte count may be off by the entries
+    of threads adding at the moment it is emptied."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = max_bytes
+
+    def __call__(self, function: Callable):
+        table: dict = {}
+        state = {"used": 0, "budget": self.max_bytes}
+
+        def cached(arg):
+            try:
+                return table[arg]
+            except KeyError:
+                pass
+            value = function(arg)
+            size = ENTRY_BYTES + approximate_bytes(arg) + approximate_bytes(value)
+            if state["used"] + size > state["budget"]:
+                table.clear()
+                state["used"] = 0
+                if size > state["budget"]:
+                    return value
+            table[arg] = value
+            state["used"] += size
+            return value
+
+        def resize(max_bytes: int) -> None:
+            table.clear()
+            state.update(used=0, budget=max_bytes)
+
+        cached.resize = resize
+        cached.bytes = lambda: state["used"]
+        cached.max_bytes = lambda: state["budget"]
+        cached.entries = table.__len__
+        cached.__wrapped__ = function
+        return cached
