@@ -2,26 +2,34 @@
 
 A crawler or an attacker asks queries never seen before, each as long as a query may be,
 made of words no document has. Every cache a search fills is bounded in bytes
-(`indexer.search.memo`, the scored postings' budget), and nothing is remembered per query
-elsewhere (Whoosh's searcher keeps every term's idf in a dict that never shrinks; the engine
-no longer asks it). The test asks QUERIES such queries of a fresh library over the small
-index: once the caches are full (the first WARM_UP fill them several times over), the
-process's resident memory may grow by at most GROWTH_BOUND_MB more, and every cache is
-within its budget. (Before, 6,000 queries left 874 MB.) docs/benchmarks.md gives the figures
-of 20,000 such queries over the whole corpus.
+(`indexer.documents.memo`, the scored postings' budget), those of the process (word stems,
+rule numbers, marking patterns) as well as those of each opened build, and nothing is
+remembered per query elsewhere (Whoosh's searcher keeps every term's idf in a dict that never
+shrinks; the engine does not ask it). The test asks QUERIES such queries, in process, of a
+library over the small index whose caches have small budgets (SMALL_CACHES), so that the
+first WARM_UP fill them several times over; each asks for one result, whose fields and
+snippet are remembered per query as ten would be, at a third of the time: after that, the process's resident memory may
+grow by at most GROWTH_BOUND_MB over the remaining queries, and every cache is within its
+budget. (Before the caches were bounded, 6,000 queries left 874 MB.) docs/benchmarks.md
+gives the figures of 20,000 such queries with the default budgets over the whole corpus.
 """
 from __future__ import annotations
 
+import dataclasses
 import gc
 import random
 
+from indexer.documents.references import rule_sort_key
 from indexer.knowledge.library import Library
+from indexer.knowledge.settings import CacheSizes, size_process_caches
+from indexer.search import analysis, marking
 from indexer.search.build import current_folder
 from indexer.search.query import MAX_QUERY_CHARS
 
-QUERIES = 2_000
-WARM_UP = 800
-GROWTH_BOUND_MB = 12
+QUERIES = 20_000
+WARM_UP = 2_000
+GROWTH_BOUND_MB = 16
+SMALL_CACHES = CacheSizes(**{f.name: 2**20 for f in dataclasses.fields(CacheSizes)})
 WORDS = ["persist", "留存", "multikicker", "增幅", "exile", "planar", "redcap", "奪魂", "夺魂", "kicker", "規則"]
 
 
@@ -37,29 +45,45 @@ def distinct_queries(count: int, seed: int = 1):
         yield f"{i} {' '.join(words)}"[:MAX_QUERY_CHARS]
 
 
-def caches(library: Library) -> dict:
+def lru_caches(library: Library) -> dict:
     engine = library.engine
     return {"tokens": engine._token_cache, "clauses": engine._clause_cache, "highlights": engine._highlight_cache,
             "snippets": library._snippets._snippets, "expansions": library._expander.expand,
-            "corrections": library._spelling._corrections}
+            "defining rules": library._expander.defining_rules, "results": library._results._fields,
+            "corrections": library._spelling._corrections, "words pattern": marking._words_pattern,
+            "finder": marking._finder}
 
 
 def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_index):
-    library = Library(current_folder(small_index))
+    size_process_caches(SMALL_CACHES)
+    library = Library(current_folder(small_index), caches=SMALL_CACHES)
     try:
         queries = distinct_queries(QUERIES)
         for q in (next(queries) for _ in range(WARM_UP)):
-            library.search(q)
+            library.search(q, 1)
         gc.collect()
         warm = resident_mb()
         for q in queries:
-            library.search(q)
+            library.search(q, 1)
         gc.collect()
         grown = resident_mb() - warm
-        for name, cached in caches(library).items():
-            assert cached.cache.currsize <= cached.cache.maxsize, name
+        for name, cached in lru_caches(library).items():
+            assert cached.cache.currsize <= cached.cache.maxsize == 2**20, name
+        for cached in (analysis._stem, rule_sort_key):
+            assert cached.bytes() <= cached.max_bytes() == 2**20
         postings = library.engine._postings
-        assert postings.size <= postings._cache.maxsize
+        assert postings.size <= postings._cache.maxsize == 2**20
         assert grown <= GROWTH_BOUND_MB, f"{QUERIES - WARM_UP} more distinct queries grew memory by {grown:.0f} MB"
     finally:
         library.close()
+        size_process_caches(CacheSizes())
+
+
+def test_the_process_caches_take_their_budgets_from_the_settings():
+    try:
+        size_process_caches(dataclasses.replace(CacheSizes(), stems=10_000))
+        for i in range(1_000):
+            analysis._stem(f"distinct{i}words")
+        assert 0 < analysis._stem.bytes() <= 10_000 and analysis._stem.entries() < 1_000
+    finally:
+        size_process_caches(CacheSizes())

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
-
+from .memo import cleared_when_full
 from .records import Reference
 
 # A subrule letter: the rules skip l and o (they read as 1 and 0), and use every other one.
@@ -83,7 +82,11 @@ def is_rule_number(value: str) -> bool:
     return re.fullmatch(_NUMBER, value or "") is not None
 
 
-@lru_cache(maxsize=65536)
+# What the rule numbers' sort keys may hold (the process's; Settings' `KB_CACHE_RULE_NUMBERS`).
+RULE_NUMBERS_BYTES = 4 * 2**20
+
+
+@cleared_when_full(RULE_NUMBERS_BYTES)
 def rule_sort_key(number: str) -> tuple:
     """Sort rule numbers in rule order: 702.9 < 702.30 < 702.30a < 702.30b. (Remembered: every
     search sorts its candidates by it.)"""

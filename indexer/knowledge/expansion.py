@@ -11,7 +11,7 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.glossary import Entry, Glossary
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
-from indexer.search.memo import bounded_cache
+from indexer.documents.memo import bounded_cache
 from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue

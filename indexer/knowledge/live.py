@@ -9,7 +9,7 @@ from indexer.search.build import DEFAULT_INDEX_ROOT, build_folders, current_fold
 from indexer.search.engine import IndexUnavailable
 
 from .library import Library
-from .settings import CacheSizes, Settings
+from .settings import CacheSizes, Settings, size_process_caches
 from .weights import Weights
 
 
@@ -44,6 +44,7 @@ class LiveLibrary:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "LiveLibrary":
+        size_process_caches(settings.caches)
         live = cls(settings.index_root, settings.weights, settings.caches)
         if settings.check_seconds is not None:
             live.CHECK_SECONDS = settings.check_seconds

@@ -5,7 +5,7 @@ from __future__ import annotations
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
-from indexer.search.memo import bounded_cache
+from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text, record_url

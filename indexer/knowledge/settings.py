@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from indexer.documents import references
+from indexer.search import analysis, marking
 from indexer.search.build import DEFAULT_INDEX_ROOT
 from indexer.search.whoosh_engine import CACHE_BYTES, POSTINGS_BUDGET_BYTES
 
@@ -34,7 +36,8 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class CacheSizes:
-    """How many bytes each of an opened build's caches may hold (`indexer.search.memo`)."""
+    """How many bytes each cache may hold (`indexer.documents.memo`): an opened build's, and
+    the process's own, shared by every build (`size_process_caches`)."""
 
     results: int = 8 * 2**20      # a result's record fields, per record and script
     snippets: int = 8 * 2**20     # per record, script and query
@@ -42,6 +45,9 @@ class CacheSizes:
     corrections: int = 2 * 2**20  # did-you-mean, per word
     engine: int = CACHE_BYTES     # the engine's query tokens, clauses and highlights (each)
     postings: int = POSTINGS_BUDGET_BYTES  # scored postings the engine keeps
+    stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
+    rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys
+    patterns: int = marking.PATTERNS_BYTES  # the process's: queries' marking patterns (each)
 
 
 @dataclass(frozen=True)
@@ -88,3 +94,11 @@ def _number(name: str, text: str | float, kind: type) -> float | int:
     if number < 0 or number != number:
         raise SettingsError(f"{name}={text!r}: must be 0 or more")
     return number
+
+
+def size_process_caches(caches: CacheSizes) -> None:
+    """Give the process's own caches, shared by every build, their budgets (emptying them)."""
+    analysis._stem.resize(caches.stems)
+    references.rule_sort_key.resize(caches.rule_numbers)
+    marking._words_pattern.resize(caches.patterns)
+    marking._finder.resize(caches.patterns)

@@ -12,7 +12,7 @@ import html
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
-from indexer.search.memo import bounded_cache
+from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, language_blocks, plain_text, shown_lang

@@ -17,7 +17,7 @@ from rapidfuzz import fuzz, process
 from indexer.documents.glossary import Glossary
 from indexer.documents.records import Record
 from indexer.search.engine import SearchBackend
-from indexer.search.memo import bounded_cache
+from indexer.documents.memo import bounded_cache
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 CUTOFF = 75  # percent

@@ -52,6 +52,7 @@ from whoosh.lang.snowball.english import EnglishStemmer
 
 from indexer.documents import chinese
 from indexer.documents.chinese import HAN, HAN_RUN, to_hans
+from indexer.documents.memo import cleared_when_full
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
 from indexer.documents.textclean import fold_homoglyphs
@@ -190,7 +191,12 @@ class EnglishFilter(Filter):
 _STEMMER = EnglishStemmer()
 
 
-@lru_cache(maxsize=50_000)
+# What the stems of the words seen so far may hold (the process's, shared by every build;
+# Settings' `KB_CACHE_STEMS`).
+STEMS_BYTES = 8 * 2**20
+
+
+@cleared_when_full(STEMS_BYTES)
 def _stem(word: str) -> str:
     if not word.isascii():
         word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

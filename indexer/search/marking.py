@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import html
 import re
-from functools import lru_cache
-
 from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.documents.memo import bounded_cache
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
 
@@ -36,7 +35,12 @@ _LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
 _LATIN_CHAR = re.compile(f"[{_LATIN}]")
 
 
-@lru_cache(maxsize=1024)
+# What each of the two caches of queries' patterns may hold (the process's; Settings'
+# `KB_CACHE_PATTERNS`).
+PATTERNS_BYTES = 4 * 2**20
+
+
+@bounded_cache(PATTERNS_BYTES)
 def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
     """A pattern finding any of `words`, the longest where several start at one place."""
     if not words:
@@ -44,7 +48,7 @@ def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
     return re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
 
 
-@lru_cache(maxsize=1024)
+@bounded_cache(PATTERNS_BYTES)
 def _finder(words: frozenset[str]) -> re.Pattern | None:
     """For a query of Chinese and English words only (most queries), one pattern over the
     lower-cased text finding its Chinese words and the start of every word that may stem to

@@ -24,7 +24,7 @@ from indexer.documents.records import Record
 from . import marking
 from .analysis import Segmenter, attach_segmenter
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
-from .memo import bounded_cache
+from indexer.documents.memo import bounded_cache
 from .schema import FIELD_WEIGHTS, build_schema, document
 
 INDEX_NAME = "records"
@@ -160,10 +160,13 @@ class WhooshBackend(SearchBackend):
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
             attach_segmenter(analyzer, segmenter)
+        # Fields with one analyzer (names, title, body) share its tokens: analysed once.
+        self._token_field = {name: next(other for other in FIELD_WEIGHTS if self._analyzers[other] == analyzer)
+                             for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
         self._highlight_cache = bounded_cache(cache_bytes)(self._highlight)
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
-        self._postings = _ScoredPostings(self._searcher)
+        self._postings = _ScoredPostings(self._searcher, postings_budget)
         self._record_ids: dict[int, str] = {}
 
     @classmethod
@@ -195,7 +198,7 @@ class WhooshBackend(SearchBackend):
     def _tokens(self, field: str, text: str) -> tuple[str, ...]:
         """The query tokens of `text` for one field (cached: glossary expansions and popular
         queries repeat)."""
-        return self._token_cache(field, text)
+        return self._token_cache(self._token_field[field], text)
 
     def _analyse_query(self, field: str, text: str) -> tuple[str, ...]:
         tokens: dict[str, None] = {}
@@ -217,7 +220,11 @@ class WhooshBackend(SearchBackend):
         token found in more than COMMON_SHARE of the records adds little but cost, so it is
         left out while rarer tokens remain (a query of common words only keeps them all). A
         phrase keeps its rare tokens (or its rarest): the documents holding them include all
-        that hold the phrase, and the library checks the phrase itself."""
+        that hold the phrase, and the library checks the phrase itself.
+
+        A token no record has matches nothing and is left out once chosen, so that a query
+        of made-up words is not looked up again when scored (one of them stays when all are:
+        the query then matches nothing, rather than being only its phrases)."""
         boosts: dict[tuple[str, str], float] = {}
         for text, weight in terms:
             for field, field_weight in FIELD_WEIGHTS.items():
@@ -225,15 +232,20 @@ class WhooshBackend(SearchBackend):
                     boosts[(field, tok)] = max(boosts.get((field, tok), 0.0), weight * field_weight)
         reader = self._searcher.reader()
         most = COMMON_SHARE * reader.doc_count()
-        rare = {key: boost for key, boost in boosts.items() if reader.doc_frequency(*key) <= most}
+        frequency = {key: reader.doc_frequency(*key) for key in boosts}
+        chosen = {key: boost for key, boost in boosts.items() if frequency[key] <= most} or boosts
+        found = {key: boost for key, boost in chosen.items() if frequency[key]}
+        if chosen and not found:
+            key = next(iter(chosen))
+            found = {key: chosen[key]}
         must = []
         for phrase in phrases:
             tokens = self._tokens("body", phrase)
             if tokens:
-                frequency = {tok: reader.doc_frequency("body", tok) for tok in tokens}
-                must.append(tuple(tok for tok in tokens if frequency[tok] <= most)
-                            or (min(tokens, key=frequency.__getitem__),))
-        return rare or boosts, must
+                counts = {tok: reader.doc_frequency("body", tok) for tok in tokens}
+                must.append(tuple(tok for tok in tokens if counts[tok] <= most)
+                            or (min(tokens, key=counts.__getitem__),))
+        return found, must
 
     def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         """What `search` answers, computed the standard way: the same clauses as a Whoosh
