@@ -22,8 +22,6 @@ from indexer.knowledge.library import Library
 from .linkify import LibraryResolver
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
-# What a search result may be; each has a label.
-KINDS = ("rule", "card", "planar_card", "term", "section")
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions")
 CYRILLIC = re.compile("[\u0400-\u04ff]")

@@ -6,10 +6,11 @@ from flask import Flask, request
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from indexer.documents.records import KINDS
 from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
-from .present import KINDS, LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
+from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
 from .respond import library, reader_script, same_view_url
 
 

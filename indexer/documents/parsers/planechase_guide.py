@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from .. import textclean
+from ..chinese import HAN, HAN_RUN
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from ..references import SUBRULE_LETTER
@@ -34,13 +35,12 @@ from .prose import Line, Paragraph, has_words, merge_after_colon, section_record
 _BANNER = re.compile(r"^\*{3,}.*\*{3,}$")
 _URL = re.compile(r"^https?://\S+$")
 # `USING YOUR PLANAR DECK 使用你的時空牌`: an English heading in capitals, then its Chinese.
-_HEADING = re.compile(r"^(?P<en>[A-Z][A-Z0-9 :,'&-]*[A-Z])\s*(?P<zh>[\u3400-\u9fff].*)$")
+_HEADING = re.compile(rf"^(?P<en>[A-Z][A-Z0-9 :,'&-]*[A-Z])\s*(?P<zh>[{HAN}].*)$")
 _EN_TYPE = re.compile(r"^(?:Plane\s*[-–—]\s*(?P<world>.+)|Phenomenon)$")
 _ZH_TYPE = re.compile(r"^(?:地域\s*[-–—]\s*(?P<world>.+)|奇跡)$")
 _EN_LABEL = re.compile(r"^(?:Planeswalking|Chaos) Ability\s*:", re.IGNORECASE)
 _ZH_LABEL = re.compile(r"^(?:時空旅行|混亂)異能[:：]")
 _RULE = re.compile(rf"^(?P<number>[1-9]\d\d(?:\.\d{{1,3}}{SUBRULE_LETTER}?)?)\.?\s+(?P<body>\S.*)$")
-_HAN = re.compile(r"[\u3400-\u9fff]")
 # The guide quotes section 901 in Chinese only; its English title is the Comprehensive Rules'
 # own heading, `901. Planechase`, unchanged in every edition since the variant entered them.
 _EN_RULE_TITLES = {"901": "Planechase"}
@@ -93,7 +93,7 @@ def _front_matter(lines: list[Line], warnings: list[str]) -> list[Paragraph]:
 
 
 def _is_chinese(text: str) -> bool:
-    return bool(_HAN.search(text))
+    return bool(HAN_RUN.search(text))
 
 
 def _insert_sections(source: Source, lines: list[Line], first_ordinal: int, warnings: list[str]) -> list[Record]:
@@ -175,7 +175,7 @@ def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: 
     name = en.name.text
     names: dict[str, str] = {"en": name}
     world = en.world.strip() if en.world else None
-    zh_latin = _HAN.split(zh.world)[0].strip() if zh is not None and zh.world else ""
+    zh_latin = HAN_RUN.split(zh.world)[0].strip() if zh is not None and zh.world else ""
     if world and zh_latin and zh_latin.lower() != world.lower():
         warnings.append(f"line {en.type_line.number}: {name}: world {world!r} in English, {zh_latin!r} in Chinese")
         if worlds[zh_latin] > worlds[world]:
@@ -195,7 +195,7 @@ def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: 
             names["zh_hant"] = zh_name
         attrs["type_line_zh_hant"] = re.sub(r"\s*[-–—]\s*", " — ", zh.type_line.text, count=1)
         if zh.world:
-            zh_world = _HAN.search(zh.world)
+            zh_world = HAN_RUN.search(zh.world)
             if zh_world:
                 attrs["world_zh_hant"] = zh.world[zh_world.start():].strip()
         if len(zh.abilities) != len(en.abilities):
@@ -224,7 +224,7 @@ def _card_records(source: Source, lines: list[Line], warnings: list[str]) -> lis
     records: list[Record] = []
     sides = _card_sides(lines, warnings)
     worlds = Counter(part for side in sides if side.world
-                     for part in (side.world.strip(), _HAN.split(side.world)[0].strip()) if part)
+                     for part in (side.world.strip(), HAN_RUN.split(side.world)[0].strip()) if part)
     seen = set()
     i = 0
     while i < len(sides):
