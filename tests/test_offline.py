@@ -103,6 +103,14 @@ def test_offline_pages_search_and_rules(live_server, context):
     answer = offline_fetch(page, "/api/search?q=" + urllib.parse.quote("規則702.30a"))
     assert "offline" in answer, "answered by the network, not by the offline copy"
     assert answer["rule_jump"]["number"] == "702.30a"
+    # A range jumps to its first rule, the rest of it in the same result, as online.
+    answer = offline_fetch(page, "/api/search?q=" + urllib.parse.quote("CR 901.9a至c"))
+    assert (answer["rule_jump"]["number"], answer["rule_jump"]["end"]) == ("901.9a", "901.9c")
+    first = answer["results"][0]  # (the offline result lists a group's other records as other_editions)
+    assert first["rule"] == "901.9a" and {"901.9b", "901.9c"} <= {o["rule"] for o in first["other_editions"]}
+    # The sources' damaged wording finds the repaired text offline too.
+    answer = offline_fetch(page, "/api/search?q=" + urllib.parse.quote('"每位元牌手的抓牌步驟"'))
+    assert answer["results"][0]["id"] == "shadowmoor-faq:card:spiteful-visions"
     error = offline_fetch(page, "/api/search?q=kind:nothing")
     assert error["error"]["status"] == 400
 

@@ -142,8 +142,8 @@ def normalize_spaces(text: str) -> str:
 
 # Known mistakes of converting Simplified Chinese to Traditional with Taiwan phrases, each a
 # word the phrase table put in place of a plain one, and the context where only the plain one
-# can be meant.
-_CONVERSION_ERRORS = (
+# can be meant. (The offline copy's search repairs a query with these too.)
+CONVERSION_ERRORS = (
     # The classifier 位 after a counting word became 位元, a computer "bit" (每位元玩家); 位元組
     # "byte" stays.
     (re.compile("(?<=[每各哪這那某幾數一二兩三四五六七八九十])位元(?!組)"), "位"),
@@ -162,7 +162,7 @@ def fix_conversion_errors(text: str) -> str:
     Each changes only where the context allows nothing else (a rules document counts players,
     never bits); 位元 elsewhere, 位元組 "byte" and 隻 as a classifier stay. A query goes through
     it too, so the damaged wording a reader copies from the original still finds the text."""
-    for pattern, plain in _CONVERSION_ERRORS:
+    for pattern, plain in CONVERSION_ERRORS:
         text = pattern.sub(plain, text)
     return text
 

@@ -27,7 +27,8 @@ from pathlib import Path
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS
-from indexer.documents.references import _QUERY, rule_sort_key
+from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
+from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
@@ -125,8 +126,10 @@ def build(library, name: str) -> dict:
                     "literal": weights.literal, "title": weights.title, "expansion": weights.expansion,
                     "candidates": weights.candidates, "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT,
                     "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS},
-        "query": {"rule": _js(_QUERY), "filter": _js(query._FILTER), "phrase": _js(query._PHRASE),
-                  "syntax": _js(query._SYNTAX), "kinds": KINDS, "kind_aliases": query._KIND_ALIASES},
+        "query": {"rule": _js(_QUERY), "range": _js(REFERENCE_PATTERN), "filter": _js(query._FILTER),
+                  "phrase": _js(query._PHRASE), "syntax": _js(query._SYNTAX), "kinds": KINDS,
+                  "kind_aliases": query._KIND_ALIASES,
+                  "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
         "postings": postings,
         "common": common,
         "words": sorted({t for f in ("names", "title", "body") for t in postings[f] if HAN_RUN.fullmatch(t)}),

@@ -54,8 +54,9 @@
     for (var field in data.common) this.common[field] = new Set(data.common[field]);
     var q = data.query;
     this.patterns = {
-      rule: new RegExp(q.rule, "i"), filter: new RegExp(q.filter, "gi"),
-      phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
+      rule: new RegExp(q.rule, "i"), range: new RegExp("^\\s*(?:" + q.range + ")\\s*$", "i"),
+      filter: new RegExp(q.filter, "gi"), phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
+      repairs: q.repairs.map(function (pair) { return [new RegExp(pair[0], "g"), pair[1]]; }),
     };
     this.byNumber = new Map();
     this.children = new Map();
@@ -211,7 +212,9 @@
     var text = raw;
     if (/[\uff01-\uff5e\u3000]/.test(text)) text = text.replace(/\u3000/g, " ").normalize("NFKC");
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null };
+    // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
+    this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -225,7 +228,13 @@
     text = text.replace(p.filter, " ");
     text.replace(p.phrase, function (_, phrase) { if (phrase.trim()) parsed.phrases.push(phrase.trim()); });
     text = text.replace(p.phrase, " ");
-    var number = p.rule.exec(text);
+    var number = p.rule.exec(text), range = number ? null : p.range.exec(text);
+    if (range && range.groups.end && !parsed.phrases.length) {
+      // A range (702.30a-c): its first rule, and its last written in full.
+      var end = range.groups.end.toLowerCase();
+      parsed.rule_number = range.groups.num.toLowerCase();
+      parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
+    }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
     parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
     return parsed;
@@ -447,6 +456,14 @@
     var head = this.records[records[0]];
     answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, null), url: head.url };
     var ranked = records.map(function (i) { return [i, 10.0]; });
+    var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
+    if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    if (last !== undefined) {  // the rest of the range, in rule order
+      (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
+        var r = self.records[i];
+        if (r.order > head.order && r.order <= self.records[last].order && self.passes(r, parsed.filters)) ranked.push([i, 10.0]);
+      });
+    }
     (this.children.get(head.edition + " " + number) || []).forEach(function (i) {
       if (self.passes(self.records[i], parsed.filters)) ranked.push([i, 5.0]);
     });
