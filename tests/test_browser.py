@@ -3,7 +3,7 @@
 Each test drives Debian's chromium through Playwright (see browser_support); the last state
 of every page is saved under test-artifacts/. The texts checked are the corpus's own: the
 Shadowmoor FAQ's card 奪魂紅帽客 / Murderous Redcap, the Worldwake FAQ's rules 702.30a and
-702.30c (2010-02-01 edition) and the Planechase guide's rules 901.9c and 901.8 (2016-01).
+702.30c (2010-02-01 edition) and the Planechase guide's rules 901.9c and 901.8 (its 2016-01, the rules of 2016-09-30).
 """
 from __future__ import annotations
 
@@ -55,10 +55,14 @@ def test_rule_page_reference_leads_to_the_rule_it_names(live_server, page):
     main = page.locator(".texts.main")
     expect(main).to_contain_text("如果擲骰結果為鵬洛客符號{PW}")
 
-    main.get_by_role("link", name="901.8", exact=True).click()
-    page.wait_for_url("**/rules/901.8?edition=2016-01")
+    # The guide's 2016-01 is the rules of 2016-09-30: its Chinese and that file's English
+    # both name 901.8, and both lead to that edition's rule.
+    links = main.get_by_role("link", name="901.8", exact=True)
+    expect(links).to_have_count(2)
+    links.first.click()
+    page.wait_for_url("**/rules/901.8?edition=2016-09-30")
     expect(page.locator("h1")).to_have_text("901.8 競逐時空 / Planechase")
-    expect(page.locator(".meta .edition").first).to_have_text("2016-01")
+    expect(page.locator(".meta .edition").first).to_have_text("2016-09-30")
 
 
 def test_rule_page_parent_link(live_server, page):
