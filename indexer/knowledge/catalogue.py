@@ -113,6 +113,10 @@ class Catalogue:
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         self.concepts[fold_key(name.strip())].extend(cited)
+        # Each record's group and today's twin, worked out when first needed: at most one
+        # entry per record of the build (every query's candidates ask for both).
+        self._group_keys: dict[str, tuple] = {}
+        self._twins: dict[str, Record | None] = {}
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
@@ -213,6 +217,12 @@ class Catalogue:
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
         number and heading, as the rules file of its edition has them); a rules glossary
         entry in every edition; any other record alone."""
+        key = self._group_keys.get(record.id)
+        if key is None:
+            key = self._group_keys[record.id] = self._group_key(record)
+        return key
+
+    def _group_key(self, record: Record) -> tuple:
         if record.kind == "rule":
             heading = record.number.rstrip(_SUBRULE_LETTERS) if "." in record.number else record.number
             official = self._official(heading, record.edition)
@@ -240,6 +250,11 @@ class Catalogue:
         2008's 502.79 Persist), or None."""
         if not self.superseded(record):
             return None
+        if record.id not in self._twins:
+            self._twins[record.id] = self._current_twin(record)
+        return self._twins[record.id]
+
+    def _current_twin(self, record: Record) -> Record | None:
         twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":

@@ -21,17 +21,12 @@ def representative(members: list[Record]) -> Record:
 class EditionGrouping:
     def __init__(self, catalogue: Catalogue):
         self.catalogue = catalogue
-        # Each record's group, remembered: at most one entry per record of the build.
-        self._groups: dict[str, tuple] = {}
 
     def collapse(self, ranked: list[tuple[Record, float]]) -> list[list[Record]]:
         """Ranked records as groups in rank order, each led by its representative."""
         groups: dict[tuple, list[Record]] = {}
         for record, _ in ranked:
-            key = self._groups.get(record.id)
-            if key is None:
-                key = self._groups[record.id] = self.catalogue.group_key(record)
-            groups.setdefault(key, []).append(record)
+            groups.setdefault(self.catalogue.group_key(record), []).append(record)
         out = []
         for members in groups.values():
             if len(members) > 1:
