@@ -92,7 +92,8 @@ class IndexBuild:
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
         try:
-            self.engine: SearchBackend = ENGINE.open(folder, self.segmenter, cache_bytes, postings_budget)
+            self.engine: SearchBackend = ENGINE.open(folder, self.segmenter, cache_bytes, postings_budget,
+                                                     [r.id for r in self.records])
         except IndexUnavailable:
             self.folded_texts.close()
             raise

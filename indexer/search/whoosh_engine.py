@@ -8,13 +8,12 @@ query run by Whoosh's own searcher (`search_with_whoosh`) gives the same documen
 scores, and the tests hold the two together."""
 from __future__ import annotations
 
-import heapq
 import threading
-from array import array
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import cachetools
+import numpy as np
 from whoosh import index
 from whoosh.query import And, Or, Term
 from whoosh.scoring import BM25F
@@ -55,17 +54,18 @@ class _ScoredPostings:
     query's terms of (term score in that document × the term's weight). Whoosh's matchers
     compute the same sum but call several Python methods for every posting of every query,
     which made them most of a search's time; with each term's scores kept as two arrays, a
-    term seen before costs one pass of additions."""
+    term seen before costs one vectorised addition (numpy: a document's score is added in
+    the same order, so the sums are the same floats)."""
 
     def __init__(self, searcher, budget: int = POSTINGS_BUDGET_BYTES):
         self._searcher = searcher
         # (field, token) -> (documents, scores, bytes charged)
         self._cache = cachetools.LRUCache(budget, getsizeof=lambda entry: entry[2])
         # BM25's length part of every document, per (segment offset, field), read whole once.
-        self._norms: dict[tuple[int, str], list[float]] = {}
+        self._norms: dict[tuple[int, str], np.ndarray] = {}
         self._lock = threading.Lock()
 
-    def get(self, field: str, token: str) -> tuple[array, array]:
+    def get(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
         key = (field, token)
         with self._lock:
             entry = self._cache.get(key)
@@ -74,15 +74,14 @@ class _ScoredPostings:
         found = self._score(field, token)
         cost = self.cost(key, found)
         with self._lock:
-            if found[0] and cost <= self._cache.maxsize:
+            if len(found[0]) and cost <= self._cache.maxsize:
                 self._cache[key] = (*found, cost)
         return found
 
     @staticmethod
-    def cost(key: tuple[str, str], found: tuple[array, array]) -> int:
+    def cost(key: tuple[str, str], found: tuple[np.ndarray, np.ndarray]) -> int:
         docs, scores = found
-        return (TERM_OVERHEAD_BYTES + sum(len(part) for part in key) * 4
-                + len(docs) * docs.itemsize + len(scores) * scores.itemsize)
+        return TERM_OVERHEAD_BYTES + sum(len(part) for part in key) * 4 + docs.nbytes + scores.nbytes
 
     def __len__(self) -> int:
         return len(self._cache)
@@ -92,18 +91,18 @@ class _ScoredPostings:
         """Bytes charged for what is kept now; never more than the budget."""
         return self._cache.currsize
 
-    def _score(self, field: str, token: str) -> tuple[array, array]:
+    def _score(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
         """(global document numbers, scores) of one term: Whoosh's BM25 formula with the
         same parameters and statistics its scorer reads (collection idf and average length,
         quantised document length), so the sums equal what its matchers would compute."""
-        docs, scores = array("i"), array("d")
+        docs, scores = [], []
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
             for leaf, offset in top.leaf_searchers():
                 if (field, token) in leaf.reader():
-                    docs.extend(offset + d for d in leaf.reader().postings(field, token).all_ids())
-            scores.extend(0.0 for _ in docs)
-            return docs, scores
+                    docs.append(np.fromiter(leaf.reader().postings(field, token).all_ids(), np.int32) + offset)
+            found = np.concatenate(docs) if docs else np.empty(0, np.int32)
+            return found, np.zeros(len(found))
         # BM25: idf × tf × (k1 + 1) / (tf + the document's length part). Not top.idf: the
         # searcher remembers every term's idf in a dict that never shrinks.
         factor = top.weighting.idf(top, field, token) * (WEIGHTING.K1 + 1)
@@ -113,11 +112,14 @@ class _ScoredPostings:
                 continue
             norms = self._field_norms(leaf, offset, field)
             for ids, weights in _posting_blocks(reader.postings(field, token)):
-                docs.extend([offset + d for d in ids] if offset else ids)
-                scores.extend([factor * tf / (tf + norms[d]) for d, tf in zip(ids, weights)])
-        return docs, scores
+                ids, tf = np.asarray(ids, np.int32), np.asarray(weights, np.float64)
+                docs.append(ids + offset)
+                scores.append(factor * tf / (tf + norms[ids]))
+        if not docs:
+            return np.empty(0, np.int32), np.empty(0)
+        return np.concatenate(docs), np.concatenate(scores)
 
-    def _field_norms(self, leaf, offset: int, field: str) -> list[float]:
+    def _field_norms(self, leaf, offset: int, field: str) -> np.ndarray:
         """k1 × ((1 - b) + b × length / average length) for every document of one segment
         and field, from the quantised lengths BM25F reads (`doc_field_length`), read once:
         scoring a term is then one pass over its postings, without a lookup per posting."""
@@ -126,8 +128,8 @@ class _ScoredPostings:
         if norms is None:
             avgfl = self._searcher.avg_field_length(field) or 1
             k1, b = WEIGHTING.K1, WEIGHTING.B
-            norms = [k1 * ((1 - b) + b * (leaf.doc_field_length(d, field, 1) or 1) / avgfl)
-                     for d in range(leaf.doc_count_all())]
+            norms = np.array([k1 * ((1 - b) + b * (leaf.doc_field_length(d, field, 1) or 1) / avgfl)
+                              for d in range(leaf.doc_count_all())])
             self._norms[key] = norms
         return norms
 
@@ -153,9 +155,10 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
 
 class WhooshBackend(SearchBackend):
     def __init__(self, ix, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-                 postings_budget: int = POSTINGS_BUDGET_BYTES):
+                 postings_budget: int = POSTINGS_BUDGET_BYTES, record_ids: list[str] | None = None):
         self._ix = ix
         self._searcher = ix.searcher(weighting=WEIGHTING)
+        self._doc_count = self._searcher.doc_count_all()
         # This build's own copy of the schema's analyzers, segmenting with its words.
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
@@ -167,7 +170,7 @@ class WhooshBackend(SearchBackend):
         self._highlight_cache = bounded_cache(cache_bytes)(self._highlight)
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
         self._postings = _ScoredPostings(self._searcher, postings_budget)
-        self._record_ids: dict[int, str] = {}
+        self._record_ids = self._ids_by_number(record_ids)
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
@@ -185,11 +188,12 @@ class WhooshBackend(SearchBackend):
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-             postings_budget: int = POSTINGS_BUDGET_BYTES) -> "WhooshBackend":
+             postings_budget: int = POSTINGS_BUDGET_BYTES, record_ids: list[str] | None = None) -> "WhooshBackend":
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
-            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter, cache_bytes, postings_budget)
+            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter, cache_bytes, postings_budget,
+                       record_ids)
         except IndexUnavailable:
             raise
         except Exception as exc:  # whoosh raises many types for damaged files
@@ -268,37 +272,43 @@ class WhooshBackend(SearchBackend):
             terms, must = self._clauses(query)
             if not terms and not must:
                 return []
-            scores: dict[int, float] = {}
+            # Every document's score, and whether a term matched it (a score may be 0).
+            scores, matched = np.zeros(self._doc_count), np.zeros(self._doc_count, bool)
             for (field, tok), boost in terms.items():
                 docs, term_scores = self._postings.get(field, tok)
-                get = scores.get
-                for doc, score in zip(docs, term_scores):
-                    scores[doc] = get(doc, 0.0) + score * boost
+                scores[docs] += term_scores * boost  # a term's documents are distinct
+                matched[docs] = True
             if must:
-                scores = self._require(scores if terms else None, must)
-            filters = [(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
-            for name, value in filters:
-                allowed = set(self._postings.get(name, value)[0])
-                scores = {doc: score for doc, score in scores.items() if doc in allowed}
-            best = heapq.nlargest(limit, scores.items(), key=lambda item: (item[1], -item[0]))
-            return [(self._record_id(doc), score) for doc, score in best]
+                scores, matched = self._require(scores, matched if terms else None, must)
+            for name, value in query.filters.items():
+                if name in FILTER_FIELDS:
+                    allowed = np.zeros(self._doc_count, bool)
+                    allowed[self._postings.get(name, value)[0]] = True
+                    matched &= allowed
+            docs = np.flatnonzero(matched)
+            found = scores[docs]
+            if len(docs) > limit:  # the best `limit` and any tied with the last of them
+                keep = found >= np.partition(found, len(found) - limit)[len(found) - limit]
+                docs, found = docs[keep], found[keep]
+            order = np.lexsort((docs, -found))[:limit]  # best first, then in index order
+            return [(self._record_id(doc), score) for doc, score in zip(docs[order].tolist(), found[order].tolist())]
         except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
             raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
-    def _require(self, scores: dict[int, float] | None, must: list[tuple[str, ...]]) -> dict[int, float]:
+    def _require(self, scores: np.ndarray, matched: np.ndarray | None,
+                 must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
         """Only documents holding every phrase token (and matching a term, when there are
         terms), each token's score added, as Whoosh's intersection adds its parts'."""
-        required = [dict(zip(*self._postings.get("body", tok))) for tokens in must for tok in tokens]
-        docs = set(required[0]).intersection(*required[1:])
-        if scores is not None:
-            docs &= scores.keys()
-        out = {}
-        for doc in docs:
-            total = 0.0
-            for part in required:
-                total += part[doc]
-            out[doc] = total + scores[doc] if scores is not None else total
-        return out
+        total, count = np.zeros(self._doc_count), np.zeros(self._doc_count, np.int32)
+        required = [tok for tokens in must for tok in tokens]
+        for tok in required:
+            docs, term_scores = self._postings.get("body", tok)
+            total[docs] += term_scores
+            count[docs] += 1
+        holding = count == len(required)
+        if matched is None:
+            return total, holding
+        return total + scores, holding & matched
 
     def scored_terms(self, field: str) -> Iterator[tuple[str, bool, list[tuple[str, float]]]]:
         """Every token of a field, whether a search leaves it out as common, and its postings
@@ -308,13 +318,23 @@ class WhooshBackend(SearchBackend):
         for token in list(reader.field_terms(field)):
             docs, scores = self._postings._score(field, token)
             yield token, reader.doc_frequency(field, token) > most, [
-                (self._record_id(doc), score) for doc, score in zip(docs, scores)]
+                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+
+    def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
+        """Record ids by document number: the build adds the records in their order, so the
+        n-th document is the n-th record, which the first and last documents' stored ids
+        confirm; None (each id read from Whoosh's stored fields) for an index written otherwise."""
+        if not record_ids or len(record_ids) != self._doc_count:
+            return None
+        ends = (0, self._doc_count - 1)
+        if any(self._searcher.stored_fields(n)["id"] != record_ids[n] for n in ends):
+            return None
+        return record_ids
 
     def _record_id(self, docnum: int) -> str:
-        record_id = self._record_ids.get(docnum)
-        if record_id is None:
-            record_id = self._record_ids[docnum] = self._searcher.stored_fields(docnum)["id"]
-        return record_id
+        if self._record_ids is not None:
+            return self._record_ids[docnum]
+        return self._searcher.stored_fields(docnum)["id"]
 
     def highlight(self, text: str, query: EngineQuery) -> str | None:
         terms = set()
