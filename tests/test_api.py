@@ -1,6 +1,7 @@
 """The JSON API over the small corpus: every field of the search contract, the rule, card,
 plane, term and source twins, suggestions, health, limits, scripts and CORS."""
 import json
+import os
 
 import pytest
 
@@ -279,7 +280,8 @@ def test_healthz_names_the_open_index(client, small_index):
     records = sum(1 for line in (folder / "records.jsonl").open(encoding="utf-8") if line.strip())
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.get_json() == {"status": "ok", "records": records, "index": folder.name}
+    assert response.get_json() == {"status": "ok", "records": records, "index": folder.name,
+                                   "pid": os.getpid(), "opened_in": os.getpid()}
     assert response.headers["Cache-Control"] == "no-store"
 
 

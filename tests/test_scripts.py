@@ -5,7 +5,9 @@ behaviour around a failed build is checked by really starting it on a free loopb
 """
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -118,3 +120,21 @@ def test_failed_build_without_any_index_is_an_error(tmp_path):
     assert f"serve: no index to serve: the build failed (see above) and {tmp_path / 'index'} holds no earlier index" \
         in output
     assert not (tmp_path / "index" / "CURRENT").exists()
+
+
+def test_first_query_after_ready_is_answered_from_the_index_the_master_opened(kb_index, tmp_path):
+    """serve opens the index in gunicorn's master before the workers fork: the very first
+    request, a search, is answered by a worker from the library the master opened, and no
+    worker opens the build again."""
+    shutil.copytree(kb_index, tmp_path / "index")
+    server = start_server(tmp_path / "index", tmp_path / "serve.log")
+    try:
+        first = json.loads(server.wait_for("/api/search?q=persist"))  # nothing asked before it
+        health = [json.loads(server.get("/healthz")[1]) for _ in range(12)]
+    finally:
+        stop_server(server)
+    master = server.process.pid  # serve execs gunicorn once the index is built
+    assert first["results"] and first["results"][0]["rule"] == "702.79"
+    assert {h["opened_in"] for h in health} == {master}
+    assert master not in {h["pid"] for h in health}
+    assert "no index opened before the workers start" not in server.output()

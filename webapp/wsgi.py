@@ -1,14 +1,18 @@
 """The production entry point: `gunicorn --preload webapp.wsgi:app` (scripts/serve).
 
-Chinese analysis is loaded here, at import, so the workers fork with it and share it instead
-of each loading it on its first request: OpenCC's converters and jieba's dictionary, the
-latter together with the current index's user dictionary, because a tokenizer built without
-those words would be built again when a worker opens the index. The index itself is opened
-lazily by each worker: open index files are not shared across a fork. Requests reach the app
-one at a time per worker, once read (`serving`).
+Everything is loaded here, at import, in gunicorn's master, so the workers fork with it and
+share it instead of each loading it on its first request: OpenCC's converters, jieba's
+dictionary together with the current index's user dictionary, and the current index itself
+(records, tables, engine), so the first query after the server is ready answers from it.
+A worker opens the index files again for itself when it forks (a file position is not to be
+shared between processes) and switches to a new build on its own when a rebuild names one.
+Requests reach the app one at a time per worker, once read (`serving`).
 """
+import os
+
 from indexer.search import analysis
 from indexer.search.build import current_folder
+from indexer.search.engine import IndexUnavailable
 from indexer.search.index_build import USER_WORDS_FILE
 
 from . import create_app
@@ -24,3 +28,9 @@ if _folder is not None and (_folder / USER_WORDS_FILE).is_file():
     except analysis.UserDictionaryError as exc:
         app.logger.warning("not warming up with the index's user words: %s", exc)
 analysis.warm_up(_segmenter)
+_live = app.extensions["kb.library"]
+try:
+    _live.get()
+except IndexUnavailable as exc:  # each worker tries again on its first request
+    app.logger.warning("no index opened before the workers start: %s", exc)
+os.register_at_fork(after_in_child=_live.after_fork)

@@ -8,6 +8,7 @@ candidates ranked with bonuses, did-you-mean, edition groups, result fields and 
 """
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -63,9 +64,15 @@ class Library:
             for ref in entry.rules:
                 key = (ref.number, self.catalogue.edition_named(ref.edition))
                 self._terms_of_rule.setdefault(key, []).extend(fold_key(f) for f in entry.forms() if f)
+        # The process that opened it: gunicorn's master when it opens before the workers fork.
+        self.opened_in = os.getpid()
 
     def close(self) -> None:
         self.build.close()
+
+    def after_fork(self) -> None:
+        """In a process forked after this library opened: its own handles to the index files."""
+        self.engine.reopen()
 
     # --- look-ups -----------------------------------------------------------------------
 

@@ -59,6 +59,12 @@ class LiveLibrary:
             raise IndexUnavailable(self.problem or f"{self.root}: no index built yet (run: python -m indexer build)")
         return self._library
 
+    def after_fork(self) -> None:
+        """In a worker forked with the library open (gunicorn's master opened it): the
+        worker serves it without opening the build again, through file handles of its own."""
+        if self._library is not None:
+            self._library.after_fork()
+
     def _refresh(self) -> None:
         self.current = current_folder(self.root)
         if self._library is not None:

@@ -58,6 +58,11 @@ class SearchBackend(ABC):
         """The query's words with whether the index holds each one (for typo correction)."""
 
     @abstractmethod
+    def reopen(self) -> None:
+        """Open the index files again for this process (after a fork: an inherited handle's
+        file position would be shared with the parent and its other children)."""
+
+    @abstractmethod
     def close(self) -> None:
         """Release files and searchers."""
 

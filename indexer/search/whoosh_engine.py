@@ -86,6 +86,10 @@ class _ScoredPostings:
     def __len__(self) -> int:
         return len(self._cache)
 
+    def reopened(self, searcher) -> None:
+        """Read further terms through `searcher`, a new searcher of the same index."""
+        self._searcher = searcher
+
     @property
     def size(self) -> int:
         """Bytes charged for what is kept now; never more than the budget."""
@@ -356,6 +360,13 @@ class WhooshBackend(SearchBackend):
                     for tok in self._tokens("body", text)]
         except Exception as exc:
             raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
+
+    def reopen(self) -> None:
+        """A new searcher over the same segments: what was remembered from them (scored
+        postings, field lengths) stays true."""
+        inherited, self._searcher = self._searcher, self._ix.searcher(weighting=WEIGHTING)
+        self._postings.reopened(self._searcher)
+        inherited.close()
 
     def close(self) -> None:
         self._searcher.close()

@@ -1,6 +1,8 @@
 """Service endpoints: `/healthz` for the load balancer, `/opensearch.xml` for browsers."""
 from __future__ import annotations
 
+import os
+
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
 from ..respond import library
@@ -12,9 +14,12 @@ bp = Blueprint("meta", __name__)
 def healthz():
     """200 with the open index's folder and size; 503 (error shape) when no index opens. When
     the build CURRENT names is damaged and an older one serves, the status is "degraded" and
-    the answer names the damaged build and what is wrong with it."""
+    the answer names the damaged build and what is wrong with it. `pid` is the answering
+    process and `opened_in` the one that opened the index (gunicorn's master, before the
+    workers forked, unless a worker switched to a newer build since)."""
     lib = library()
-    answer = {"status": "ok", "records": len(lib.records), "index": lib.folder.name}
+    answer = {"status": "ok", "records": len(lib.records), "index": lib.folder.name,
+              "pid": os.getpid(), "opened_in": lib.opened_in}
     live = current_app.extensions["kb.library"]
     if live.problem is not None:
         answer |= {"status": "degraded", "current": live.current.name, "problem": live.problem}
