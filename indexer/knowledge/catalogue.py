@@ -37,6 +37,8 @@ class Catalogue:
         self._folded_texts = folded_texts
         self._positions = {r.id: i for i, r in enumerate(records)}
         self.by_number: dict[str, list[Record]] = defaultdict(list)
+        # Each edition's rule numbers (put in rule order when a rule page of it is first asked).
+        self._numbers_of: dict[str | None, set[str]] = defaultdict(set)
         # Subrules by (edition, parent number) and by (edition, parent number, source).
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
@@ -59,6 +61,7 @@ class Catalogue:
                     self._referrers[(r.edition, ref[0])].append(r)
             if r.kind == "rule":
                 self.by_number[r.number].append(r)
+                self._numbers_of[r.edition].add(r.number)
                 if r.parent:
                     self._children_of[(r.edition, r.parent)].append(r)
                     self._children_of[(r.edition, r.parent, r.source)].append(r)
@@ -168,8 +171,7 @@ class Catalogue:
         reads on from 702.30g to 702.31 without going back up."""
         order = self._rule_order.get(edition)
         if order is None:
-            numbers = {r.number for found in self.by_number.values() for r in found if r.edition == edition}
-            order = self._rule_order[edition] = sorted(numbers, key=rule_sort_key)
+            order = self._rule_order[edition] = sorted(self._numbers_of.get(edition, ()), key=rule_sort_key)
         at = bisect.bisect_left(order, rule_sort_key(number), key=rule_sort_key)
         before = self.rule_records(order[at - 1], edition)[:1] if at > 0 else []
         after = self.rule_records(order[at + 1], edition)[:1] if at + 1 < len(order) else []
