@@ -47,7 +47,7 @@ def distinct_queries(count: int, seed: int = 1):
 
 def lru_caches(library: Library) -> dict:
     engine = library.engine
-    return {"tokens": engine._token_cache, "clauses": engine._clause_cache, "highlights": engine._highlight_cache,
+    return {"tokens": engine._token_cache, "clauses": engine._clause_cache,
             "snippets": library._snippets._snippets, "expansions": library._expander.expand,
             "defining rules": library._expander.defining_rules, "results": library._results._fields,
             "corrections": library._spelling._corrections, "words pattern": marking._words_pattern,

@@ -43,7 +43,7 @@ class CacheSizes:
     snippets: int = 8 * 2**20     # per record, script and query
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
-    engine: int = CACHE_BYTES     # the engine's query tokens, clauses and highlights (each)
+    engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
     postings: int = POSTINGS_BUDGET_BYTES  # scored postings the engine keeps
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys

@@ -39,7 +39,8 @@ WEIGHTING = BM25F()
 # what each remembered term costs besides its postings (its key, arrays and place in the order).
 POSTINGS_BUDGET_BYTES = 48 * 2**20
 TERM_OVERHEAD_BYTES = 400
-# Bytes of query tokens, clauses and highlights an opened index remembers, each.
+# Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
+# by the library, per record and query).
 CACHE_BYTES = 8 * 2**20
 
 
@@ -171,7 +172,6 @@ class WhooshBackend(SearchBackend):
         self._token_field = {name: next(other for other in FIELD_WEIGHTS if self._analyzers[other] == analyzer)
                              for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
-        self._highlight_cache = bounded_cache(cache_bytes)(self._highlight)
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
         self._postings = _ScoredPostings(self._searcher, postings_budget)
         self._record_ids = self._ids_by_number(record_ids)
@@ -348,10 +348,7 @@ class WhooshBackend(SearchBackend):
             terms.update(self._tokens("body", phrase))
         if not terms or not text:
             return None
-        return self._highlight_cache(text, frozenset(terms))
-
-    def _highlight(self, text: str, terms: frozenset[str]) -> str | None:
-        return marking.mark(text, terms)
+        return marking.mark(text, frozenset(terms))
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         reader = self._searcher.reader()
