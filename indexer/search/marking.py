@@ -33,6 +33,8 @@ _EDGE_CHAR = re.compile(r"[\w{}]")
 # An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
 _LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
 _LATIN_CHAR = re.compile(f"[{_LATIN}]")
+# The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
+_RULE_DIGITS = re.compile(r"\d+\.\d+$")
 
 
 # What each of the two caches of queries' patterns may hold (the process's; Settings'
@@ -79,6 +81,12 @@ def _in_latin_word(text: str, start: int) -> bool:
     return bool(before) and _LATIN_CHAR.match(before) is not None
 
 
+def _subrule_letter(text: str, start: int) -> bool:
+    """Whether the letter at `start` ends a rule number (the a of 603.6a), not a word."""
+    after = text[start + 1:start + 2]
+    return _RULE_DIGITS.search(text, max(0, start - 24), start) is not None and not (after.isascii() and after.isalpha())
+
+
 def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of every place in `text` that the analyzer would give one of `words`."""
     norm = _normalize(text)
@@ -91,7 +99,7 @@ def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
         for m in (finder.finditer(low) if finder else ()):
             if m.lastgroup != "latin":
                 found.append(m.span())
-            elif not _in_latin_word(low, m.start()):
+            elif not _in_latin_word(low, m.start()) and not _subrule_letter(low, m.start()):
                 word = _LATIN_WORD.match(low, m.start())
                 if _stem(word.group()) in words:
                     found.append(word.span())
