@@ -7,6 +7,7 @@ costs no more than a short rule.
 """
 from __future__ import annotations
 
+import functools
 import html
 
 from indexer.documents.chinese import HAN_RUN, to_hans
@@ -22,6 +23,8 @@ WINDOW = 300
 LEAD = 100
 # A snippet with no marked word: the text's start, this long.
 UNMARKED = 200
+# Queries whose snippet plan is kept (a page's ten snippets share it).
+RECENT_QUERIES = 32
 
 
 def needles(texts: list[str]) -> list[str]:
@@ -54,16 +57,22 @@ class Snippets:
         self.catalogue = catalogue
         # Remembered per record, script and query: the same records answer a repeated query.
         self._snippets = bounded_cache(cache_bytes)(self._snippet)
+        # What a query's snippets look for, worked out once for its page of results.
+        self._plan = functools.lru_cache(maxsize=RECENT_QUERIES)(self._query_plan)
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in."""
         return self._snippets(record.id, script, tuple(engine_query.terms), tuple(engine_query.phrases))
 
+    @staticmethod
+    def _query_plan(terms: tuple, phrases: tuple) -> tuple[EngineQuery, bool, list[str]]:
+        """The query, whether its snippets prefer Chinese text, and the needles they are placed by."""
+        return (EngineQuery(terms=list(terms), phrases=list(phrases)), bool(terms and HAN_RUN.search(terms[0][0])),
+                needles([t for t, _ in terms] + list(phrases)))
+
     def _snippet(self, record_id: str, script: str | None, terms: tuple, phrases: tuple) -> tuple[str, str]:
         record = self.catalogue.records[record_id]
-        engine_query = EngineQuery(terms=list(terms), phrases=list(phrases))
-        prefer_zh = bool(terms and HAN_RUN.search(terms[0][0]))
-        words = needles([t for t, _ in terms] + list(phrases))
+        engine_query, prefer_zh, words = self._plan(terms, phrases)
         blocks = sorted(language_blocks(record), key=lambda block: (block[0].startswith("zh") != prefer_zh, block[0]))
         for lang, block in blocks:
             marked = self.engine.highlight(window(display(block, lang, script), words), engine_query)

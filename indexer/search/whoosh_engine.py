@@ -8,6 +8,7 @@ query run by Whoosh's own searcher (`search_with_whoosh`) gives the same documen
 scores, and the tests hold the two together."""
 from __future__ import annotations
 
+import functools
 import threading
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -39,6 +40,8 @@ WEIGHTING = BM25F()
 # what each remembered term costs besides its postings (its key, arrays and place in the order).
 POSTINGS_BUDGET_BYTES = 48 * 2**20
 TERM_OVERHEAD_BYTES = 400
+# Queries whose snippet words are kept (a page's ten snippets mark the same words).
+RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
 # by the library, per record and query).
 CACHE_BYTES = 8 * 2**20
@@ -173,6 +176,8 @@ class WhooshBackend(SearchBackend):
                              for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
+        # The words a query's snippets mark, for the few queries whose results are being made.
+        self._marked_tokens = functools.lru_cache(maxsize=RECENT_QUERIES)(self._body_tokens)
         self._postings = _ScoredPostings(self._searcher, postings_budget)
         self._record_ids = self._ids_by_number(record_ids)
 
@@ -341,14 +346,17 @@ class WhooshBackend(SearchBackend):
         return self._searcher.stored_fields(docnum)["id"]
 
     def highlight(self, text: str, query: EngineQuery) -> str | None:
-        terms = set()
-        for text_part, _ in query.terms:
-            terms.update(self._tokens("body", text_part))
-        for phrase in query.phrases:
-            terms.update(self._tokens("body", phrase))
+        terms = self._marked_tokens(tuple(query.terms), tuple(query.phrases))
         if not terms or not text:
             return None
-        return marking.mark(text, frozenset(terms))
+        return marking.mark(text, terms)
+
+    def _body_tokens(self, terms: tuple, phrases: tuple) -> frozenset[str]:
+        """The body tokens of a query's terms and phrases: what its snippets mark."""
+        tokens = set()
+        for text in [t for t, _ in terms] + list(phrases):
+            tokens.update(self._tokens("body", text))
+        return frozenset(tokens)
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         reader = self._searcher.reader()
