@@ -1,6 +1,7 @@
 """The library of whichever build the index root names, reopened when a rebuild switches it."""
 from __future__ import annotations
 
+import ctypes
 import gc
 import time
 from pathlib import Path
@@ -28,7 +29,8 @@ class LiveLibrary:
     garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
     object, a pause in the middle of some request that grows with the records
     (docs/benchmarks.md, growth). At a switch they are handed back and collected once, so the
-    old library's memory is freed (it holds reference cycles: its caches hold its methods)."""
+    old library's memory is freed (it holds reference cycles: its caches hold its methods),
+    and what the C allocator then holds free is handed back to the system (`release_free_memory`)."""
 
     CHECK_SECONDS = 1.0
 
@@ -97,4 +99,16 @@ class LiveLibrary:
         if switched:
             gc.unfreeze()
             gc.collect()
+            release_free_memory()
         gc.freeze()
+
+
+def release_free_memory() -> None:
+    """Returns the free pages of the C heap to the system (glibc's malloc_trim; elsewhere
+    nothing). A switch opens the new library while requests still hold the old one, so
+    for a moment a worker holds both; glibc keeps what the old one freed for later
+    allocations, and the worker's resident memory stayed at that peak."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
