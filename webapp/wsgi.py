@@ -29,8 +29,8 @@ if _folder is not None and (_folder / USER_WORDS_FILE).is_file():
         app.logger.warning("not warming up with the index's user words: %s", exc)
 analysis.warm_up(_segmenter)
 _live = app.extensions["kb.library"]
-try:
-    _live.get()
+try:  # a first query loads what a query needs beyond the index (field lengths, lazy imports)
+    _live.get().search("persist 留存")
 except IndexUnavailable as exc:  # each worker tries again on its first request
     app.logger.warning("no index opened before the workers start: %s", exc)
 os.register_at_fork(after_in_child=_live.after_fork)
