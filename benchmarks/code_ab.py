@@ -82,7 +82,7 @@ def compare(rev: str, count: int, rules: bool) -> str:
         rows.append([name, len(values), *(f"{v * 1000:.2f}" for v in figures[name])])
     before, after = figures.values()
     rows.append(["after / before", "", *(f"{a / b:.2f}" for a, b in zip(after, before))])
-    corpus = "documents + every rules edition" if rules else "documents"
+    corpus = "corpus/ and ../shared/cr" if rules else "corpus/"
     return (f"{corpus}, {len(result.records)} records; {len(queries)} distinct generated queries, each asked once "
             f"in each process, in chunks of {CHUNK} taking turns.\n\n"
             + table(["code", "queries", "p50 ms", "p90 ms", "p99 ms", "max ms"], rows))
