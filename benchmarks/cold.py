@@ -109,7 +109,7 @@ def measure_corpus(label: str, paths: list[Path], work: Path, count: int, client
 
     runs: dict[str, list[dict]] = {"real app": [], "naive peer": []}
     again: dict[str, list[dict]] = {"real app": [], "naive peer": []}
-    with Server.real_app(real_root, free_port()) as real, Server(NAIVE_APP, naive_root, free_port()) as naive:
+    with Server.real_app(real_root, free_port()) as real, Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive:
         real.check_index()
         naive.wait_for("/healthz")
         servers = {"real app": real, "naive peer": naive}
