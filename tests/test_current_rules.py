@@ -119,3 +119,10 @@ def test_a_subrule_page_shows_its_rules_rulings_that_name_it(kb_client):
         assert all("多重增幅" in r["text"][0]["text"] for r in rulings)
     assert len(kb_client.get("/api/rules/702.33").get_json()["rulings"]) == 9
     assert kb_client.get("/api/rules/702.33b").get_json()["rulings"] == []
+
+
+def test_an_edition_filter_by_its_year_filters_as_the_whole_date_does(kb_client):
+    year = kb_client.get("/api/search?q=mana+burn+edition:2008&limit=50").get_json()
+    date = kb_client.get("/api/search?q=mana+burn+edition:2008-05-01&limit=50").get_json()
+    assert year["total"] == date["total"] > 10
+    assert [r["id"] for r in year["results"]] == [r["id"] for r in date["results"]]

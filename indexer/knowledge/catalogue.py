@@ -94,6 +94,7 @@ class Catalogue:
         self._title_text = "\n".join(self._title_keys)
         self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
         self.editions = EditionTables(records)
+        self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
         # The newest rules edition is today's: a bare number or word means it.
         self.current_edition = max((r.edition for r in records if r.edition and r.source == f"cr-{r.edition}"),
                                    default=None)
@@ -146,6 +147,13 @@ class Catalogue:
         """An edition as a reader names it: a document's own label means the rules edition it
         quotes (`?edition=2016-01` is the Planechase guide's, the rules of 2016-09-30)."""
         return self.edition_labels.get(value, value) if value else value
+
+    def edition_filter(self, value: str) -> str:
+        """The edition an `edition:` filter means: a document's label resolved, or the newest
+        edition whose date starts as written (`edition:2008` is 2008-05-01), which the
+        engine's filter then matches exactly."""
+        value = self.edition_named(value)
+        return next((e for e in self._all_editions if e.startswith(value)), value)
 
     def editions_of(self, number: str) -> list[str]:
         return sorted({r.edition for r in self.by_number.get(number, []) if r.edition}, reverse=True)

@@ -133,7 +133,7 @@ class Library:
             raise QueryError("script must be 'hant' or 'hans'")
         parsed = parse_query(q)
         if "edition" in parsed.filters:
-            parsed.filters["edition"] = self.catalogue.edition_named(parsed.filters["edition"])
+            parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
         if parsed.empty:
             answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
