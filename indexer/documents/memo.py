@@ -2,8 +2,8 @@
 of every stage (word stems and rule numbers' order here, the engine's, each opened build's).
 
 `functools.lru_cache` bounds entries only, and an entry keyed by a query of 500 characters
-(its tokens, clauses, snippets) weighs kilobytes: 8,192 of them were over 100 MB for one
-cache. `bounded_cache` charges each entry the approximate size of its key and value
+(its tokens, clauses, snippets) weighs kilobytes, so a budget of entries is no budget of
+memory (docs/benchmarks.md has what distinct long queries did to one). `bounded_cache` charges each entry the approximate size of its key and value
 (`approximate_bytes`) against a budget, dropping the least recently used, on cachetools'
 LRUCache. An entry costs at least ENTRY_BYTES, so the budget bounds the entries too. A
 process-wide cache is made with a default budget and given the configured one

@@ -169,7 +169,7 @@ def fix_conversion_errors(text: str) -> str:
 
 # 囘, an old variant of 回 that the documents never use as a word: they write 回 (回合, 回到,
 # 回應), and 囘 only turns up inserted inside words (套囘牌 for 套牌, 三囘條 for 三條).
-_JUNK_INSIDE_WORD = re.compile("(?<=[\u3400-\u9fff])囘(?=[\u3400-\u9fff])")
+_JUNK_INSIDE_WORD = re.compile(f"(?<=[{HAN}])囘(?=[{HAN}])")
 
 
 def remove_junk_chars(text: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..chinese import HAN
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from ..references import SUBRULE_LETTER, find_references
@@ -25,7 +26,7 @@ from . import position
 # A reference inside a sentence (`規則 212.3f。`, `規則 409.1b與`) is followed by neither.
 RULE_START = re.compile(
     r"(?:(?<=\s)|^)(?P<number>[1-9]\d\d\.\d{1,3})"
-    rf"(?:\.(?=\s|[\u4e00-\u9fff])|(?P<letter>{SUBRULE_LETTER})(?=\s))",
+    rf"(?:\.(?=\s|[{HAN}])|(?P<letter>{SUBRULE_LETTER})(?=\s))",
     re.MULTILINE,
 )
 # A card's type line: supertypes, card types, then `～` and subtypes (生物～仙靈／士兵).
@@ -36,12 +37,12 @@ TYPE_LINE = re.compile(rf"{TYPES.pattern}(?:～\S+)?")
 MANA_COST = re.compile(r"(?:\{[^{}\s]+\})+")
 POWER_TOUGHNESS = re.compile(r"[\dX*+\-]+/[\dX*+\-]+")
 # A quoted rule that only names its keyword (`502.79. 留存`): the keyword is the title.
-_KEYWORD = re.compile(r"[\u4e00-\u9fff]{1,8}")
+_KEYWORD = re.compile(rf"[{HAN}]{{1,8}}")
 # Italic (`_暗影荒原_`) and emphasis (`*並非*`) markers of the FAQ's word-processor origin.
 _ITALIC = re.compile(r"_([^_\s][^_]*?)_")
 _EMPHASIS = re.compile(r"\*([^*\s][^*]*?)\*")
 # An indented sub-item inside a bullet: ` - 霧牧地…`, ` --在敬畏…`, `-- 如果…` (not `-1/-1`).
-_SUB_ITEM = re.compile(r"(?:^|\s)-{1,2}\s*(?=[\u4e00-\u9fff])")
+_SUB_ITEM = re.compile(rf"(?:^|\s)-{{1,2}}\s*(?=[{HAN}])")
 
 
 def clean(raw: str) -> str:

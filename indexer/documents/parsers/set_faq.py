@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ..chinese import HAN
 from ..corpus import Source
 from . import ParseError, Parsed
 from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPE_LINE, FaqBuilder
@@ -24,7 +25,7 @@ _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+)\*\*\*")
 _SEPARATOR = re.compile(r"-{5,}")
 _BULLET = re.compile(r"\*\s")
 _SUB_ITEM = re.compile(r"-{1,2}\s")
-_CARD_NAME = re.compile(r"[\u3400-\u9fff]{1,12}")
+_CARD_NAME = re.compile(rf"[{HAN}]{{1,12}}")
 
 
 def parse(source: Source, text: str) -> Parsed:

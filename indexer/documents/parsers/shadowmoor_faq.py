@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..chinese import HAN
 from ..corpus import Source
 from . import ParseError, Parsed, position
 from .faq_entries import (MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean)
@@ -29,9 +30,9 @@ _SEPARATOR = re.compile(r"-{5,}")
 _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+?)\*\*\*")
 _BULLET = re.compile(r"(?:(?<=\s)|^)\*\s")
 _CARD = re.compile(
-    r"(?P<zh>[\u3400-\u9fff]+)/ (?P<en>[A-Za-z][A-Za-z',\-]*(?:,? [A-Za-z][A-Za-z',\-]*)*)\s+"
+    rf"(?P<zh>[{HAN}]+)/ (?P<en>[A-Za-z][A-Za-z',\-]*(?:,? [A-Za-z][A-Za-z',\-]*)*)\s+"
 )
-_PLAIN_HEADING = re.compile(r"[\u4e00-\u9fff]+(?=\s)")
+_PLAIN_HEADING = re.compile(rf"[{HAN}]+(?=\s)")
 GENERAL_PART, CARD_PART = "通則釋疑", "單卡解惑"
 # The card-by-card part's colour headings, in the order the FAQ lists them.
 COLOUR_HEADINGS = ("白色", "藍色", "黑色", "紅色", "綠色", "多色", "神器", "地")
@@ -47,7 +48,7 @@ _KEYWORD_LINE = re.compile(rf"(?:{_KEYWORDS})(?:，(?:{_KEYWORDS}))*(?=[^\s，�
 # after a reminder text (`…指示物。）由對手操控…`) or before a keyword with its reminder
 # (`…抓一張牌。留存（…）`).
 _ABILITY_BREAK = re.compile(
-    rf"\s+(?=\{{)|(?<=。）)(?=[\u4e00-\u9fff（])|(?<=。)(?=(?:{_KEYWORDS})（)"
+    rf"\s+(?=\{{)|(?<=。）)(?=[{HAN}（])|(?<=。)(?=(?:{_KEYWORDS})（)"
 )
 _SENTENCE_END = re.compile(r"。）|[。！？]")
 # The header's fields, each a line of its own in the FAQ (`此檔最近更新日期：2008年4月4日`).
@@ -55,11 +56,11 @@ _HEADER_FIELD = re.compile(r"(?<!_)(?=(?:_[^_]+_)?(?:此檔最近更新日期|�
                            r"|(?<=\d日)(?=\S)")
 _FAQ_TITLE = re.compile(r"\s*((?:_[^_]+_)?[^\s：]{0,20}?常見問題集)")
 # Errata items `1. 河流凱爾比規則誤植：…`, a name table in them, and a card text they quote.
-_ITEM = re.compile(r"(?:(?<=\s)|^)[1-9]\.\s?(?=[\u4e00-\u9fff])")
+_ITEM = re.compile(rf"(?:(?<=\s)|^)[1-9]\.\s?(?=[{HAN}])")
 _TABLE_HEADER = "英文名稱中文名稱系列"
 _TABLE_ROW = re.compile(r"\s*(?P<en>[A-Z][A-Za-z' \-]*?)\s+(?P<zh>[\u4e00-\u9fff，]+)")
-_QUOTED_NAME = re.compile(r"「([\u4e00-\u9fff]+)」|([\u4e00-\u9fff]+?)(?:名稱|規則)誤植")
-_CORRECT_TEXT = re.compile(r"正確的規則敘述：(?P<zh>.+?[。）])\s*(?P<en>[A-Z][^\u4e00-\u9fff]+?)\s*(?=[\u4e00-\u9fff])")
+_QUOTED_NAME = re.compile(rf"「([{HAN}]+)」|([{HAN}]+?)(?:名稱|規則)誤植")
+_CORRECT_TEXT = re.compile(rf"正確的規則敘述：(?P<zh>.+?[。）])\s*(?P<en>[A-Z][^{HAN}]+?)\s*(?=[{HAN}])")
 
 
 @dataclass
