@@ -112,6 +112,43 @@ class _Captured:
     send = sendall
 
 
+class _HeadWithBody:
+    """A client socket for one response whose head goes out in the same write as the first
+    part of its body.
+
+    gunicorn writes a response's head and its body separately. A replica killed between the
+    two writes leaves nginx holding a head it has already passed on to the client, with no
+    body to follow: a lost request that nginx can no longer retry on another replica. Written
+    together, a kill loses either the whole answer, which nginx retries, or nothing."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self._head: bytes | None = None
+        self._first = True
+
+    def sendall(self, data) -> None:
+        if self._first:
+            self._first, self._head = False, bytes(data)
+            return
+        if self._head is not None:
+            data, self._head = self._head + bytes(data), None
+        self._sock.sendall(data)
+
+    send = sendall
+
+    def flush(self) -> None:
+        if self._head is not None:
+            head, self._head = self._head, None
+            self._sock.sendall(head)
+
+    def sendfile(self, *args, **kwargs):
+        self.flush()
+        return self._sock.sendfile(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
 class Worker(ThreadWorker):
     """gunicorn's gthread worker whose poller reads each request whole, and whose refusals
     are in the app's error shape (see the module's docstring)."""
@@ -200,6 +237,17 @@ class Worker(ThreadWorker):
                 return False
             conn.parser.unreader.unread(bytes(reading.data))
         return super().handle(conn)
+
+    def handle_request(self, req, conn):
+        sock, conn.sock = conn.sock, _HeadWithBody(conn.sock)
+        try:
+            return super().handle_request(req, conn)
+        finally:
+            try:
+                conn.sock.flush()
+            except OSError:
+                pass
+            conn.sock = sock
 
     def handle_error(self, req, client, addr, exc):
         """gunicorn chooses the status and logs; the answer is the app's error shape."""
