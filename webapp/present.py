@@ -200,14 +200,13 @@ def keywords_of(library: Library, record: Record, script: str | None) -> list[di
     it (a 2008 card's 留存 is persist, 702.79 today)."""
     found: dict[str, dict] = {}
     for text in record.texts("zh_hant") + record.texts("zh_hans") + record.texts("en"):
-        for start, stop, url in keyword_spans(library, text):
-            term = library.get(url.rsplit("/", 1)[-1])
-            if term is None or term.id in found:
+        for _, _, term in keyword_spans(library, text):
+            if term.id in found:
                 continue
             heads = [library.get(i) for i in library.catalogue.keyword_heads.get(term.keyword or "", ())]
             today = next((h for h in heads if h.edition == library.catalogue.current_edition
                           and h.source.startswith("cr-")), None)
-            found[term.id] = {"title": display_title(term, script), "url": url,
+            found[term.id] = {"title": display_title(term, script), "url": record_url(term),
                               "rule": _neighbour(library, today, script)}
     return list(found.values())
 
@@ -330,11 +329,11 @@ def _changes(old, new, script: str | None) -> list[dict]:
     return out
 
 
-def keyword_spans(library: Library, text: str) -> list[tuple[int, int, str]]:
-    """Where the game's keywords and keyword actions occur in a text, as (start, stop, term
-    page), longest form first and never overlapping: a card's 留存 links to the term persist.
-    Found with plain substring search, so the cost is linear in the text per form."""
-    found: list[tuple[int, int, str]] = []
+def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
+    """Where the game's keywords and keyword actions occur in a text, as (start, stop, term),
+    longest form first and never overlapping: a card's 留存 is the term persist. Found with
+    plain substring search, so the cost is linear in the text per form."""
+    found: list[tuple[int, int, Record]] = []
     taken = [False] * len(text)
     forms = [(form, entry) for entry in library.glossary.entries if entry.kind in LINKED_TERM_KINDS
              for form in (entry.zh_hant, entry.zh_hans, entry.name)]
@@ -350,7 +349,7 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, str]]:
             if not latin_edge and not any(taken[at:stop]):
                 term = library.by_name(entry.name, ("term",))
                 if term is not None:
-                    found.append((at, stop, record_url(term)))
+                    found.append((at, stop, term))
                     taken[at:stop] = [True] * len(form)
             at = haystack.find(form, stop)
     return sorted(found)

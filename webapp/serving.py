@@ -134,7 +134,10 @@ class _HeadWithBody:
             data, self._head = self._head + bytes(data), None
         self._sock.sendall(data)
 
-    send = sendall
+    def send(self, data) -> int:
+        """Before the response: gunicorn's `100 Continue`, which goes out at once."""
+        self.flush()
+        return self._sock.send(data)
 
     def flush(self) -> None:
         if self._head is not None:

@@ -7,7 +7,7 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from indexer.documents.records import KINDS
-from indexer.knowledge.display import display
+from indexer.knowledge.display import display, record_url
 
 from .linkify import LibraryResolver, link_plain_text
 from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
@@ -50,9 +50,9 @@ def install(app: Flask) -> None:
         if not terms:
             return Markup(link_plain_text(text, resolver))
         out, pos = [], 0
-        for start, stop, url in keyword_spans(library(), text):
+        for start, stop, term in keyword_spans(library(), text):
             out += [link_plain_text(text[pos:start], resolver),
-                    Markup('<a class="term" href="{}">{}</a>').format(url, text[start:stop])]
+                    Markup('<a class="term" href="{}">{}</a>').format(record_url(term), text[start:stop])]
             pos = stop
         out.append(link_plain_text(text[pos:], resolver))
         return Markup("".join(out))

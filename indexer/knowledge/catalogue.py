@@ -13,14 +13,13 @@ from collections import Counter, defaultdict
 
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
-from indexer.documents.records import Record
+from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.search.folding import FoldedTexts, fold_key
 
 from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
-_SUBRULE_LETTERS = "abcdefghijkmnpqrstuvwxyz"
 
 
 def _is_heading(rule: Record) -> bool:
@@ -234,13 +233,13 @@ class Catalogue:
 
     def _group_key(self, record: Record) -> tuple:
         if record.kind == "rule":
-            heading = record.number.rstrip(_SUBRULE_LETTERS) if "." in record.number else record.number
+            heading = rule_parent(record.number) if record.number[-1].isalpha() else record.number
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
             if "." in heading and basis is not None and not _is_heading(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
-                heading = heading.split(".")[0]
+                heading = rule_parent(heading)
                 official = self._official(heading, record.edition)
             for basis in (record, official):
                 keyword = basis and self._keyword_rules.get((basis.source, heading))

@@ -81,4 +81,4 @@ def subrule_rulings(catalogue: Catalogue, terms: list[str], primary: Record) -> 
     for parent in parents[:1]:
         ruled.update((r.id, r) for r in catalogue.ruled_records(parent))
     return [(record, ruling) for record in ruled.values() for ruling in record.rulings
-            if any(term in fold_key(text) for text in ruling.values() for term in terms)]
+            if any(term in folded for folded in map(fold_key, ruling.values()) for term in terms)]
