@@ -18,7 +18,7 @@ import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.query import And, Or, Term
-from whoosh.scoring import BM25F
+from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
 from indexer.documents.records import Record
@@ -69,8 +69,8 @@ class _ScoredPostings:
         self._searcher = searcher
         # (field, token) -> (documents, scores, bytes charged)
         self._cache = cachetools.LRUCache(budget, getsizeof=lambda entry: entry[2])
-        # BM25's length part of every document, per (segment offset, field), read whole once.
-        self._norms: dict[tuple[int, str], np.ndarray] = {}
+        # Every document's quantised length, per (segment offset, field), read whole once.
+        self._lengths: dict[tuple[int, str], np.ndarray] = {}
         self._lock = threading.Lock()
 
     def get(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
@@ -104,45 +104,45 @@ class _ScoredPostings:
         return self._cache.currsize
 
     def _score(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
-        """(global document numbers, scores) of one term: Whoosh's BM25 formula with the
+        """(global document numbers, scores) of one term: Whoosh's own BM25 function with the
         same parameters and statistics its scorer reads (collection idf and average length,
         quantised document length), so the sums equal what its matchers would compute."""
-        docs, scores = [], []
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
+            docs = []
             for leaf, offset in top.leaf_searchers():
                 if (field, token) in leaf.reader():
                     docs.append(np.fromiter(leaf.reader().postings(field, token).all_ids(), np.int32) + offset)
             found = np.concatenate(docs) if docs else np.empty(0, np.int32)
             return found, np.zeros(len(found))
-        # BM25: idf × tf × (k1 + 1) / (tf + the document's length part). Not top.idf: the
-        # searcher remembers every term's idf in a dict that never shrinks.
-        factor = top.weighting.idf(top, field, token) * (WEIGHTING.K1 + 1)
+        # Whoosh's own BM25 function, called once over all of a term's postings. Not
+        # top.idf: the searcher remembers every term's idf in a dict that never shrinks.
+        idf = top.weighting.idf(top, field, token)
+        avgfl = top.avg_field_length(field) or 1
+        docs, tfs, lengths = [], [], []
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
                 continue
-            norms = self._field_norms(leaf, offset, field)
-            for ids, weights in _posting_blocks(reader.postings(field, token)):
-                ids, tf = np.asarray(ids, np.int32), np.asarray(weights, np.float64)
-                docs.append(ids + offset)
-                scores.append(factor * tf / (tf + norms[ids]))
+            blocks = list(_posting_blocks(reader.postings(field, token)))
+            ids = np.concatenate([np.asarray(ids, np.int32) for ids, _ in blocks])
+            docs.append(ids + offset)
+            tfs.extend(weights for _, weights in blocks)
+            lengths.append(self._field_lengths(leaf, offset, field)[ids])
         if not docs:
             return np.empty(0, np.int32), np.empty(0)
-        return np.concatenate(docs), np.concatenate(scores)
+        tf = np.concatenate([np.asarray(weights, np.float64) for weights in tfs])
+        return np.concatenate(docs), bm25(idf, tf, np.concatenate(lengths), avgfl, WEIGHTING.B, WEIGHTING.K1)
 
-    def _field_norms(self, leaf, offset: int, field: str) -> np.ndarray:
-        """k1 × ((1 - b) + b × length / average length) for every document of one segment
-        and field, from the quantised lengths BM25F reads (`doc_field_length`), read once:
-        scoring a term is then one pass over its postings, without a lookup per posting."""
+    def _field_lengths(self, leaf, offset: int, field: str) -> np.ndarray:
+        """The quantised length BM25F reads (`doc_field_length`) of every document of one
+        segment and field, read once: scoring a term is then one pass over its postings,
+        without a lookup per posting."""
         key = (offset, field)
-        norms = self._norms.get(key)
-        if norms is None:
-            avgfl = self._searcher.avg_field_length(field) or 1
-            k1, b = WEIGHTING.K1, WEIGHTING.B
-            norms = k1 * ((1 - b) + b * _quantised_lengths(leaf, field) / avgfl)
-            self._norms[key] = norms
-        return norms
+        lengths = self._lengths.get(key)
+        if lengths is None:
+            lengths = self._lengths[key] = _quantised_lengths(leaf, field)
+        return lengths
 
 
 def _quantised_lengths(leaf, field: str) -> np.ndarray:
