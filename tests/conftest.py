@@ -19,7 +19,7 @@ import pytest
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
-from indexer.knowledge import offline
+from webapp import offline_copy
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
 from webapp import create_app
@@ -84,7 +84,7 @@ def kb_index(tmp_path_factory) -> Path:
     """Index root of the whole knowledge base: corpus/ as shipped, built as `./scripts/serve`
     builds it (with the offline copy)."""
     root = tmp_path_factory.mktemp("kb") / "index"
-    build([DEFAULT_CORPUS], root=root, extras={"offline": offline.write})
+    build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
     return root
 
 

@@ -269,7 +269,7 @@ def test_source_twin_has_metadata_and_every_record_in_order(client, library):
 def test_suggest(client):
     answer = get_json(client, "/api/suggest?q=奪魂")
     assert answer["query"] == "奪魂"
-    assert answer["suggestions"][0] == {"text": "奪魂紅帽客", "kind": "card",
+    assert answer["suggestions"][0] == {"text": "奪魂紅帽客", "kind": "card", "id": "shadowmoor-faq:card:murderous-redcap",
                                         "url": "/cards/shadowmoor-faq:card:murderous-redcap"}
     numbers = get_json(client, "/api/suggest?q=702.30&limit=3")["suggestions"]
     assert [s["text"] for s in numbers] == ["702.30 增幅", "702.30a 增幅", "702.30b 增幅"]

@@ -126,3 +126,14 @@ def test_an_edition_filter_by_its_year_filters_as_the_whole_date_does(kb_client)
     date = kb_client.get("/api/search?q=mana+burn+edition:2008-05-01&limit=50").get_json()
     assert year["total"] == date["total"] > 10
     assert [r["id"] for r in year["results"]] == [r["id"] for r in date["results"]]
+
+
+def test_suggestions_name_todays_rule_and_one_term_once(kb_client):
+    """Every edition has a Devour term and a Devour rule (702.79 in 2009, 702.82 today): typing
+    it offers today's rule and one term, each once, and each opens what a search would."""
+    found = kb_client.get("/api/suggest?q=devour").get_json()["suggestions"]
+    assert [(s["kind"], s["url"]) for s in found] == [("rule", "/rules/702.82?edition=2026-04-17"),
+                                                      ("term", "/terms/glossary:term:devour")]
+    found = kb_client.get("/api/suggest?q=留存").get_json()["suggestions"]
+    assert [(s["kind"], s["id"]) for s in found] == [("rule", "cr-2026-04-17:rule:702.79"),
+                                                    ("term", "glossary:term:persist")]

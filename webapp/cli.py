@@ -29,7 +29,6 @@ from indexer.documents.fetch import FetchError, fetch as fetch_edition
 from indexer.documents.glossary import GlossaryError
 from indexer.documents.ingest import DEFAULT_CORPUS, ROOT, IngestResult, ingest as ingest_paths, write_records
 from indexer.documents.references import parse_rule_number
-from indexer.knowledge import offline
 from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
@@ -38,8 +37,10 @@ from indexer.search.build import BuildError, build as build_index
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
 
+from .offline_copy import write as write_offline_copy
 from .present import record_view, rule_view, term_view
 from .terminal import print_record, print_rule, print_search
+from .urls import addressed
 
 # What bad input (a broken sources.toml or glossary, an unreadable folder) raises: one line.
 INPUT_ERRORS = (CorpusError, GlossaryError, OSError)
@@ -122,7 +123,7 @@ def build(options: Options, paths: tuple[Path, ...], index_root: Path | None, fo
     root = index_root or options.settings.index_root
     try:
         outcome = build_index(list(paths) or [DEFAULT_CORPUS], root=root, force=force, progress=sys.stderr.isatty(),
-                              extras={"offline": offline.write})
+                              extras={"offline": write_offline_copy})
     except (BuildError, *INPUT_ERRORS) as exc:
         click.echo(f"error: {exc}", err=True)
         return 1
@@ -201,7 +202,7 @@ def search(options: Options, query: tuple[str, ...], limit: int) -> None:
         answer = options.library().search(" ".join(query), limit=limit, script=options.script)
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
-    emit(answer, print_search, options)
+    emit(addressed(options.library(), answer), print_search, options)
 
 
 def _named(options: Options, name: str, kinds: tuple[str, ...], noun: str):

@@ -7,8 +7,10 @@ is the search's own rule jump, which Enter opens like a single number.)
 from __future__ import annotations
 
 from indexer.documents.glossary import form_key
-from indexer.knowledge.display import display, record_url
+from indexer.knowledge.display import display
 from indexer.knowledge.library import Library
+
+from .urls import record_url
 
 SUGGESTIONS_SHOWN = 5
 

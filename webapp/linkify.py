@@ -27,8 +27,9 @@ from urllib.parse import quote, urlsplit
 import nh3
 
 from indexer.documents.references import find_references
-from indexer.knowledge.display import record_url
 from indexer.knowledge.library import Library
+
+from .urls import record_url
 
 FORMATS = ("html", "markdown", "bbcode")
 # Kinds a [[name]] may link to, the first that has the name winning.

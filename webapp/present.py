@@ -14,12 +14,13 @@ from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference
-from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, record_url, shown_lang
+from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.editions import word_diff
 from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
 
 from .linkify import LibraryResolver
+from .urls import record_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.

@@ -7,10 +7,11 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from indexer.documents.records import KINDS
-from indexer.knowledge.display import display, record_url
+from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
 from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
+from .urls import record_url
 from .respond import library, reader_script, same_view_url
 
 

@@ -267,9 +267,13 @@ class Catalogue:
         twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":
-            heads = (self.records[i] for i in self.keyword_heads.get(key[1], ()))
-            twin = next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
+            twin = self.keyword_head_today(key[1])
         return twin if twin is not None and self.group_key(twin) == key else None
+
+    def keyword_head_today(self, keyword: str) -> Record | None:
+        """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""
+        heads = (self.records[i] for i in self.keyword_heads.get(keyword, ()))
+        return next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
 
     def ruled_records(self, record: Record) -> list[Record]:
         """Records of the same rule in any edition or document that carry rulings (the

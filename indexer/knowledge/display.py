@@ -1,7 +1,8 @@
-"""How a record is named and shown: its title, address and text in the reader's script.
+"""How a record is named and shown: its title and text in the reader's script.
 
-Shared by the search answer (a result's title, url and text), the suggestions and the web
-layer's pages, so all of them show a record the same way.
+Shared by the search answer (a result's title and text), the suggestions and the web layer's
+pages, so all of them show a record the same way. (Its address on the site is the web
+layer's: webapp/urls.py.)
 """
 from __future__ import annotations
 
@@ -28,18 +29,6 @@ def names_in_all_scripts(names: dict[str, str]) -> dict[str, str]:
     if out.get("zh_hans") and not out.get("zh_hant"):
         out["zh_hant"] = to_hant(out["zh_hans"])
     return out
-
-
-def record_url(record: Record) -> str:
-    if record.kind == "rule":
-        return f"/rules/{record.number}?edition={record.edition}" if record.edition else f"/rules/{record.number}"
-    if record.kind == "card":
-        return f"/cards/{record.id}"
-    if record.kind == "planar_card":
-        return f"/planes/{record.id}"
-    if record.kind == "term":
-        return f"/terms/{record.id}"
-    return f"/sources/{record.source}#{record.id}"
 
 
 def record_title(record: Record) -> str:

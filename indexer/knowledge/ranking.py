@@ -20,7 +20,7 @@ from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
-from .display import record_title, record_url
+from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .weights import Weights
 
@@ -189,7 +189,7 @@ class Ranker:
             return [], None
         head = records[0]
         jump = {"number": number, "edition": head.edition, "id": head.id,
-                "title": record_title(head), "url": record_url(head)}
+                "title": record_title(head)}
         ranked = [(r, JUMP_RULE) for r in records]
         if parsed.rule_end:
             jump["end"] = parsed.rule_end

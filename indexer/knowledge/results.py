@@ -8,7 +8,7 @@ from indexer.search.engine import EngineQuery
 from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
-from .display import display, display_title, names_in_all_scripts, plain_text, record_url
+from .display import display, display_title, names_in_all_scripts, plain_text
 from .snippets import Snippets
 
 _RECORD_FIELDS = ("id", "kind", "rule", "edition", "title", "names", "text")
@@ -41,11 +41,10 @@ class Results:
             "snippet": snippet,
             "snippet_lang": snippet_lang,
             "source": fields["source"],
-            "url": record_url(record),
-            "subrules": [{"id": r.id, "rule": r.number, "url": record_url(r)}
+            "subrules": [{"id": r.id, "rule": r.number}
                          for r in sorted(same, key=lambda r: rule_sort_key(r.number or ""))],
             "other_editions": [
-                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source, "url": record_url(r)}
+                {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source}
                 for r in others.values()
             ],
         }

@@ -12,7 +12,7 @@ from indexer.search.folding import fold_key
 from indexer.search.query import MAX_LIMIT, QueryError
 
 from .catalogue import NAMED_KINDS, Catalogue
-from .display import display, display_title, record_url
+from .display import display, display_title
 
 MAX_CHARS = 100
 _NUMBER_PREFIX = re.compile(r"\d{1,3}(\.\d*[a-z]?)?")
@@ -21,22 +21,20 @@ _NUMBER_PREFIX = re.compile(r"\d{1,3}(\.\d*[a-z]?)?")
 class Suggestions:
     def __init__(self, catalogue: Catalogue):
         self.catalogue = catalogue
-        # (folded text, text as written, kind, url)
-        entries: list[tuple[str, str, str, str]] = []
-        records = catalogue.records.values()
-        for r in records:
+        # (folded text, text as written, kind, record id), each once: a term of every rules
+        # edition is the one term a search for its name opens (the project glossary's, else
+        # today's), a keyword's title today's heading rule (Devour of 2009 is 702.82 today).
+        entries: dict[tuple[str, str, str, str], None] = {}
+        for r in catalogue.records.values():
             if r.kind in NAMED_KINDS:
-                entries.extend((fold_key(name), name, r.kind, record_url(r)) for name in [*r.names.values(), *r.aliases]
-                               if name)
-        seen = set()
-        for r in records:
-            if r.kind == "rule" and catalogue.is_keyword_head(r):
+                for name in filter(None, [*r.names.values(), *r.aliases]):
+                    shown = catalogue.by_name(name, ("term",)) if r.kind == "term" else r
+                    entries[fold_key(name), name, r.kind, (shown or r).id] = None
+            elif r.kind == "rule" and catalogue.is_keyword_head(r):
+                today = catalogue.keyword_head_today(r.keyword) or r
                 for title in r.title.values():
-                    if (fold_key(title), title) not in seen:
-                        seen.add((fold_key(title), title))
-                        entries.append((fold_key(title), title, "rule", f"/rules/{r.number}"))
-        entries.sort(key=lambda s: (len(s[0]), s[0]))
-        self._entries = entries
+                    entries[fold_key(title), title, "rule", today.id] = None
+        self._entries = sorted(entries, key=lambda s: (len(s[0]), s[0]))
 
     def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
         """Names, titles and rule numbers that start with what was typed (any script), Chinese
@@ -49,14 +47,14 @@ class Suggestions:
         number_prefix = q.strip().lower()
         if _NUMBER_PREFIX.fullmatch(number_prefix):
             numbers = sorted((n for n in self.catalogue.by_number if n.startswith(number_prefix)), key=rule_sort_key)
-            return [{"text": display_title(head, script), "kind": "rule", "url": record_url(head)}
+            return [{"text": display_title(head, script), "kind": "rule", "id": head.id}
                     for head in (self.catalogue.rule_records(n)[0] for n in numbers[:limit])]
         out, seen = [], set()
-        for folded, shown, kind, url in self._entries:
+        for folded, shown, kind, record_id in self._entries:
             shown = display(shown, "zh_hans" if script == "hant" else "zh_hant", script)
-            if folded.startswith(key) and (shown, url) not in seen:
-                seen.add((shown, url))
-                out.append({"text": shown, "kind": kind, "url": url})
+            if folded.startswith(key) and (fold_key(shown), kind) not in seen:
+                seen.add((fold_key(shown), kind))
+                out.append({"text": shown, "kind": kind, "id": record_id})
                 if len(out) >= limit:
                     break
         return out

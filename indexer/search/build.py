@@ -120,7 +120,7 @@ def user_words(records: list[Record]) -> set[str]:
 
 # A further file a build writes into its folder before the switch, made by a later stage of
 # the pipeline from the opened folder and the build's name (the offline copy,
-# `indexer.knowledge.offline.write`); what it returns is kept in meta.json under its key.
+# `webapp.offline_copy.write`); what it returns is kept in meta.json under its key.
 Extra = Callable[[Path, str], dict]
 
 

@@ -341,7 +341,7 @@ class WhooshBackend(SearchBackend):
 
     def scored_terms(self, field: str) -> Iterator[tuple[str, bool, list[tuple[str, float]]]]:
         """Every token of a field, whether a search leaves it out as common, and its postings
-        (record id, score) as a search scores them: for the offline copy (`indexer.knowledge.offline`)."""
+        (record id, score) as a search scores them: for the offline copy (`webapp.offline_copy`)."""
         reader = self._searcher.reader()
         most = COMMON_SHARE * reader.doc_count()
         for token in list(reader.field_terms(field)):

@@ -3,7 +3,7 @@
 `/sw.js` is the service worker (webapp/templates/sw.js with Workbox from
 webapp/static/workbox-*): pages are fetched from the network first and kept, so a page seen
 before opens as it was; with no network, /api/search and /api/rules/<number> are answered
-from the offline copy (`indexer.knowledge.offline`, served here as `/api/offline/data`) by
+from the offline copy (`webapp.offline_copy`, served here as `/api/offline/data`) by
 webapp/static/offline-search.js, and a page never seen opens `/offline`, the search page,
 whose script shows the search or rule asked for. webapp/static/offline.js registers the
 worker, keeps the copy (on the reader's word, or by itself when it is small enough) and
@@ -17,8 +17,7 @@ import json
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
-from indexer.knowledge import offline
-
+from ..offline_copy import FILE as OFFLINE_COPY
 from ..respond import library
 
 bp = Blueprint("offline", __name__)
@@ -95,7 +94,7 @@ def _summary() -> dict:
     except (OSError, ValueError):
         meta = {}
     summary = meta.get("offline")
-    if not summary or not (lib.folder / offline.FILE).exists():
+    if not summary or not (lib.folder / OFFLINE_COPY).exists():
         abort(404, "This index has no offline copy; rebuild it (python -m indexer build --force).")
     return summary
 
@@ -114,7 +113,7 @@ def data():
     that does not accept gzip): compressing it again per request would cost a second of CPU.
     Its validator names the build (webapp.caching), so an unchanged copy is a 304."""
     _summary()
-    packed = (library().folder / offline.FILE).read_bytes()
+    packed = (library().folder / OFFLINE_COPY).read_bytes()
     if "gzip" in request.accept_encodings:
         response = Response(packed, mimetype="application/json")
         response.headers["Content-Encoding"] = "gzip"

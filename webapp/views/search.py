@@ -8,6 +8,7 @@ from indexer.search.query import MAX_LIMIT
 
 from ..hints import add_hints
 from ..respond import int_arg, library, respond, view_script
+from ..urls import addressed, with_url
 
 bp = Blueprint("search", __name__)
 
@@ -15,13 +16,13 @@ bp = Blueprint("search", __name__)
 @bp.get("/api/search")
 @bp.get("/")
 def search():
-    """The library's search answer with the page's hints (`hints.add_hints`), as JSON or as the
-    results page."""
+    """The library's search answer with the page's hints (`hints.add_hints`) and the address of
+    every record it names, as JSON or as the results page."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
     script = view_script()
     if q.strip():
-        answer = add_hints(library(), library().search(q, limit=limit, script=script), limit, script)
+        answer = addressed(library(), add_hints(library(), library().search(q, limit=limit, script=script), limit, script))
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "official": None, "suggestions": []}
@@ -32,7 +33,7 @@ def search():
 def _suggestions() -> tuple[str, list[dict]]:
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    return q, library().suggest(q, limit=limit, script=view_script())
+    return q, [with_url(library(), s) for s in library().suggest(q, limit=limit, script=view_script())]
 
 
 @bp.get("/api/suggest")

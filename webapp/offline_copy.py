@@ -35,10 +35,12 @@ from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
-from .display import SCRIPTS, display_title, record_title, record_url
-from .expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
-from .library import Library
-from .spelling import LATIN_WORD, Spelling
+from indexer.knowledge.display import SCRIPTS, display_title, record_title
+from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from indexer.knowledge.library import Library
+from indexer.knowledge.spelling import LATIN_WORD, Spelling
+
+from .urls import record_url
 
 FILE = "offline.json.gz"
 FORMAT = 1

@@ -1,0 +1,49 @@
+"""Where a record lives on the site: the one place a record's address is made.
+
+The knowledge base answers with record ids; pages, the JSON API, the forum linker, the embed
+script's previews and the offline copy take each record's address from here, so a route that
+moves changes in one place.
+"""
+from __future__ import annotations
+
+from indexer.documents.records import Record
+from indexer.knowledge.library import Library
+
+
+# A result's lists of other records, after its own fields.
+_LISTS = ("subrules", "other_editions")
+
+
+def record_url(record: Record) -> str:
+    """A rule of a named edition keeps it in the address (a bare number is today's rule)."""
+    if record.kind == "rule":
+        return f"/rules/{record.number}?edition={record.edition}" if record.edition else f"/rules/{record.number}"
+    if record.kind == "card":
+        return f"/cards/{record.id}"
+    if record.kind == "planar_card":
+        return f"/planes/{record.id}"
+    if record.kind == "term":
+        return f"/terms/{record.id}"
+    return f"/sources/{record.source}#{record.id}"
+
+
+def with_url(library: Library, item: dict) -> dict:
+    """A copy of an answer's item (anything naming a record by `id`) with that record's `url`:
+    answers are shared by the library's caches, so they are never changed in place."""
+    return {**item, "url": record_url(library.records[item["id"]])}
+
+
+def addressed(library: Library, answer: dict) -> dict:
+    """A search answer with the address of every record it names: each result, its subrules
+    and other editions, the rule jump and the suggestions."""
+    out = dict(answer)
+    out["results"] = [
+        {**with_url(library, {k: v for k, v in r.items() if k not in _LISTS}),
+         **{k: [with_url(library, item) for item in r[k]] for k in _LISTS}}
+        for r in answer["results"]
+    ]
+    if answer.get("rule_jump"):
+        out["rule_jump"] = with_url(library, answer["rule_jump"])
+    if answer.get("suggestions"):
+        out["suggestions"] = [with_url(library, s) for s in answer["suggestions"]]
+    return out
