@@ -38,7 +38,7 @@ def test_a_wrong_form_is_found_but_never_searched_for_the_official_one(client):
 def test_a_prefix_that_finds_nothing_gets_the_names_it_starts(client):
     answer = client.get("/api/search?q=Murd").get_json()
     assert answer["total"] == 0
-    assert answer["suggestions"][0] == {"text": "Murderous Redcap", "kind": "card",
+    assert answer["suggestions"][0] == {"text": "Murderous Redcap", "kind": "card", "id": "shadowmoor-faq:card:murderous-redcap",
                                         "url": "/cards/shadowmoor-faq:card:murderous-redcap"}
     html = main(page(client, "/?q=Murd"))
     assert '<div class="perhaps">' in html and 'href="/cards/shadowmoor-faq:card:murderous-redcap"' in html
