@@ -36,10 +36,10 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
 def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
     engine = corpus_library.engine
     reader = engine._searcher.reader()
-    _, must = engine._clauses(corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\"")))
+    must = engine._clauses(corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\""))).must
     assert must and all(reader.doc_frequency("body", tok) <= 0.05 * reader.doc_count() for tok in must[0])
     assert "the" not in must[0] and "of" not in must[0]
-    _, must = engine._clauses(corpus_library.engine_query(parse_query("\"of the\"")))
+    must = engine._clauses(corpus_library.engine_query(parse_query("\"of the\""))).must
     assert len(must[0]) == 1  # common words only: the rarer one stands for the phrase
 
 
@@ -68,3 +68,16 @@ def test_terms_no_document_has_are_not_kept(corpus_library):
         docs, scores = postings.get("body", f"zzq{i}")
         assert len(docs) == len(scores) == 0
     assert len(postings) == 0 and postings.size == 0
+
+
+def test_a_common_token_finds_nothing_itself_but_ranks_what_rarer_ones_found(corpus_library):
+    engine = corpus_library.engine
+    both = corpus_library.engine_query(parse_query("persist creature"))
+    rare_only = corpus_library.engine_query(parse_query("persist"))
+    clauses = engine._clauses(both)
+    common = {tok for _, tok in clauses.common}  # in more than COMMON_SHARE of the records (any field)
+    assert "creatur" in common and "persist" not in common
+    assert not common & {tok for _, tok in clauses.terms}
+    with_common, without = engine.search(both, 1000), engine.search(rare_only, 1000)
+    assert {i for i, _ in with_common} == {i for i, _ in without}  # the same documents
+    assert [i for i, _ in with_common] != [i for i, _ in without]  # ranked by both words

@@ -32,7 +32,7 @@ from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
-from indexer.search.schema import FIELD_WEIGHTS
+from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
 from indexer.knowledge.display import SCRIPTS, display_title, record_title
@@ -122,6 +122,7 @@ def build(library, name: str) -> dict:
         "records": out_records,
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
         "fields": FIELD_WEIGHTS,
+        "recall_field": RECALL_FIELD,
         # The constants of the server's ranking and query understanding, so the browser's
         # copy of that logic (webapp/static/offline-search.js) uses the same values.
         "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,

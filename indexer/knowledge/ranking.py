@@ -70,10 +70,11 @@ class Ranker:
             self._add_term_texts(scores, forms, engine_query.filters)
         top = max(scores.values(), default=1.0)
         scores = {record_id: score / top for record_id, score in scores.items()}
-        if "edition" not in parsed.filters and not parsed.phrases:
+        if "edition" not in parsed.filters:
             # Older editions repeat today's texts and can crowd today's record out of the
             # candidates: an older edition's match brings in today's same rule, at the
-            # older one's lowered score, so that the result shows today's.
+            # older one's lowered score, so that the result shows today's (for quoted words,
+            # where today's text still holds them).
             for record_id, score in list(scores.items()):
                 twin = catalogue.current_twin(records[record_id])
                 if twin and twin.id not in scores and passes(twin, parsed.filters):

@@ -11,6 +11,9 @@ from .analysis import bigram_analyzer, text_analyzer
 
 # Query-time weights of the searchable fields.
 FIELD_WEIGHTS = {"names": 4.0, "title": 3.0, "body": 1.0, "grams": 0.3}
+# The field of character bigrams: it finds what the segmenter cut otherwise, weak evidence of
+# a match on its own.
+RECALL_FIELD = "grams"
 # A card's or plane's type line and world, searched like a heading: `Ravnica`, `拉尼卡` and
 # `巨海獸` (a creature type) find the planes of that world and the cards of that type.
 HEADING_ATTRS = ("type_line", "type_line_zh_hant", "world", "world_zh_hant")

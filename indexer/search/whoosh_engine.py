@@ -11,13 +11,13 @@ from __future__ import annotations
 import functools
 import threading
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 import cachetools
 import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
-from whoosh.query import And, Or, Term
+from whoosh.query import And, AndMaybe, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
@@ -27,7 +27,7 @@ from . import marking
 from .analysis import Segmenter, attach_segmenter
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from indexer.documents.memo import bounded_cache
-from .schema import FIELD_WEIGHTS, build_schema, document
+from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
 # Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
@@ -49,6 +49,14 @@ RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
 # by the library, per record and query).
 CACHE_BYTES = 8 * 2**20
+
+
+class Clauses(NamedTuple):
+    """A query as the engine evaluates it (see `WhooshBackend._make_clauses`)."""
+    terms: dict[tuple[str, str], float]  # (field, token) -> weight: any one matches
+    common: dict[tuple[str, str], float]  # too common to match, added to what terms match
+    #                                       outside the recall field
+    must: list[tuple[str, ...]]  # each phrase's tokens, all required in the body
 
 
 class _ScoredPostings:
@@ -241,19 +249,25 @@ class WhooshBackend(SearchBackend):
                 break
         return tuple(tokens)
 
-    def _clauses(self, query: EngineQuery) -> tuple[dict[tuple[str, str], float], list[tuple[str, ...]]]:
+    def _clauses(self, query: EngineQuery) -> Clauses:
         """`_make_clauses`, remembered per query's terms and phrases (a shared answer: read only)."""
         return self._clause_cache(tuple(query.terms), tuple(query.phrases))
 
-    def _make_clauses(self, terms: tuple, phrases: tuple) -> tuple[dict[tuple[str, str], float], list[tuple[str, ...]]]:
-        """The query as weighted (field, token) terms, any one of which may match, and the
-        token lists of its phrases, every token of which must occur in the body.
+    def _make_clauses(self, terms: tuple, phrases: tuple) -> Clauses:
+        """The query as weighted (field, token) terms, any one of which may match, the common
+        terms that only add to the scores of what those match, and the token lists of its
+        phrases, every token of which must occur in the body.
 
         One term per field and token, at the best weight any form of the query gives it. A
-        token found in more than COMMON_SHARE of the records adds little but cost, so it is
-        left out while rarer tokens remain (a query of common words only keeps them all). A
-        phrase keeps its rare tokens (or its rarest): the documents holding them include all
-        that hold the phrase, and the library checks the phrase itself.
+        token found in more than COMMON_SHARE of the records would bring in a large share of
+        them, so while rarer tokens remain it finds nothing itself but still counts for the
+        documents the rarer ones found: of the texts about damage, the one that also says
+        "end" and "turn" answers "what happens to damage at the end of the turn" (a query of
+        common words only keeps them all as terms). Not to those only the recall field's
+        bigrams found: 法术 of 法术力灼烧 (mana burn) is in every Chinese text about mana, and
+        "mana" would then rank all of them among the texts about mana burn. A phrase keeps
+        its rare tokens (or its rarest): the documents holding them include all that hold
+        the phrase, and the library checks the phrase itself.
 
         A token no record has matches nothing and is left out once chosen, so that a query
         of made-up words is not looked up again when scored (one of them stays when all are:
@@ -266,7 +280,11 @@ class WhooshBackend(SearchBackend):
         reader = self._searcher.reader()
         most = COMMON_SHARE * reader.doc_count()
         frequency = {key: reader.doc_frequency(*key) for key in boosts}
-        chosen = {key: boost for key, boost in boosts.items() if frequency[key] <= most} or boosts
+        # Common in any field is common in all: "ability" of "landfall ability" is rare among
+        # titles, yet matching it there would rank every heading about abilities first.
+        too_common = {tok for (_, tok), count in frequency.items() if count > most}
+        chosen = {key: boost for key, boost in boosts.items() if key[1] not in too_common} or boosts
+        common = {key: boost for key, boost in boosts.items() if key not in chosen}
         found = {key: boost for key, boost in chosen.items() if frequency[key]}
         if chosen and not found:
             key = next(iter(chosen))
@@ -278,19 +296,25 @@ class WhooshBackend(SearchBackend):
                 counts = {tok: reader.doc_frequency("body", tok) for tok in tokens}
                 must.append(tuple(tok for tok in tokens if counts[tok] <= most)
                             or (min(tokens, key=counts.__getitem__),))
-        return found, must
+        return Clauses(found, common, must)
 
     def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         """What `search` answers, computed the standard way: the same clauses as a Whoosh
         query, run by Whoosh's searcher and matchers. The tests check that both agree; the
         benchmarks' bare Flask + Whoosh endpoint runs this."""
-        terms, must = self._clauses(query)
+        terms, common, must = self._clauses(query)
         clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
         required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
         if not clauses and not required:
             return []
         union = Or(clauses)
         union.matcher_type = Or.ARRAY_MATCHER
+        main = [c for c in clauses if c.fieldname != RECALL_FIELD]
+        if common and main:
+            # The common terms' scores for what the rare terms found outside the recall field.
+            optional = Or([Term(field, tok, boost=boost) for (field, tok), boost in common.items()])
+            optional.matcher_type = Or.ARRAY_MATCHER
+            union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
         hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
@@ -298,7 +322,7 @@ class WhooshBackend(SearchBackend):
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         try:
-            terms, must = self._clauses(query)
+            terms, common, must = self._clauses(query)
             if not terms and not must:
                 return []
             # Every document's score, and whether a term matched it (a score may be 0).
@@ -307,6 +331,14 @@ class WhooshBackend(SearchBackend):
                 docs, term_scores = self._postings.get(field, tok)
                 scores[docs] += term_scores * boost  # a term's documents are distinct
                 matched[docs] = True
+            if common:
+                outside_recall = np.zeros(self._doc_count, bool)  # matched by a term there
+                for (field, tok) in terms:
+                    if field != RECALL_FIELD:
+                        outside_recall[self._postings.get(field, tok)[0]] = True
+                for (field, tok), boost in common.items():
+                    docs, term_scores = self._postings.get(field, tok)
+                    scores[docs] += term_scores * boost * outside_recall[docs]
             if must:
                 scores, matched = self._require(scores, matched if terms else None, must)
             for name, value in query.filters.items():

@@ -268,12 +268,18 @@
         });
       });
     });
-    var rare = new Map();
+    // As the server's engine: a token common in any field finds nothing while rarer ones
+    // remain, but adds to the scores of what they found outside the recall field.
+    var tooCommon = new Set(), rare = new Map(), common = new Map();
     boosts.forEach(function (boost, key) {
       var parts = key.split("\u0000");
-      if (!self.common[parts[0]].has(parts[1])) rare.set(key, boost);
+      if (self.common[parts[0]].has(parts[1])) tooCommon.add(parts[1]);
+    });
+    boosts.forEach(function (boost, key) {
+      (tooCommon.has(key.split("\u0000")[1]) ? common : rare).set(key, boost);
     });
     var terms = rare.size ? rare : boosts;
+    if (!rare.size) common = new Map();
     var must = [];
     query.phrases.forEach(function (phrase) {
       var tokens = self.tokens("body", phrase);
@@ -290,6 +296,19 @@
       var parts = key.split("\u0000");
       self.postings(parts[0], parts[1]).forEach(function (score, doc) {
         scores.set(doc, (scores.get(doc) || 0) + score * boost);
+      });
+    });
+    var outsideRecall = new Set(), recall = this.data.recall_field;
+    if (common.size) {
+      terms.forEach(function (boost, key) {
+        var parts = key.split("\u0000");
+        if (parts[0] !== recall) self.postings(parts[0], parts[1]).forEach(function (score, doc) { outsideRecall.add(doc); });
+      });
+    }
+    common.forEach(function (boost, key) {
+      var parts = key.split("\u0000");
+      self.postings(parts[0], parts[1]).forEach(function (score, doc) {
+        if (outsideRecall.has(doc)) scores.set(doc, scores.get(doc) + score * boost);
       });
     });
     if (must.length) {
