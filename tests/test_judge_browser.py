@@ -12,6 +12,7 @@ scripts).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -198,7 +199,7 @@ def test_everything_tapped_is_at_least_44_px(live_server, phone):
     for path in ("/?q=" + quote("留存"), "/rules/702.30", REDCAP_CARD):
         phone.goto(live_server.url + path)
         small = phone.evaluate("""min => [...document.querySelectorAll(
-              '.script-toggle a, input[type=search], button, .subrules .num, .neighbours a, .result, .skip')]
+              '.script-toggle a, input[type=search], button, .subrules .num, .neighbours a, .result, .skip, .also summary')]
             .filter(el => el.offsetParent !== null || el.classList.contains('skip'))
             .map(el => [el.className || el.tagName, el.getBoundingClientRect().height])
             .filter(([name, h]) => h < min)""", MIN_TARGET_PX)
@@ -227,6 +228,38 @@ def test_keyboard_focus_skip_link_and_one_tab_stop_per_result(live_server, page)
     assert page.evaluate("document.getElementById('results').closest('[aria-live]')") is None
     assert page.locator("#results [aria-live]").count() == 0
     assert page.evaluate("getComputedStyle(document.querySelector('#results .kind span[lang^=zh]')).fontStyle") == "normal"
+
+
+@pytest.mark.parametrize("how", ["page", "live"])
+def test_a_results_other_subrules_open_from_its_title_by_arrow_key(live_server, page, how):
+    """A rule is one result showing the subrule that matched best; the others it matched are
+    one arrow key (or tap) away, and open as links, without a second tab stop per result."""
+    query = "how many lands can I play each turn"
+    if how == "page":
+        page.goto(live_server.url + "/?q=" + quote(query))
+    else:
+        page.goto(live_server.url + "/")
+        typed(page, query)
+    first = page.locator("#results .result").first
+    also = first.locator("details.also")
+    expect(also).to_have_count(1)
+    assert "305.2" in first.locator("a.title").inner_text()
+    first.locator("a.title").focus()
+    page.keyboard.press("ArrowRight")
+    expect(also.locator("summary")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(also).to_have_attribute("open", "")
+    page.keyboard.press("ArrowRight")
+    link = also.locator("a").first
+    expect(link).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect(first.locator("a.title")).to_be_focused()
+    page.keyboard.press("Tab")  # still one tab stop per result
+    assert page.evaluate("[...document.querySelectorAll('#results .result')]"
+                         ".indexOf(document.activeElement.closest('.result'))") == 1
+    link.click()
+    expect(page).to_have_url(re.compile(r"/rules/305(\.\w+)?\?edition="))
 
 
 def test_did_you_mean_is_not_slanted(live_server, page):

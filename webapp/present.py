@@ -24,7 +24,8 @@ from .urls import record_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions")
+SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
+                 "other_editions")
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400

@@ -146,7 +146,22 @@
 
   var labels = {};
   var results = document.getElementById("results");
-  if (results) labels = JSON.parse(results.getAttribute("data-labels") || "{}");
+  if (results) {
+    labels = JSON.parse(results.getAttribute("data-labels") || "{}");
+    // Tab moves from result to result; within one, the arrow keys move between its title, the
+    // toggle of its other subrules and, once open, their links.
+    results.addEventListener("keydown", function (event) {
+      var step = { ArrowRight: 1, ArrowLeft: -1 }[event.key];
+      var item = step && event.target.closest(".result");
+      if (!item) return;
+      var stops = Array.prototype.slice.call(item.querySelectorAll("a.title, .also summary, .also[open] a"));
+      var next = stops[stops.indexOf(event.target) + step];
+      if (stops.indexOf(event.target) >= 0 && next) {
+        event.preventDefault();
+        next.focus();
+      }
+    });
+  }
 
   function labelText(key) {
     var pair = labels[key];
@@ -201,10 +216,18 @@
       meta.appendChild(document.createTextNode(": " + r.other_editions.map(function (o) { return o.edition; }).join(", ")));
     }
     var langs = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
-    return el("li", { "class": "result" }, [
-      el("a", { "class": "title", href: r.url }, [el("span", { "class": "kind" }, [label(r.kind)]), " ",
-        el("span", { "class": "name", lang: textLang(r.title) }, [r.title])]),
-      snippet(r.snippet, langs[r.snippet_lang] || ""), meta]);
+    var title = el("a", { "class": "title", href: r.url }, [el("span", { "class": "kind" }, [label(r.kind)]), " ",
+      el("span", { "class": "name", lang: textLang(r.title) }, [r.title])]);
+    var parts = [title, snippet(r.snippet, langs[r.snippet_lang] || ""), meta];
+    if (r.subrules && r.subrules.length) {
+      // As the page does: the rule's other matching subrules, one right arrow key from the title.
+      title.setAttribute("aria-keyshortcuts", "ArrowRight");
+      var numbers = r.subrules.map(function (s) { return s.rule; }).join(", ");
+      parts.push(el("details", { "class": "also" }, [
+        el("summary", { tabindex: "-1" }, [label("subrules"), ": " + numbers]),
+        el("ul", {}, r.subrules.map(function (s) { return el("li", {}, [el("a", { tabindex: "-1", href: s.url }, [s.rule])]); }))]));
+    }
+    return el("li", { "class": "result" }, parts);
   }
 
   function render(data) {
