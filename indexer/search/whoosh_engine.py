@@ -327,18 +327,16 @@ class WhooshBackend(SearchBackend):
                 return []
             # Every document's score, and whether a term matched it (a score may be 0).
             scores, matched = np.zeros(self._doc_count), np.zeros(self._doc_count, bool)
+            outside_recall = np.zeros(self._doc_count, bool)  # matched by a term outside it
             for (field, tok), boost in terms.items():
                 docs, term_scores = self._postings.get(field, tok)
                 scores[docs] += term_scores * boost  # a term's documents are distinct
                 matched[docs] = True
-            if common:
-                outside_recall = np.zeros(self._doc_count, bool)  # matched by a term there
-                for (field, tok) in terms:
-                    if field != RECALL_FIELD:
-                        outside_recall[self._postings.get(field, tok)[0]] = True
-                for (field, tok), boost in common.items():
-                    docs, term_scores = self._postings.get(field, tok)
-                    scores[docs] += term_scores * boost * outside_recall[docs]
+                if field != RECALL_FIELD:
+                    outside_recall[docs] = True
+            for (field, tok), boost in common.items():
+                docs, term_scores = self._postings.get(field, tok)
+                scores[docs] += term_scores * boost * outside_recall[docs]
             if must:
                 scores, matched = self._require(scores, matched if terms else None, must)
             for name, value in query.filters.items():
