@@ -30,6 +30,7 @@ from urllib.parse import quote
 
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
+from webapp.urls import addressed
 
 from .measure import ROOT, percentile
 from .server import HOST, Server, free_port
@@ -114,12 +115,13 @@ def make_corpora(source: Path, work: Path) -> dict[str, Path]:
 
 
 def expected_answers(corpus: Path, root: Path) -> tuple[dict[str, list], int, str]:
-    """Answers of the index of `corpus` (built into `root`) to every probe, its record count
-    and its folder's name."""
+    """Answers of the index of `corpus` (built into `root`) to every probe, as the API gives
+    them (with each record's address), its record count and its folder's name."""
     outcome = build([corpus], root=root)
     library = Library(outcome.folder)
     try:
-        return {q: projection(library.search(q, 10)) for q in PROBES}, len(library.records), outcome.folder.name
+        answers = {q: projection(addressed(library, library.search(q, 10))) for q in PROBES}
+        return answers, len(library.records), outcome.folder.name
     finally:
         library.close()
 

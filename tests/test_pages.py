@@ -68,11 +68,13 @@ def test_results_are_one_ranked_list_each_saying_what_it_is(client):
     """Ranked as the library ranks them (a term is not pushed below every section), each
     result one link labelled with its kind, the edition shown when it is not the newest."""
     html = main(page(client, "/?q=留存"))
-    kinds = re.findall(r'<a class="title" href="[^"]+"><span class="kind"><span lang="zh-Hant">(\S+)</span>', html)
+    kinds = re.findall(r'<a class="title" href="[^"]+"[^>]*><span class="kind"><span lang="zh-Hant">(\S+)</span>', html)
     assert kinds[0] == "規則" and set(kinds) == {"規則", "牌", "詞彙", "段落"}
     first = html[html.index('<li class="result">'):html.index("</li>")]
-    assert first.count("<a ") == 1  # one tab stop per result
-    assert '<a class="title" href="/rules/502.79?edition=2008-05-01"><span class="kind">' in first
+    # One tab stop per result: its other subrules are reached from the title by arrow key.
+    assert len(re.findall(r'<a (?![^>]*tabindex="-1")', first)) == 1
+    assert ('<a class="title" href="/rules/502.79?edition=2008-05-01" aria-keyshortcuts="ArrowRight">'
+            '<span class="kind">') in first
     assert '<span class="name" lang="zh-Hant">502.79 留存 / Persist</span></a>' in first
     assert "所有暗影荒原中具<mark>留存</mark>異能的牌都是生物" in first
     assert ('<span class="edition">2008-05-01</span> · '
@@ -80,7 +82,7 @@ def test_results_are_one_ranked_list_each_saying_what_it_is(client):
     planechase = client.get("/api/search?q=競逐時空&limit=50").get_json()["results"]
     assert {r["edition"] for r in planechase if r["kind"] == "rule"} == {"2016-01"}  # the newest in this index
     assert '<span class="edition">2016-01</span>' not in main(page(client, "/?q=競逐時空&limit=50"))
-    assert "502.79a" in first  # its subrule is in the same result (named, not a second tab stop)
+    assert '<a tabindex="-1" href="/rules/502.79a?edition=2008-05-01">502.79a</a>' in first  # in the same result
     total = client.get("/api/search?q=留存").get_json()["total"]
     assert f'<p id="count" class="count" role="status" aria-live="polite">{total} <span lang="zh-Hant">筆結果</span>' in html
     assert html.count("aria-live") == 1
