@@ -17,7 +17,7 @@ from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.records import Record
 
 SEED = 20261130
-KINDS = {  # kind: share of the queries
+QUERY_KINDS = {  # kind: share of the queries
     "zh word": 0.20, "zh phrase": 0.12, "en word": 0.16, "en phrase": 0.12, "rule number": 0.16,
     "name": 0.08, "typo": 0.10, "bg": 0.06,
 }
@@ -83,7 +83,7 @@ def generate(records: list[Record], count: int = 3000, seed: int = SEED) -> list
     }
     seen: set[str] = set()
     out: list[tuple[str, str]] = []
-    for kind, share in KINDS.items():
+    for kind, share in QUERY_KINDS.items():
         want, tries = round(count * share), 0
         while want > 0 and tries < want * 50:
             tries += 1

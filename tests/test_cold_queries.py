@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from benchmarks.cold_queries import KINDS, generate
+from benchmarks.cold_queries import QUERY_KINDS, generate
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
 
 
@@ -15,9 +15,9 @@ def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run():
     texts = [q for _, q in queries]
     assert len(texts) == 3000 and len({t.casefold() for t in texts}) == 3000
     kinds = Counter(kind for kind, _ in queries)
-    assert set(kinds) == set(KINDS) and min(kinds.values()) >= 100
+    assert set(kinds) == set(QUERY_KINDS) and min(kinds.values()) >= 100
     assert generate(records, 3000) == queries
-    by_kind = {kind: [q for k, q in queries if k == kind] for kind in KINDS}
+    by_kind = {kind: [q for k, q in queries if k == kind] for kind in QUERY_KINDS}
     assert all(re.search(r"\d{3}", q) for q in by_kind["rule number"])
     assert any(re.search(r"[０-９]", q) for q in by_kind["rule number"])
     assert all(re.fullmatch(r"[\u0400-\u04ff ]+", q) for q in by_kind["bg"])
