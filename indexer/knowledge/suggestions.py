@@ -28,8 +28,8 @@ class Suggestions:
         for r in catalogue.records.values():
             if r.kind in NAMED_KINDS:
                 for name in filter(None, [*r.names.values(), *r.aliases]):
-                    shown = catalogue.by_name(name, ("term",)) if r.kind == "term" else r
-                    entries[fold_key(name), name, r.kind, (shown or r).id] = None
+                    opens = (catalogue.by_name(name, ("term",)) or r) if r.kind == "term" else r
+                    entries[fold_key(name), name, r.kind, opens.id] = None
             elif r.kind == "rule" and catalogue.is_keyword_head(r):
                 today = catalogue.keyword_head_today(r.keyword) or r
                 for title in r.title.values():
