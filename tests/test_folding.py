@@ -59,3 +59,16 @@ def test_a_damaged_byte_reads_as_a_replacement_not_an_error(tmp_path):
     folded = FoldedTexts(tmp_path / FILE, 2)
     assert folded[0] == "abc\ufffddef" and folded[1] == "\ufffd"
     folded.close()
+
+
+def test_a_line_is_searched_where_it_lies_in_the_file(tmp_path):
+    write(records(), tmp_path)
+    folded = FoldedTexts(tmp_path / FILE, 3)
+    try:
+        assert folded.holds(0, "夺魂红帽客".encode()) and folded.holds(0, b"dealdamage")
+        assert not folded.holds(1, "夺魂".encode()) and folded.holds(1, b"persist")
+        # A line's end is its own: neither the next line nor the line break is searched.
+        assert not folded.holds(0, b"damagepersist") and not folded.holds(1, b"ability\n")
+        assert not folded.holds(2, b"a") and folded.holds(2, b"")
+    finally:
+        folded.close()

@@ -116,10 +116,21 @@ class Catalogue:
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         self.concepts[fold_key(name.strip())].extend(cited)
-        # Each record's group and today's twin, worked out when first needed: at most one
-        # entry per record of the build (every query's candidates ask for both).
-        self._group_keys: dict[str, tuple] = {}
-        self._twins: dict[str, Record | None] = {}
+        # Each record's group, today's twin of a superseded record and place in rule order,
+        # worked out once when the build opens: every query's candidates ask for all three,
+        # and worked out on first use they made a new candidate's first query slower.
+        self._group_keys = {r.id: self._group_key(r) for r in records}
+        self.superseded_ids = frozenset(r.id for r in records if self.superseded(r))
+        self.twin_ids: dict[str, str] = {}
+        for r in records:
+            if r.id in self.superseded_ids:
+                twin = self._current_twin(r)
+                if twin is not None:
+                    self.twin_ids[r.id] = twin.id
+        # A record's place among all records by rule number (an unnumbered record first),
+        # then id: the order of equal scores.
+        self.rule_order = {r.id: n for n, r in enumerate(
+            sorted(records, key=lambda r: (rule_sort_key(r.number or ""), r.id)))}
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
@@ -129,9 +140,10 @@ class Catalogue:
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
 
-    def folded(self, record_id: str) -> str:
-        """All of a record's texts in the form queries are compared in (`indexer.search.folding`)."""
-        return self._folded_texts[self._positions[record_id]]
+    def holds(self, record_id: str, needle: bytes) -> bool:
+        """Whether all of a record's texts in the form queries are compared in
+        (`indexer.search.folding`) hold a folded string, given as UTF-8."""
+        return self._folded_texts.holds(self._positions[record_id], needle)
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
         """The record a name names in any language, script or case: a card before a plane
@@ -226,10 +238,7 @@ class Catalogue:
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
         number and heading, as the rules file of its edition has them); a rules glossary
         entry in every edition; any other record alone."""
-        key = self._group_keys.get(record.id)
-        if key is None:
-            key = self._group_keys[record.id] = self._group_key(record)
-        return key
+        return self._group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
         if record.kind == "rule":
@@ -254,16 +263,9 @@ class Catalogue:
     def _official(self, number: str, edition: str | None) -> Record | None:
         return next((r for r in self.by_number.get(number, ()) if r.source == f"cr-{edition}"), None)
 
-    def current_twin(self, record: Record) -> Record | None:
+    def _current_twin(self, record: Record) -> Record | None:
         """Today's record of the same rule or glossary entry as a superseded one (702.79 for
         2008's 502.79 Persist), or None."""
-        if not self.superseded(record):
-            return None
-        if record.id not in self._twins:
-            self._twins[record.id] = self._current_twin(record)
-        return self._twins[record.id]
-
-    def _current_twin(self, record: Record) -> Record | None:
         twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":

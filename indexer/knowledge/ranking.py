@@ -75,10 +75,11 @@ class Ranker:
             # candidates: an older edition's match brings in today's same rule, at the
             # older one's lowered score, so that the result shows today's (for quoted words,
             # where today's text still holds them).
+            twins = catalogue.twin_ids
             for record_id, score in list(scores.items()):
-                twin = catalogue.current_twin(records[record_id])
-                if twin and twin.id not in scores and passes(twin, parsed.filters):
-                    scores[twin.id] = score * weights.superseded
+                twin_id = twins.get(record_id)
+                if twin_id and twin_id not in scores and passes(records[twin_id], parsed.filters):
+                    scores[twin_id] = score * weights.superseded
         key = fold_key(text)
         if key and not parsed.phrases:
             heads = self._heads(text)
@@ -93,17 +94,16 @@ class Ranker:
                         if passes(child, parsed.filters):
                             scores[child.id] = scores[head_id] - SUBRULE_STEP * i
         if "edition" not in parsed.filters:
-            for record_id in scores:
-                if catalogue.superseded(records[record_id]):
-                    scores[record_id] *= weights.superseded
-        ranked = [(records[i], s) for i, s in scores.items()]
+            for record_id in catalogue.superseded_ids.intersection(scores):
+                scores[record_id] *= weights.superseded
         if parsed.phrases:
             # Phrases match in the folded text: script, case, width, spacing and punctuation
             # do not matter (a phrase that crossed a line wrap in the source still matches).
-            needles = [fold_key(p) for p in parsed.phrases]
-            ranked = [(r, s) for r, s in ranked if all(n in catalogue.folded(r.id) for n in needles)]
-        ranked.sort(key=lambda rs: (-rs[1], rule_sort_key(rs[0].number or ""), rs[0].id))
-        return ranked
+            needles = [fold_key(p).encode() for p in parsed.phrases]
+            scores = {i: s for i, s in scores.items() if all(catalogue.holds(i, n) for n in needles)}
+        # Best first, equal scores in rule order (`Catalogue.rule_order`): tuples sort without a key function.
+        order = catalogue.rule_order
+        return [(records[i], -negative) for negative, _, i in sorted((-s, order[i], i) for i, s in scores.items())]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
@@ -147,19 +147,18 @@ class Ranker:
                 for record_id in catalogue.titles[title_key]:
                     bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
         if len(key) >= 2:
-            literals = [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]
+            literals = [literal.encode() for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]]
             for record_id in scores:
-                folded = catalogue.folded(record_id)
-                if any(literal in folded for literal in literals):
+                if any(catalogue.holds(record_id, literal) for literal in literals):
                     bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
                 bonuses[record_id] += weights.concept * share
+            needles = [w.encode() for w in words]
             for record_id in scores:
-                folded = catalogue.folded(record_id)
-                share = sum(1 for w in words if w in folded) / len(words)
+                share = sum(catalogue.holds(record_id, n) for n in needles) / len(words)
                 bonuses[record_id] += weights.coverage * share ** 2 * weights.kind[catalogue.records[record_id].kind]
         return bonuses
 
