@@ -1,6 +1,6 @@
 """The Whoosh backend's own query evaluation against Whoosh's searcher.
 
-`WhooshBackend.search` sums each term's cached BM25F postings instead of running Whoosh's
+`WhooshBackend.search` sums each term's BM25F postings, scored at build time, instead of running Whoosh's
 matchers; `search_with_whoosh` runs the same query through Whoosh's searcher. Both must give
 the same documents, in the same order, with the same scores."""
 from __future__ import annotations
@@ -43,31 +43,26 @@ def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
     assert len(must[0]) == 1  # common words only: the rarer one stands for the phrase
 
 
-def test_scored_postings_stay_within_their_budget(corpus_library):
-    searcher = corpus_library.engine._searcher
-    reader = searcher.reader()
+def test_the_postings_written_with_the_index_are_whooshs_scored(corpus_library):
+    """Each term's postings as the build wrote them are Whoosh's documents of the term, scored
+    as its matchers score them (`_ScoredPostings`), and their number its document frequency."""
+    engine = corpus_library.engine
+    reader = engine._searcher.reader()
+    scorer = _ScoredPostings(engine._searcher)
     terms = [("body", tok) for tok in ("exil", "persist", "干枯", "放逐", "planar", "game")]
-    sizes = {term: reader.doc_frequency(*term) for term in terms}
-    assert all(sizes.values())
-    unlimited = _ScoredPostings(searcher)
-    budget = max(unlimited.cost(term, unlimited.get(*term)) for term in terms) + 1
-    postings = _ScoredPostings(searcher, budget=budget)
-    first = {term: postings.get(*term) for term in terms}
-    assert postings.size <= budget
-    assert 1 <= len(postings) < len(terms)  # the least recently used were let go
-    for term in terms:
-        docs, scores = postings.get(*term)
-        assert len(docs) == sizes[term] and list(docs) == list(first[term][0]) and list(scores) == list(first[term][1])
-    assert postings.size <= budget
+    terms += [("names", next(iter(engine._postings.tokens("names")))), ("title", "persist"), ("kind", "rule")]
+    for field, tok in terms:
+        docs, scores = engine._postings.get(field, tok)
+        expected_docs, expected_scores = scorer._score(field, tok)
+        assert len(docs) == reader.doc_frequency(field, tok) == engine._postings.frequency(field, tok) > 0
+        assert docs.tolist() == expected_docs.tolist() and scores.tolist() == expected_scores.tolist()
 
 
-def test_terms_no_document_has_are_not_kept(corpus_library):
-    """Made-up words (every distinct hostile query brings new ones) cost no memory."""
-    postings = _ScoredPostings(corpus_library.engine._searcher)
-    for i in range(1000):
-        docs, scores = postings.get("body", f"zzq{i}")
-        assert len(docs) == len(scores) == 0
-    assert len(postings) == 0 and postings.size == 0
+def test_terms_no_document_has_have_no_postings(corpus_library):
+    postings = corpus_library.engine._postings
+    for field, tok in [("body", "zzq1"), ("names", "zzq2"), ("kind", "nothing"), ("no such field", "persist")]:
+        docs, scores = postings.get(field, tok)
+        assert len(docs) == len(scores) == postings.frequency(field, tok) == 0
 
 
 def test_a_common_token_finds_nothing_itself_but_ranks_what_rarer_ones_found(corpus_library):

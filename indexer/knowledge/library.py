@@ -42,7 +42,7 @@ class Library:
 
     def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
         """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged."""
-        self.build = IndexBuild(folder, caches.engine, caches.postings)
+        self.build = IndexBuild(folder, caches.engine)
         self.folder, self.sources = folder, self.build.sources
         self.engine, self.glossary = self.build.engine, self.build.glossary
         records = self.build.records

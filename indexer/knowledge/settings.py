@@ -25,7 +25,7 @@ from typing import Mapping
 from indexer.documents import references
 from indexer.search import analysis, marking
 from indexer.search.build import DEFAULT_INDEX_ROOT
-from indexer.search.whoosh_engine import CACHE_BYTES, POSTINGS_BUDGET_BYTES
+from indexer.search.whoosh_engine import CACHE_BYTES
 
 from .weights import Weights
 
@@ -44,7 +44,6 @@ class CacheSizes:
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
-    postings: int = POSTINGS_BUDGET_BYTES  # scored postings the engine keeps
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys
     patterns: int = marking.PATTERNS_BYTES  # the process's: queries' marking patterns (each)

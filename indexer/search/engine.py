@@ -37,11 +37,11 @@ class SearchBackend(ABC):
 
     @classmethod
     @abstractmethod
-    def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int, postings_budget: int,
+    def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int,
              record_ids: list[str] | None = None) -> "SearchBackend":
         """Open an index written by `build`, its queries segmented by `segmenter` (the build's
-        words), remembering up to `cache_bytes` of analysed queries and clauses (each) and
-        `postings_budget` bytes of scored postings; `record_ids`, the records in the order
+        words), remembering up to `cache_bytes` of analysed queries and clauses (each);
+        `record_ids`, the records in the order
         they were built, name its documents without reading them. Raise `IndexUnavailable`
         when it is missing or broken."""
 

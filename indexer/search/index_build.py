@@ -23,7 +23,7 @@ from indexer.documents.ingest import read_records
 
 from . import analysis, folding
 from .engine import IndexUnavailable, SearchBackend
-from .whoosh_engine import CACHE_BYTES, POSTINGS_BUDGET_BYTES, WhooshBackend
+from .whoosh_engine import CACHE_BYTES, WhooshBackend
 
 ENGINE = WhooshBackend
 USER_WORDS_FILE = "userdict.txt"
@@ -67,8 +67,7 @@ def verify(folder: Path) -> dict[str, list]:
 
 
 class IndexBuild:
-    def __init__(self, folder: Path, cache_bytes: int = CACHE_BYTES,
-                 postings_budget: int = POSTINGS_BUDGET_BYTES):
+    def __init__(self, folder: Path, cache_bytes: int = CACHE_BYTES):
         self.folder = folder
         for name in FILES:
             if not (folder / name).exists():
@@ -92,7 +91,7 @@ class IndexBuild:
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
         try:
-            self.engine: SearchBackend = ENGINE.open(folder, self.segmenter, cache_bytes, postings_budget,
+            self.engine: SearchBackend = ENGINE.open(folder, self.segmenter, cache_bytes,
                                                      [r.id for r in self.records])
         except IndexUnavailable:
             self.folded_texts.close()

@@ -3,17 +3,17 @@
 Whoosh writes and reads the index and analyses text; snippets are marked by
 `indexer.search.marking` with the same analysis. A query, always a
 flat union of weighted terms (plus phrase tokens that must all occur, and exact-value
-filters), is answered by summing each term's BM25F postings (`_ScoredPostings`); the same
-query run by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and
-scores, and the tests hold the two together."""
+filters), is answered by summing each term's BM25F postings, scored when the index is built
+(`_ScoredPostings`) and read from memory-mapped arrays (`_PostingsFile`); the same query run
+by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and scores, and the
+tests hold the two together."""
 from __future__ import annotations
 
 import functools
-import threading
+import json
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
-import cachetools
 import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
@@ -40,10 +40,9 @@ COMMON_SHARE = 0.05
 WEIGHTING = BM25F()
 # The document length each of Whoosh's one-byte quantised lengths stands for.
 _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float64)
-# Bytes of scored postings an opened index keeps, over all terms (a posting is 12 bytes), and
-# what each remembered term costs besides its postings (its key, arrays and place in the order).
-POSTINGS_BUDGET_BYTES = 48 * 2**20
-TERM_OVERHEAD_BYTES = 400
+# Every term's scored postings, written with the index: documents, scores, and the table of
+# terms (per field, each token and its number of postings, in the arrays' order).
+POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
 # Queries whose snippet words are kept (a page's ten snippets mark the same words).
 RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
@@ -60,56 +59,20 @@ class Clauses(NamedTuple):
 
 
 class _ScoredPostings:
-    """Each term's postings with their BM25F scores, computed once per opened index and kept
-    while they fit in the budget of bytes (cachetools' LRU cache: least recently used first
-    out). A term is charged for its entry as well as its postings, and a term no document has
-    is not kept (finding that out again is one lookup per segment): distinct queries of
-    made-up words would otherwise add entries the budget never saw.
+    """Each term's postings with their BM25F scores, worked out from Whoosh's postings when the
+    index is built (`_PostingsFile.write`).
 
     A query is a flat union of weighted terms, so a document's score is the sum over the
     query's terms of (term score in that document × the term's weight). Whoosh's matchers
     compute the same sum but call several Python methods for every posting of every query,
     which made them most of a search's time; with each term's scores kept as two arrays, a
-    term seen before costs one vectorised addition (numpy: a document's score is added in
-    the same order, so the sums are the same floats)."""
+    term costs one vectorised addition (numpy: a document's score is added in the same
+    order, so the sums are the same floats)."""
 
-    def __init__(self, searcher, budget: int = POSTINGS_BUDGET_BYTES):
+    def __init__(self, searcher):
         self._searcher = searcher
-        # (field, token) -> (documents, scores, bytes charged)
-        self._cache = cachetools.LRUCache(budget, getsizeof=lambda entry: entry[2])
         # Every document's quantised length, per (segment offset, field), read whole once.
         self._lengths: dict[tuple[int, str], np.ndarray] = {}
-        self._lock = threading.Lock()
-
-    def get(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
-        key = (field, token)
-        with self._lock:
-            entry = self._cache.get(key)
-        if entry is not None:
-            return entry[0], entry[1]
-        found = self._score(field, token)
-        cost = self.cost(key, found)
-        with self._lock:
-            if len(found[0]) and cost <= self._cache.maxsize:
-                self._cache[key] = (*found, cost)
-        return found
-
-    @staticmethod
-    def cost(key: tuple[str, str], found: tuple[np.ndarray, np.ndarray]) -> int:
-        docs, scores = found
-        return TERM_OVERHEAD_BYTES + sum(len(part) for part in key) * 4 + docs.nbytes + scores.nbytes
-
-    def __len__(self) -> int:
-        return len(self._cache)
-
-    def reopened(self, searcher) -> None:
-        """Read further terms through `searcher`, a new searcher of the same index."""
-        self._searcher = searcher
-
-    @property
-    def size(self) -> int:
-        """Bytes charged for what is kept now; never more than the budget."""
-        return self._cache.currsize
 
     def _score(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
         """(global document numbers, scores) of one term: Whoosh's own BM25 function with the
@@ -170,6 +133,72 @@ def _quantised_lengths(leaf, field: str) -> np.ndarray:
     return np.where(codes == 0, 1.0, _BYTE_LENGTHS[codes])
 
 
+class _PostingsFile:
+    """Every term's scored postings as the build wrote them: two arrays, memory-mapped, and a
+    table of where each term's part starts. A term asked for the first time costs a dict
+    look-up and two slices instead of decoding Whoosh's pickled blocks and scoring them
+    (which was a fifth of a first-asked query's time), the server's workers share the pages,
+    and nothing grows with the queries asked. A term's number of postings is its document
+    frequency, so choosing a query's terms reads no Whoosh term info either."""
+
+    def __init__(self, directory: Path):
+        """Raises OSError or ValueError (a damaged or missing file)."""
+        table = json.loads((directory / POSTINGS_TERMS).read_text(encoding="utf-8"))
+        self._docs = _mapped(directory / POSTINGS_DOCS, np.int32)
+        self._scores = _mapped(directory / POSTINGS_SCORES, np.float64)
+        # field -> token -> (start, end) in the arrays
+        self._terms: dict[str, dict[str, tuple[int, int]]] = {}
+        at = 0
+        for field, (tokens, counts) in table.items():
+            spans = self._terms[field] = {}
+            for token, count in zip(tokens, counts):
+                spans[token] = (at, at + count)
+                at += count
+        if at != len(self._docs) or at != len(self._scores):
+            raise ValueError(f"{POSTINGS_TERMS} names {at} postings, the arrays hold {len(self._docs)}")
+
+    @staticmethod
+    def write(searcher, directory: Path, fields: Iterable[str]) -> None:
+        """Score every term of `fields` (`_ScoredPostings`) and write the arrays and table."""
+        scorer = _ScoredPostings(searcher)
+        reader = searcher.reader()
+        table, docs, scores = {}, [], []
+        for field in fields:
+            tokens, counts = [], []
+            for token in reader.field_terms(field):
+                found_docs, found_scores = scorer._score(field, token)
+                tokens.append(token)
+                counts.append(len(found_docs))
+                docs.append(found_docs.astype(np.int32))
+                scores.append(found_scores.astype(np.float64))
+            table[field] = [tokens, counts]
+        np.save(directory / POSTINGS_DOCS, np.concatenate(docs) if docs else np.empty(0, np.int32))
+        np.save(directory / POSTINGS_SCORES, np.concatenate(scores) if scores else np.empty(0, np.float64))
+        (directory / POSTINGS_TERMS).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+
+    def get(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
+        """(document numbers, scores) of one term; empty arrays for a token no document has."""
+        start, end = self._terms.get(field, {}).get(token, (0, 0))
+        return self._docs[start:end], self._scores[start:end]
+
+    def frequency(self, field: str, token: str) -> int:
+        """How many documents hold the term."""
+        start, end = self._terms.get(field, {}).get(token, (0, 0))
+        return end - start
+
+    def tokens(self, field: str) -> Iterator[str]:
+        return iter(self._terms.get(field, {}))
+
+
+def _mapped(path: Path, dtype) -> np.ndarray:
+    """A saved one-dimensional array of `dtype`, memory-mapped read-only (a plain array's view
+    of the map: numpy's memmap subclass costs a little on every operation)."""
+    array = np.load(path, mmap_mode="r", allow_pickle=False)
+    if array.dtype != dtype or array.ndim != 1:
+        raise ValueError(f"{path.name} holds {array.dtype} in {array.ndim} dimensions, not {np.dtype(dtype)} in 1")
+    return np.asarray(array)
+
+
 def _posting_blocks(matcher) -> Iterable[tuple]:
     """(document numbers, term frequencies) of a term's postings, a block at a time: Whoosh's
     on-disk matcher decodes a block at once, and reading it posting by posting costs two
@@ -190,8 +219,8 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
 
 
 class WhooshBackend(SearchBackend):
-    def __init__(self, ix, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-                 postings_budget: int = POSTINGS_BUDGET_BYTES, record_ids: list[str] | None = None):
+    def __init__(self, ix, postings: _PostingsFile, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
+                 record_ids: list[str] | None = None):
         self._ix = ix
         self._searcher = ix.searcher(weighting=WEIGHTING)
         self._doc_count = self._searcher.doc_count_all()
@@ -206,7 +235,7 @@ class WhooshBackend(SearchBackend):
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
         # The words a query's snippets mark, for the few queries whose results are being made.
         self._marked_tokens = functools.lru_cache(maxsize=RECENT_QUERIES)(self._body_tokens)
-        self._postings = _ScoredPostings(self._searcher, postings_budget)
+        self._postings = postings
         self._record_ids = self._ids_by_number(record_ids)
 
     @classmethod
@@ -222,15 +251,17 @@ class WhooshBackend(SearchBackend):
             writer.cancel()
             raise
         writer.commit()
+        with ix.searcher(weighting=WEIGHTING) as searcher:
+            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTER_FIELDS))
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-             postings_budget: int = POSTINGS_BUDGET_BYTES, record_ids: list[str] | None = None) -> "WhooshBackend":
+             record_ids: list[str] | None = None) -> "WhooshBackend":
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
-            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), segmenter, cache_bytes, postings_budget,
-                       record_ids)
+            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), _PostingsFile(directory), segmenter,
+                       cache_bytes, record_ids)
         except IndexUnavailable:
             raise
         except Exception as exc:  # whoosh raises many types for damaged files
@@ -277,9 +308,8 @@ class WhooshBackend(SearchBackend):
             for field, field_weight in FIELD_WEIGHTS.items():
                 for tok in self._tokens(field, text):
                     boosts[(field, tok)] = max(boosts.get((field, tok), 0.0), weight * field_weight)
-        reader = self._searcher.reader()
-        most = COMMON_SHARE * reader.doc_count()
-        frequency = {key: reader.doc_frequency(*key) for key in boosts}
+        most = COMMON_SHARE * self._doc_count
+        frequency = {key: self._postings.frequency(*key) for key in boosts}
         # Common in any field is common in all: "ability" of "landfall ability" is rare among
         # titles, yet matching it there would rank every heading about abilities first.
         too_common = {tok for (_, tok), count in frequency.items() if count > most}
@@ -293,7 +323,7 @@ class WhooshBackend(SearchBackend):
         for phrase in phrases:
             tokens = self._tokens("body", phrase)
             if tokens:
-                counts = {tok: reader.doc_frequency("body", tok) for tok in tokens}
+                counts = {tok: self._postings.frequency("body", tok) for tok in tokens}
                 must.append(tuple(tok for tok in tokens if counts[tok] <= most)
                             or (min(tokens, key=counts.__getitem__),))
         return Clauses(found, common, must)
@@ -372,11 +402,10 @@ class WhooshBackend(SearchBackend):
     def scored_terms(self, field: str) -> Iterator[tuple[str, bool, list[tuple[str, float]]]]:
         """Every token of a field, whether a search leaves it out as common, and its postings
         (record id, score) as a search scores them: for the offline copy (`webapp.offline_copy`)."""
-        reader = self._searcher.reader()
-        most = COMMON_SHARE * reader.doc_count()
-        for token in list(reader.field_terms(field)):
-            docs, scores = self._postings._score(field, token)
-            yield token, reader.doc_frequency(field, token) > most, [
+        most = COMMON_SHARE * self._doc_count
+        for token in self._postings.tokens(field):
+            docs, scores = self._postings.get(field, token)
+            yield token, len(docs) > most, [
                 (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
 
     def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
@@ -409,18 +438,13 @@ class WhooshBackend(SearchBackend):
         return frozenset(tokens)
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
-        reader = self._searcher.reader()
-        try:
-            return [(tok, reader.doc_frequency("body", tok) > 0 or reader.doc_frequency("names", tok) > 0)
-                    for tok in self._tokens("body", text)]
-        except Exception as exc:
-            raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
+        frequency = self._postings.frequency
+        return [(tok, frequency("body", tok) > 0 or frequency("names", tok) > 0) for tok in self._tokens("body", text)]
 
     def reopen(self) -> None:
-        """A new searcher over the same segments: what was remembered from them (scored
-        postings, field lengths) stays true."""
+        """A new searcher over the same segments (the scored postings are a read-only map,
+        shared as they are)."""
         inherited, self._searcher = self._searcher, self._ix.searcher(weighting=WEIGHTING)
-        self._postings.reopened(self._searcher)
         inherited.close()
 
     def close(self) -> None:
