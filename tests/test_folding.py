@@ -61,14 +61,14 @@ def test_a_damaged_byte_reads_as_a_replacement_not_an_error(tmp_path):
     folded.close()
 
 
-def test_a_line_is_searched_where_it_lies_in_the_file(tmp_path):
+def test_lines_are_searched_where_they_lie_in_the_file(tmp_path):
     write(records(), tmp_path)
     folded = FoldedTexts(tmp_path / FILE, 3)
     try:
-        assert folded.holds(0, "夺魂红帽客".encode()) and folded.holds(0, b"dealdamage")
-        assert not folded.holds(1, "夺魂".encode()) and folded.holds(1, b"persist")
+        assert folded.holding([0, 1, 2], "夺魂红帽客".encode()) == [0]
+        assert folded.holding([2, 1, 0], b"persist") == [1] and folded.holding([0, 0], b"dealdamage") == [0, 0]
         # A line's end is its own: neither the next line nor the line break is searched.
-        assert not folded.holds(0, b"damagepersist") and not folded.holds(1, b"ability\n")
-        assert not folded.holds(2, b"a") and folded.holds(2, b"")
+        assert folded.holding([0, 1], b"damagepersist") == [] and folded.holding([1], b"ability\n") == []
+        assert folded.holding([2], b"a") == [] and folded.holding([2], b"") == [2]
     finally:
         folded.close()

@@ -30,23 +30,30 @@ _PATTERN_BYTES_PER_CHAR = 8
 
 # Values holding nothing else: their getsizeof is their size (most of what a cache holds).
 _LEAVES = frozenset({str, bytes, int, float, bool, type(None)})
+_getsizeof = sys.getsizeof
 
 
 def approximate_bytes(value, depth: int = 0) -> int:
-    """sys.getsizeof of `value` and, a few levels deep, of what its containers hold."""
-    size = sys.getsizeof(value)
-    if type(value) in _LEAVES:
+    """sys.getsizeof of `value` and, a few levels deep, of what its containers hold. A value
+    holding nothing else is sized where it is met rather than by a call of its own: every
+    remembered answer is charged once, and a page's ten snippets and results are charged ten
+    times a query."""
+    size = _getsizeof(value)
+    kind = type(value)
+    if kind in _LEAVES:
         return size
-    if isinstance(value, re.Pattern):
+    if depth >= _DEPTH:
+        return size + (_PATTERN_BYTES_PER_CHAR * len(value.pattern) if kind is re.Pattern else 0)
+    depth += 1
+    if kind is dict or isinstance(value, dict):
+        for item in value.items():
+            for part in item:
+                size += _getsizeof(part) if type(part) in _LEAVES else approximate_bytes(part, depth)
+    elif kind in _CONTAINERS or isinstance(value, _CONTAINERS):
+        for part in value:
+            size += _getsizeof(part) if type(part) in _LEAVES else approximate_bytes(part, depth)
+    elif kind is re.Pattern:
         size += _PATTERN_BYTES_PER_CHAR * len(value.pattern)
-    elif depth < _DEPTH:
-        if isinstance(value, dict):
-            size += sum(approximate_bytes(k, depth + 1) + approximate_bytes(v, depth + 1) for k, v in value.items())
-        elif isinstance(value, _CONTAINERS):
-            if all(type(v) is str for v in value):
-                size += sum(map(sys.getsizeof, value))
-            else:
-                size += sum(approximate_bytes(v, depth + 1) for v in value)
     return size
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
+from typing import Iterable
 
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
@@ -35,6 +36,7 @@ class Catalogue:
         self.records = {r.id: r for r in records}
         self._folded_texts = folded_texts
         self._positions = {r.id: i for i, r in enumerate(records)}
+        self._ids = [r.id for r in records]
         self.by_number: dict[str, list[Record]] = defaultdict(list)
         # Each edition's rule numbers (put in rule order when a rule page of it is first asked).
         self._numbers_of: dict[str | None, set[str]] = defaultdict(set)
@@ -140,10 +142,11 @@ class Catalogue:
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
 
-    def holds(self, record_id: str, needle: bytes) -> bool:
-        """Whether all of a record's texts in the form queries are compared in
-        (`indexer.search.folding`) hold a folded string, given as UTF-8."""
-        return self._folded_texts.holds(self._positions[record_id], needle)
+    def holding(self, record_ids: Iterable[str], needle: bytes) -> list[str]:
+        """The records among `record_ids` whose texts, all of them in the form queries are
+        compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
+        positions, ids = self._positions, self._ids
+        return [ids[p] for p in self._folded_texts.holding([positions[i] for i in record_ids], needle)]
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
         """The record a name names in any language, script or case: a card before a plane

@@ -10,7 +10,7 @@ then what cites it.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record
@@ -99,8 +99,10 @@ class Ranker:
         if parsed.phrases:
             # Phrases match in the folded text: script, case, width, spacing and punctuation
             # do not matter (a phrase that crossed a line wrap in the source still matches).
-            needles = [fold_key(p).encode() for p in parsed.phrases]
-            scores = {i: s for i, s in scores.items() if all(catalogue.holds(i, n) for n in needles)}
+            kept = list(scores)
+            for phrase in parsed.phrases:
+                kept = catalogue.holding(kept, fold_key(phrase).encode())
+            scores = {i: scores[i] for i in kept}
         # Best first, equal scores in rule order (`Catalogue.rule_order`): tuples sort without a key function.
         order = catalogue.rule_order
         return [(records[i], -negative) for negative, _, i in sorted((-s, order[i], i) for i, s in scores.items())]
@@ -147,18 +149,19 @@ class Ranker:
                 for record_id in catalogue.titles[title_key]:
                     bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
         if len(key) >= 2:
-            literals = [literal.encode() for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]]
-            for record_id in scores:
-                if any(catalogue.holds(record_id, literal) for literal in literals):
-                    bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
+            holding: set[str] = set()
+            for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]:
+                holding.update(catalogue.holding(scores, literal.encode()))
+            for record_id in holding:
+                bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
                 bonuses[record_id] += weights.concept * share
-            needles = [w.encode() for w in words]
-            for record_id in scores:
-                share = sum(catalogue.holds(record_id, n) for n in needles) / len(words)
+            held = Counter(record_id for w in words for record_id in catalogue.holding(scores, w.encode()))
+            for record_id, count in held.items():
+                share = count / len(words)
                 bonuses[record_id] += weights.coverage * share ** 2 * weights.kind[catalogue.records[record_id].kind]
         return bonuses
 

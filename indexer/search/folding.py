@@ -64,10 +64,12 @@ class FoldedTexts:
         # A damaged byte makes a line match less, never a failed search.
         return self._map[self._starts[position]:self._starts[position + 1] - 1].decode("utf-8", errors="replace")
 
-    def holds(self, position: int, needle: bytes) -> bool:
-        """Whether a line holds `needle` (UTF-8): searched in the map, so a long text is
-        not decoded to be searched (UTF-8 finds a text's characters where its string would)."""
-        return self._map.find(needle, self._starts[position], self._starts[position + 1] - 1) >= 0
+    def holding(self, positions: Iterable[int], needle: bytes) -> list[int]:
+        """The positions among `positions` whose line holds `needle` (UTF-8), searched where
+        the lines lie in the map, so that no text is decoded to be searched (UTF-8 finds a
+        text's characters where its string would)."""
+        find, starts = self._map.find, self._starts
+        return [p for p in positions if find(needle, starts[p], starts[p + 1] - 1) >= 0]
 
     def close(self) -> None:
         if isinstance(self._map, mmap.mmap):
