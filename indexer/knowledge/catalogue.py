@@ -121,7 +121,7 @@ class Catalogue:
         # Each record's group, today's twin of a superseded record and place in rule order,
         # worked out once when the build opens: every query's candidates ask for all three,
         # and worked out on first use they made a new candidate's first query slower.
-        self._group_keys = {r.id: self._group_key(r) for r in records}
+        self.group_keys = {r.id: self._group_key(r) for r in records}
         self.superseded_ids = frozenset(r.id for r in records if self.superseded(r))
         self.twin_ids: dict[str, str] = {}
         for r in records:
@@ -241,7 +241,7 @@ class Catalogue:
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
         number and heading, as the rules file of its edition has them); a rules glossary
         entry in every edition; any other record alone."""
-        return self._group_keys[record.id]
+        return self.group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
         if record.kind == "rule":

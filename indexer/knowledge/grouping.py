@@ -25,12 +25,19 @@ class EditionGrouping:
     def collapse(self, ranked: list[tuple[Record, float]]) -> list[list[Record]]:
         """Ranked records as groups in rank order, each led by its representative."""
         groups: dict[tuple, list[Record]] = {}
+        keys = self.catalogue.group_keys
         for record, _ in ranked:
-            groups.setdefault(self.catalogue.group_key(record), []).append(record)
+            key = keys[record.id]
+            members = groups.get(key)
+            if members is None:
+                groups[key] = [record]
+            else:
+                members.append(record)
         out = []
         for members in groups.values():
             if len(members) > 1:
                 best = representative(members)
-                members = [best] + [m for m in members if m is not best]
+                if best is not members[0]:
+                    members = [best] + [m for m in members if m is not best]
             out.append(members)
         return out
