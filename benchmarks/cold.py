@@ -25,7 +25,7 @@ from indexer.search.build import current_folder
 from indexer.knowledge.library import Library
 
 from .cold_queries import generate
-from .corpora import build_records, ingest_paths
+from .corpora import build_records, documents_only, ingest_paths
 from .measure import SHARED_CR, WARM_UP_QUERY, ms, percentile, table
 from .peers import NaiveWhoosh
 from .server import HOST, Server, free_port
@@ -128,7 +128,10 @@ def measure_corpus(label: str, paths: list[Path], work: Path, count: int, client
 
 
 def report(paths: list[Path], count: int = 3000, clients: int = CLIENTS, with_rules: bool = True) -> str:
-    corpora = [("documents", paths)]
+    """The cold tables of the documents of the corpus folders `paths` without their rules files
+    (`corpora.documents_only`), then, `with_rules`, of the whole knowledge base: the folders
+    as they are, every rules edition of theirs and of ../shared/cr."""
+    corpora = [("documents", None)]
     if with_rules and SHARED_CR.is_dir():
         corpora.append(("documents + every rules edition", [*paths, SHARED_CR]))
     header = ["corpus", "server", "requests", "requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed"]
@@ -136,6 +139,8 @@ def report(paths: list[Path], count: int = 3000, clients: int = CLIENTS, with_ru
     for label, corpus_paths in corpora:
         work = Path(tempfile.mkdtemp(prefix="bench-cold-"))
         try:
+            if corpus_paths is None:
+                corpus_paths = [documents_only(p, work / "documents" / str(n)) for n, p in enumerate(paths)]
             m = measure_corpus(label, corpus_paths, work, count, clients)
         finally:
             shutil.rmtree(work, ignore_errors=True)

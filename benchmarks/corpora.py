@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
+from indexer.documents import comprules
+from indexer.documents.corpus import METADATA
 from indexer.documents.ingest import DEFAULT_CORPUS, GLOSSARY_SOURCE, IngestResult, ingest
 from indexer.search import build as build_module
 from indexer.search.build import BuildOutcome
@@ -36,6 +40,21 @@ def ingest_paths(paths: list[Path]) -> tuple[IngestResult, float]:
     if result.errors:
         raise IngestFailed("; ".join(result.errors))
     return result, elapsed[0]
+
+
+def documents_only(corpus: Path, folder: Path) -> Path:
+    """`folder`, made a copy of the corpus folder `corpus` without its rules files: its
+    documents and their entries of sources.toml (its header too), the rules editions' entries
+    left out. corpus/ ships every rules edition; this is the documents on their own."""
+    head, *entries = (corpus / METADATA).read_text(encoding="utf-8").split("[[source]]")
+    kept = [entry for entry in entries
+            if tomllib.loads("[[source]]" + entry)["source"][0]["family"] != comprules.FAMILY]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / METADATA).write_text("[[source]]".join([head, *kept]), encoding="utf-8")
+    for entry in kept:
+        name = tomllib.loads("[[source]]" + entry)["source"][0]["file"]
+        shutil.copy2(corpus / name, folder / name)
+    return folder
 
 
 def build_records(result: IngestResult, root: Path) -> BuildOutcome:
