@@ -118,8 +118,8 @@ class Record:
 
 def rule_parent(number: str) -> str | None:
     """The parent of a rule number: 702.30c -> 702.30, 702.30 -> 702, 702 -> 7 is not a rule: None."""
-    if number[-1].isalpha():
-        return number.rstrip("abcdefghijkmnpqrstuvwxyz")
+    if number[-1].isalpha():  # a number ends in one subrule letter at most
+        return number[:-1]
     if "." in number:
         return number.split(".")[0]
     return None

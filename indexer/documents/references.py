@@ -63,7 +63,9 @@ def _range_end(num: str, end: str) -> str:
     """A range's last rule number as written in full: 601.2f至h ends at 601.2h (a lone letter
     shares the start's rule)."""
     end = end.lower()
-    return num.rstrip("abcdefghijkmnpqrstuvwxyz") + end if len(end) == 1 else end
+    if len(end) > 1:
+        return end
+    return (num[:-1] if num[-1].isalpha() else num) + end  # a number ends in one letter at most
 
 
 def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:
