@@ -70,3 +70,15 @@ def test_the_obsolete_terms_page_links_the_last_rule_that_had_it(kb_library):
     # The project's glossary names it too.
     glossary = term_view(kb_library, kb_library.get("glossary:term:mana-burn"), None)["defining_rules"]
     assert [(r["number"], r["edition"]) for r in glossary] == [("300.3", "2008-05-01")]
+
+
+def test_an_older_editions_entry_names_todays_entry_for_it(kb_library):
+    """Mana Burn of 2008 is today's Mana Burn (Obsolete): one result, and its page says so."""
+    old = kb_library.get("cr-2008-05-01:term:mana-burn")
+    view = term_view(kb_library, old, None)
+    assert view["current"] is False
+    assert view["today_entry"]["url"] == "/terms/cr-2026-04-17:term:mana-burn-obsolete"
+    first = kb_library.search("mana burn")["results"][0]
+    assert first["id"] == "cr-2026-04-17:term:mana-burn-obsolete"
+    assert "2008-05-01" in {e["edition"] for e in first["other_editions"]}
+    assert term_view(kb_library, kb_library.get("cr-2026-04-17:term:persist"), None)["today_entry"] is None

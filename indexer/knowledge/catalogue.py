@@ -260,7 +260,8 @@ class Catalogue:
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
         if record.kind == "term" and record.source.startswith("cr-"):
-            return ("cr-term", fold_key(record.names.get("en", record.id)))
+            # Mana Burn of 2008 is today's Mana Burn (Obsolete).
+            return ("cr-term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
 
     def _official(self, number: str, edition: str | None) -> Record | None:
@@ -273,6 +274,9 @@ class Catalogue:
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":
             twin = self.keyword_head_today(key[1])
+        if twin is None and key[0] == "cr-term":  # a term that became obsolete changed its id
+            entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
+            twin = next((e for e in entries if e.source == f"cr-{self.current_edition}"), None)
         return twin if twin is not None and self.group_key(twin) == key else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
