@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.folding import fold_key
 from indexer.search.query import MAX_LIMIT, QueryError
@@ -25,11 +26,17 @@ class Suggestions:
         # edition is the one term a search for its name opens (the project glossary's, else
         # today's), a keyword's title today's heading rule (Devour of 2009 is 702.82 today).
         entries: dict[tuple[str, str, str, str], None] = {}
+        term_named: dict[str, Record] = {}  # the term a folded name opens, looked up once
         for r in catalogue.records.values():
             if r.kind in NAMED_KINDS:
                 for name in filter(None, [*r.names.values(), *r.aliases]):
-                    opens = (catalogue.by_name(name, ("term",)) or r) if r.kind == "term" else r
-                    entries[fold_key(name), name, r.kind, opens.id] = None
+                    folded = fold_key(name)
+                    opens = r
+                    if r.kind == "term":
+                        if folded not in term_named:
+                            term_named[folded] = catalogue.by_name(name, ("term",)) or r
+                        opens = term_named[folded]
+                    entries[folded, name, r.kind, opens.id] = None
             elif r.kind == "rule" and catalogue.is_keyword_head(r):
                 today = catalogue.keyword_head_today(r.keyword) or r
                 for title in r.title.values():
