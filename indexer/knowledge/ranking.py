@@ -36,14 +36,11 @@ _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 
 
 def passes(record: Record, filters: dict[str, str]) -> bool:
-    """Whether a record meets every filter of the query (`kind:`, `source:`, `edition:`, `lang:`).
-    An edition may be given by its start: `edition:2008` is the edition of 2008-05-01."""
+    """Whether a record meets every filter of the query (`kind:`, `source:`, `edition:`, `lang:`;
+    an edition as `Catalogue.edition_filter` resolved it: `edition:2008` is 2008-05-01)."""
     for name, value in filters.items():
         if name == "lang":
             if value not in record.languages():
-                return False
-        elif name == "edition":
-            if not (record.edition or "").startswith(value):
                 return False
         elif str(getattr(record, name) or "").lower() != value:
             return False
