@@ -205,9 +205,7 @@ def keywords_of(library: Library, record: Record, script: str | None) -> list[di
         for _, _, term in keyword_spans(library, text):
             if term.id in found:
                 continue
-            heads = [library.get(i) for i in library.catalogue.keyword_heads.get(term.keyword or "", ())]
-            today = next((h for h in heads if h.edition == library.catalogue.current_edition
-                          and h.source.startswith("cr-")), None)
+            today = library.catalogue.keyword_head_today(term.keyword) if term.keyword else None
             found[term.id] = {"title": display_title(term, script), "url": record_url(term),
                               "rule": _neighbour(library, today, script)}
     return list(found.values())
