@@ -41,9 +41,8 @@ class SearchBackend(ABC):
              record_ids: list[str] | None = None) -> "SearchBackend":
         """Open an index written by `build`, its queries segmented by `segmenter` (the build's
         words), remembering up to `cache_bytes` of analysed queries and clauses (each);
-        `record_ids`, the records in the order
-        they were built, name its documents without reading them. Raise `IndexUnavailable`
-        when it is missing or broken."""
+        `record_ids`, the records in the order they were built, name its documents without
+        reading them. Raise `IndexUnavailable` when it is missing or broken."""
 
     @abstractmethod
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
