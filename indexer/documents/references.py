@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
 from .memo import cleared_when_full
-from .records import Reference
+from .records import Reference, rule_parent
 
 # A subrule letter: the rules skip l and o (they read as 1 and 0), and use every other one.
 SUBRULE_LETTER = "[a-km-np-z]"
@@ -65,7 +66,7 @@ def _range_end(num: str, end: str) -> str:
     end = end.lower()
     if len(end) > 1:
         return end
-    return (num[:-1] if num[-1].isalpha() else num) + end  # a number ends in one letter at most
+    return (rule_parent(num) if num[-1].isalpha() else num) + end
 
 
 def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:
