@@ -32,7 +32,7 @@ from functools import partial
 
 from gunicorn.workers.gthread import ThreadWorker
 
-from .views.errors import MESSAGES as APP_MESSAGES, error_response
+from .views.errors import MESSAGES, error_response
 
 # A request head larger than this is refused (431) without being read further.
 HEAD_BYTES = 64 * 1024
@@ -43,14 +43,6 @@ _CHUNKED = re.compile(rb"\r\ntransfer-encoding:[^\r\n]{0,200}chunked", re.IGNORE
 _REQUEST_LINE = re.compile(rb"[A-Z]{1,20} (/[^ ?\r\n]{0,4096})")
 _ACCEPT = re.compile(rb"\r\naccept:[ \t]*([^\r\n]{0,1000})", re.IGNORECASE)
 _STATUS = re.compile(rb"HTTP/1\.1 ([0-9]{3}) ")
-
-MESSAGES = {
-    400: "The request could not be read.",
-    408: "The request did not arrive in time.",
-    414: "The address is too long.",
-    431: "The request's headers are too large.",
-}
-
 
 def one_request_at_a_time(wsgi_app, max_body_bytes: int):
     lock = threading.Lock()
@@ -270,7 +262,7 @@ class Worker(ThreadWorker):
         """The app's whole error answer for `status`, JSON or a page as `path` and `accept` ask."""
         app = self.wsgi
         with app.test_request_context(path, headers={"Accept": accept} if accept else {}):
-            message = MESSAGES.get(status) or APP_MESSAGES.get(status, "The request was refused.")
+            message = MESSAGES.get(status, "The request was refused.")
             response = app.process_response(error_response(status, message))
             body = response.get_data()
             lines = [f"HTTP/1.1 {response.status}"]

@@ -14,9 +14,13 @@ bp = Blueprint("errors", __name__)
 
 UNAVAILABLE = "The search index is not available right now; please try again in a moment."
 MESSAGES = {
+    400: "The request could not be read.",
     404: "No such page.",
     405: "This address does not accept that method.",
+    408: "The request did not arrive in time.",
     413: "The request body is too large.",
+    414: "The address is too long.",
+    431: "The request's headers are too large.",
     500: "Something went wrong on our side.",
 }
 
