@@ -27,14 +27,11 @@ from urllib.parse import quote
 
 from .measure import judged_queries, table
 from .server import Server, free_port
+from .wrk import wrk_binary
 
 LUA = Path(__file__).with_name("judged_queries.lua")
 GOAL_RATIO = 0.8
 GOAL_P99_MS = 30.0
-
-
-class WrkMissing(Exception):
-    """wrk is not installed (Debian: apt-get install wrk)."""
 
 
 def request_paths(queries: list[str], route: str = "/api/search") -> list[str]:
@@ -42,10 +39,7 @@ def request_paths(queries: list[str], route: str = "/api/search") -> list[str]:
 
 
 def run_wrk(url: str, paths_file: Path, seconds: int, connections: int, threads: int = 2) -> dict:
-    wrk = shutil.which("wrk")
-    if wrk is None:
-        raise WrkMissing("wrk is not installed; as root: apt-get install wrk")
-    out = subprocess.run([wrk, f"-t{min(threads, connections)}", f"-c{connections}", f"-d{seconds}s",
+    out = subprocess.run([wrk_binary(), f"-t{min(threads, connections)}", f"-c{connections}", f"-d{seconds}s",
                           "--timeout", "10s", "-s", str(LUA), url, "--", str(paths_file)],
                          capture_output=True, text=True, timeout=seconds + 60, check=True)
     line = next(l for l in out.stdout.splitlines() if l.startswith("WRK-JSON "))
