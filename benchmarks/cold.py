@@ -38,17 +38,31 @@ GOAL_P50_MS, GOAL_P99_MS = 2.0, 8.0
 DOCUMENTS, WHOLE = "documents", "whole knowledge base"
 
 
+def _ask(server: Server, paths: list[str], connections: int) -> dict:
+    """`ask_once`, with the CPU time the server's processes used meanwhile."""
+    before = server.cpu_seconds()
+    run = ask_once(server.port, paths, connections)
+    run["server_cpu_seconds"] = server.cpu_seconds() - before
+    return run
+
+
 def _figures(runs: list[dict]) -> dict:
     latencies = [t for run in runs for t in run["latencies"]]
     seconds = sum(run["seconds"] for run in runs)
     return {"requests": sum(run["asked"] for run in runs), "rps": len(latencies) / seconds,
             "p50": percentile(latencies, 50), "p90": percentile(latencies, 90), "p99": percentile(latencies, 99),
-            "max": max(latencies), "failed": sum(run["failures"] for run in runs)}
+            "max": max(latencies), "failed": sum(run["failures"] for run in runs),
+            "client_cpu": sum(run["cpu_seconds"] for run in runs) / len(latencies),
+            "server_cpu": sum(run["server_cpu_seconds"] for run in runs) / len(latencies)}
+
+
+HEADER = ["corpus", "server", "requests", "requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed",
+          "server CPU ms/request", "wrk CPU ms/request"]
 
 
 def _row(label: str, target: str, f: dict) -> list:
     return [label, target, f["requests"], f"{f['rps']:.0f}", ms(f["p50"]), ms(f["p90"]), ms(f["p99"]),
-            ms(f["max"]), f["failed"]]
+            ms(f["max"]), f["failed"], f"{f['server_cpu'] * 1000:.2f}", f"{f['client_cpu'] * 1000:.2f}"]
 
 
 def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) -> dict:
@@ -84,11 +98,11 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
         for n, turn in enumerate(turns):
             order = list(servers.items()) if n % 2 == 0 else list(servers.items())[::-1]
             for name, server in order:
-                runs[name].append(ask_once(server.port, turn, connections))
+                runs[name].append(_ask(server, turn, connections))
         for name, server in servers.items():
-            again[name].append(ask_once(server.port, turns[0], connections))
+            again[name].append(_ask(server, turns[0], connections))
         for name, server in servers.items():
-            ceiling[name].append(ask_once(server.port, ["/healthz"] * len(paths_), connections))
+            ceiling[name].append(_ask(server, ["/healthz"] * len(paths_), connections))
     return {"records": len(result.records), "queries": len(queries), "turns": len(turns),
             "cold": {k: _figures(v) for k, v in runs.items()}, "again": {k: _figures(v) for k, v in again.items()},
             "ceiling": {k: _figures(v) for k, v in ceiling.items()},
@@ -129,7 +143,6 @@ def report(paths: list[Path], count: int = 3000, connections: int = CONNECTIONS,
     corpora = [(DOCUMENTS, None)]
     if with_rules and SHARED_CR.is_dir():
         corpora.append((WHOLE, [*paths, SHARED_CR]))
-    header = ["corpus", "server", "requests", "requests/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed"]
     measured: dict[str, dict] = {}
     cold_rows, again_rows, ceiling_rows, in_rows = [], [], [], []
     for label, corpus_paths in corpora:
@@ -148,10 +161,11 @@ def report(paths: list[Path], count: int = 3000, connections: int = CONNECTIONS,
         in_rows.append([label, m["queries"], ms(p50), ms(p99), ms(worst)])
     return (f"{count} distinct generated queries, each asked once of each server; gunicorn, 2 sync workers, "
             f"--preload, on 127.0.0.1; wrk, {connections} connections (one per thread), a new connection per "
-            f"request (the sync workers close each); turns of {TURN} queries, the servers alternating.\n\n"
-            + table(header, cold_rows) + "\n\n" + table(["goal", "measured", "met"], _goals(measured))
-            + f"\n\nThe first turn's {TURN} queries asked again (repeated queries):\n\n" + table(header, again_rows)
+            f"request (the sync workers close each); turns of {TURN} queries, the servers alternating. CPU per "
+            f"request: the server's master and workers, and wrk's, over the requests answered.\n\n"
+            + table(HEADER, cold_rows) + "\n\n" + table(["goal", "measured", "met"], _goals(measured))
+            + f"\n\nThe first turn's {TURN} queries asked again (repeated queries):\n\n" + table(HEADER, again_rows)
             + f"\n\nThe ceiling of this client and gunicorn with no search: each server's /healthz, {count} times, "
-              "after the queries:\n\n" + table(header, ceiling_rows)
+              "after the queries:\n\n" + table(HEADER, ceiling_rows)
             + "\n\nIn-process, `Library.search` for each query asked once (no HTTP):\n\n"
             + table(["corpus", "queries", "p50 ms", "p99 ms", "max ms"], in_rows))

@@ -131,6 +131,17 @@ class Server:
         out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
         return [int(pid) for pid in out.stdout.split()]
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user and system) the master and its current workers have used so far."""
+        ticks = 0
+        for pid in (self.process.pid, *self.worker_pids()):
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except FileNotFoundError:  # a worker that exited since it was listed
+                continue
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+        return ticks / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         """Stop the server and its workers (its own process group) and wait for it."""
         if self.process.poll() is None:

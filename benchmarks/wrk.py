@@ -9,12 +9,14 @@ request's latency, the run's length and the paths that got no 2xx answer.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import socket
 import subprocess
 import tempfile
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -43,12 +45,12 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
 
     Returns `latencies` (seconds, one per answer), `seconds` (from the first request sent to
     the last answer received), `asked` (requests sent), `statuses` (a Counter of the answers'
-    statuses) and `failures` (paths without a 2xx answer: error statuses, requests the server
+    statuses), `cpu_seconds` (wrk's own, user and system) and `failures` (paths without a 2xx answer: error statuses, requests the server
     dropped, paths never asked). A run that has not ended after `cap_seconds` (by default a
     minute and a tenth of a second a path) is stopped, and what it did not ask counts as failed.
     """
     if not paths:
-        return {"latencies": [], "seconds": 0.0, "asked": 0, "statuses": Counter(), "failures": 0}
+        return {"latencies": [], "seconds": 0.0, "asked": 0, "statuses": Counter(), "cpu_seconds": 0.0, "failures": 0}
     wrk = wrk_binary()
     threads = min(connections, len(paths))
     cap = cap_seconds if cap_seconds is not None else 60 + len(paths) / 10
@@ -76,12 +78,17 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
         reader.start()
         all_done.wait(cap)
         # wrk's main thread sleeps for -d; SIGINT wakes it to collect the threads and run done().
-        while process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(SIGNAL_EVERY)
-            except subprocess.TimeoutExpired:
-                pass
+        # wait4 rather than Popen.wait, for the CPU time wrk itself used.
+        usage = None
+        while usage is None:
+            os.kill(process.pid, signal.SIGINT)
+            until = time.monotonic() + SIGNAL_EVERY
+            while usage is None and time.monotonic() < until:
+                pid, status, rusage = os.wait4(process.pid, os.WNOHANG)
+                if pid:
+                    process.returncode, usage = os.waitstatus_to_exitcode(status), rusage
+                else:
+                    time.sleep(0.01)
         reader.join()
         errors = process.stderr.read()
     report = next((l for l in lines if l.startswith("ASK-ONCE [")), None)
@@ -95,4 +102,5 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
     seconds = (max(t["last_us"] for t in answered) - min(t["first_us"] for t in answered)) / 1e6 if answered else 0.0
     return {"latencies": [us / 1e6 for thread in figures for us in thread["latencies_us"]], "seconds": seconds,
             "asked": sum(thread["asked"] for thread in figures), "statuses": statuses,
+            "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "failures": len(paths) - sum(n for status, n in statuses.items() if 200 <= status < 300)}

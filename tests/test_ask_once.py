@@ -76,6 +76,7 @@ def test_every_path_is_asked_once_and_what_got_no_2xx_answer_fails(recorder):
     assert result["failures"] == 4
     assert len(result["latencies"]) == len(paths) - 2 and all(t > 0 for t in result["latencies"])
     assert 0 < max(result["latencies"]) <= result["seconds"]
+    assert 0 < result["cpu_seconds"]  # wrk's own, from wait4
 
 
 @needs_wrk
