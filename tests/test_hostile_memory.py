@@ -3,7 +3,7 @@
 A crawler or an attacker asks queries never seen before, each as long as a query may be,
 made of words no document has. Every cache a search fills is bounded in bytes
 (`indexer.documents.memo`; the scored postings are a read-only map), those of the process (word stems,
-rule numbers, marking patterns) as well as those of each opened build, and nothing is
+rule numbers) as well as those of each opened build, and nothing is
 remembered per query elsewhere (Whoosh's searcher keeps every term's idf in a dict that never
 shrinks; the engine does not ask it). The test asks QUERIES such queries, in process, of a
 library over the small index whose caches have small budgets (SMALL_CACHES), so that the
@@ -22,7 +22,7 @@ import random
 from indexer.documents.references import rule_sort_key
 from indexer.knowledge.library import Library
 from indexer.knowledge.settings import CacheSizes, size_process_caches
-from indexer.search import analysis, marking
+from indexer.search import analysis
 from indexer.search.build import current_folder
 from indexer.search.query import MAX_QUERY_CHARS
 
@@ -50,8 +50,7 @@ def lru_caches(library: Library) -> dict:
     return {"tokens": engine._token_cache, "clauses": engine._clause_cache,
             "snippets": library._snippets._snippets, "expansions": library._expander.expand,
             "defining rules": library._expander.defining_rules, "results": library._results._fields,
-            "corrections": library._spelling._corrections, "words pattern": marking._words_pattern,
-            "finder": marking._finder}
+            "corrections": library._spelling._corrections}
 
 
 def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_index):

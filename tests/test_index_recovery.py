@@ -86,7 +86,8 @@ def test_truncated_segment_is_index_unavailable_naming_folder_and_cause(damaged,
     assert str(caught.value).startswith(f"{folder}: search index unreadable (")
 
 
-@pytest.mark.parametrize("name", ["records.jsonl", "folded.txt", "userdict.txt", "meta.json", "*.seg", "*.toc"])
+@pytest.mark.parametrize("name", ["records.jsonl", "folded.txt", "marking.txt", "userdict.txt", "meta.json", "*.seg",
+                                  "*.toc"])
 def test_a_changed_byte_in_any_file_is_index_unavailable(damaged, name):
     root, folder = damaged
     (path,) = folder.glob(name)
@@ -130,14 +131,15 @@ def test_unreadable_records_are_index_unavailable(damaged):
         Library(folder)
 
 
-def test_folded_texts_of_another_index_are_index_unavailable(damaged):
+@pytest.mark.parametrize("name, what", [("folded.txt", "folded texts"), ("marking.txt", "marking forms")])
+def test_line_files_of_another_index_are_index_unavailable(damaged, name, what):
     root, folder = damaged
-    (folder / "folded.txt").write_text("only\ntwo lines\n", encoding="utf-8")
+    (folder / name).write_text("only\ntwo lines\n", encoding="utf-8")
     write_manifest(folder)  # damage the build itself wrote: past the checksums
-    with pytest.raises(IndexUnavailable, match=rf"^{folder}: folded texts unreadable \(folded.txt holds 2 lines"):
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: {what} unreadable \({name} holds 2 lines"):
         Library(folder)
-    (folder / "folded.txt").unlink()
-    with pytest.raises(IndexUnavailable, match=rf"^{folder}: incomplete index \(folded.txt missing\)$"):
+    (folder / name).unlink()
+    with pytest.raises(IndexUnavailable, match=rf"^{folder}: incomplete index \({name} missing\)$"):
         Library(folder)
 
 
@@ -336,8 +338,8 @@ def test_build_of_an_intact_index_of_an_unchanged_corpus_does_nothing(damaged, c
     assert result.stdout.strip() == f"index up to date: {folder}"
 
 
-@pytest.mark.parametrize("name", ["records.jsonl", "userdict.txt", "folded.txt"])
-def test_build_repairs_unreadable_records_dictionary_or_folded_texts(damaged, corpus, name):
+@pytest.mark.parametrize("name", ["records.jsonl", "userdict.txt", "folded.txt", "marking.txt"])
+def test_build_repairs_unreadable_records_dictionary_or_line_files(damaged, corpus, name):
     root, folder = damaged
     (folder / name).write_bytes(b"\xff\xfe damaged\n")
     outcome = build([corpus], root=root)

@@ -9,6 +9,7 @@ import pytest
 from whoosh import highlight
 
 from indexer.search import marking
+from indexer.search.lines import MappedLines
 from indexer.search.analysis import text_analyzer
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
 
@@ -54,8 +55,37 @@ def test_marks_what_the_segmenting_analyzer_highlights():
 
 
 @pytest.fixture(scope="module")
-def corpus_texts():
-    return [text for record in ingest([DEFAULT_CORPUS]).records for text in record.text.values() if text]
+def corpus_records():
+    return ingest([DEFAULT_CORPUS]).records
+
+
+@pytest.fixture(scope="module")
+def corpus_texts(corpus_records):
+    return [text for record in corpus_records for text in record.text.values() if text]
+
+
+def test_the_builds_marking_forms_mark_as_the_texts_themselves(corpus_records, tmp_path):
+    """The build's line of marking forms gives each of a record's blocks a form of the same
+    length, and words are marked in a block from its form as from the block itself: on 300
+    records of every kind and language, with words drawn from each block's own tokens."""
+    rng = random.Random(5)
+    sample = rng.sample(corpus_records, 300)
+    marking.write(sample, tmp_path)
+    lines = MappedLines(tmp_path / marking.FILE, len(sample))
+    analyzer = text_analyzer()
+    try:
+        compared = 0
+        for position, record in enumerate(sample):
+            forms = marking.marking_forms(lines[position])
+            assert [len(f) for f in forms] == [len(block) for _, block in record.blocks()], record.id
+            for (_, block), form in zip(record.blocks(), forms):
+                tokens = [t.text for t in analyzer(block[:400], mode="query")]
+                marker = marking.Marker(frozenset(rng.sample(tokens, min(3, len(tokens)))))
+                assert marker.matches(block, form) == marker.matches(block), (record.id, marker.words)
+                compared += bool(marker.matches(block))
+        assert compared > 200
+    finally:
+        lines.close()
 
 
 def test_every_non_chinese_word_the_analyzer_matches_is_marked_in_the_documents(corpus_texts):

@@ -105,6 +105,17 @@ class Record:
             parts.extend(item.get(lang) for item in group)
         return [p for p in parts if p]
 
+    def blocks(self) -> list[tuple[str, str]]:
+        """(language, text) for each language of the record: its text, then its abilities,
+        rulings and examples in that language, a line each (what a snippet is taken from)."""
+        out = []
+        for lang in self.languages():
+            parts = [self.text.get(lang, "")]
+            for group in (self.abilities, self.rulings, self.examples):
+                parts.extend(item.get(lang, "") for item in group)
+            out.append((lang, "\n".join(p for p in parts if p)))
+        return out
+
     def to_dict(self) -> dict:
         return asdict(self)
 

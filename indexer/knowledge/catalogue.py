@@ -16,7 +16,9 @@ from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import rule_sort_key
-from indexer.search.folding import FoldedTexts, fold_key
+from indexer.search.folding import fold_key
+from indexer.search.lines import MappedLines
+from indexer.search.marking import marking_forms
 
 from .editions import EditionTables
 
@@ -30,11 +32,13 @@ def _is_heading(rule: Record) -> bool:
 
 
 class Catalogue:
-    def __init__(self, records: list[Record], folded_texts: FoldedTexts, edition_labels: dict[str, str] | None = None):
+    def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
+                 edition_labels: dict[str, str] | None = None):
         # A document's own edition label (2016-01) and the rules edition it quotes (2016-09-30).
         self.edition_labels = dict(edition_labels or {})
         self.records = {r.id: r for r in records}
         self._folded_texts = folded_texts
+        self._marking_lines = marking_lines
         self._positions = {r.id: i for i, r in enumerate(records)}
         self._ids = [r.id for r in records]
         self.by_number: dict[str, list[Record]] = defaultdict(list)
@@ -147,6 +151,10 @@ class Catalogue:
         compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
         positions, ids = self._positions, self._ids
         return [ids[p] for p in self._folded_texts.holding([positions[i] for i in record_ids], needle)]
+
+    def marking_forms(self, record: Record) -> list[str]:
+        """The marking form (`indexer.search.marking`) of each of the record's blocks, as the build wrote them."""
+        return marking_forms(self._marking_lines[self._positions[record.id]])
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
         """The record a name names in any language, script or case: a card before a plane

@@ -65,18 +65,6 @@ def shown_lang(lang: str, script: str | None) -> str:
     return lang
 
 
-def language_blocks(record: Record) -> list[tuple[str, str]]:
-    """(language, text) for each language of the record: its text, then its abilities,
-    rulings and examples in that language."""
-    blocks = []
-    for lang in record.languages():
-        parts = [record.text.get(lang, "")]
-        for group in (record.abilities, record.rulings, record.examples):
-            parts.extend(item.get(lang, "") for item in group)
-        blocks.append((lang, "\n".join(p for p in parts if p)))
-    return blocks
-
-
 def plain_text(record: Record, script: str | None = None) -> str:
     """The record's clean plain text in all its languages (Chinese in `script` when asked)."""
-    return "\n\n".join(display(block, lang, script) for lang, block in language_blocks(record) if block)
+    return "\n\n".join(display(block, lang, script) for lang, block in record.blocks() if block)

@@ -1,7 +1,7 @@
 """The library: the one object the web layer and the command line ask about one index build.
 
 It opens the build (`indexer.search.index_build`: records, sources, the engine with the
-build's segmenter, the folded texts, the build's glossary) and wires the service's parts to
+build's segmenter, the folded texts and marking forms, the build's glossary) and wires the service's parts to
 it, each holding its own bounded caches, so everything about a build lives and dies with its
 library. `search` is the flow of a query through them: parse, rule-number jump or engine
 candidates ranked with bonuses, did-you-mean, edition groups, result fields and snippets. The web layer holds no search logic; it renders what this returns.
@@ -48,7 +48,7 @@ class Library:
         records = self.build.records
         self.weights, self.caches = weights, caches
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
-        self.catalogue = Catalogue(records, self.build.folded_texts, labels)
+        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_forms, labels)
         self.records = self.catalogue.records
         self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Mapping
 
 from indexer.documents import references
-from indexer.search import analysis, marking
+from indexer.search import analysis
 from indexer.search.build import DEFAULT_INDEX_ROOT
 from indexer.search.whoosh_engine import CACHE_BYTES
 
@@ -46,7 +46,6 @@ class CacheSizes:
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys
-    patterns: int = marking.PATTERNS_BYTES  # the process's: queries' marking patterns (each)
 
 
 @dataclass(frozen=True)
@@ -99,5 +98,3 @@ def size_process_caches(caches: CacheSizes) -> None:
     """Give the process's own caches, shared by every build, their budgets (emptying them)."""
     analysis._stem.resize(caches.stems)
     references.rule_sort_key.resize(caches.rule_numbers)
-    marking._words_pattern.resize(caches.patterns)
-    marking._finder.resize(caches.patterns)

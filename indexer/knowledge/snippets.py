@@ -1,22 +1,24 @@
 """Snippets: a result's text with the query's words marked, in the reader's script.
 
-The snippet comes from the language that matched (Chinese first for a Chinese query) and is
-highlighted after conversion to the reader's script (the conversion keeps every offset). Only
+The snippet comes from the language that matched (Chinese first for a Chinese query). Only
 a window around the first place a query word occurs is marked, so a card with many rulings
-costs no more than a short rule.
+costs no more than a short rule: the window is found in the text's marking form, which the
+build keeps (`indexer.search.marking`), and only the window is converted to the reader's
+script (conversion keeps every offset) and marked.
 """
 from __future__ import annotations
 
 import functools
 import html
 
-from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
+from indexer.search.marking import marking_form
 from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
-from .display import display, language_blocks, plain_text, shown_lang
+from .display import display, plain_text, shown_lang
 
 WINDOW = 300
 # Characters of text kept before the first query word, so the word is seen in its sentence.
@@ -28,27 +30,25 @@ RECENT_QUERIES = 32
 
 
 def needles(texts: list[str]) -> list[str]:
-    """Strings to look for when placing a snippet: each query word (Simplified, lower case) and,
-    for long Latin words, their first five letters, which survive stemming (kicker, kicked)."""
+    """Strings to look for when placing a snippet: each query word in its marking form
+    (`indexer.search.marking`: Simplified, lower case) and, for long Latin words, their first
+    five letters, which survive stemming (kicker, kicked)."""
     out = []
     for text in texts:
-        for word in to_hans(text).lower().split():
+        for word in marking_form(text).split():
             out.append(word)
             if len(word) > 5 and word.isascii():
                 out.append(word[:5])
     return out
 
 
-def window(text: str, needles: list[str]) -> str:
-    """The part of a long text around the first occurrence of a needle (its start if none)."""
-    if len(text) <= WINDOW:
-        return text
-    folded = to_hans(text).lower()
-    if len(folded) != len(text):  # a rare letter whose lower case is longer: search as written
-        folded = text
-    found = [pos for pos in (folded.find(n) for n in needles) if pos >= 0]
-    start = max(0, min(found) - LEAD) if found else 0
-    return text[start:start + WINDOW]
+def window_start(form: str, needles: list[str]) -> int:
+    """Where a long text's snippet window starts: a little before the first occurrence of a
+    needle in the text's marking form (its start if none)."""
+    if len(form) <= WINDOW:
+        return 0
+    found = [pos for pos in (form.find(n) for n in needles) if pos >= 0]
+    return max(0, min(found) - LEAD) if found else 0
 
 
 class Snippets:
@@ -73,11 +73,14 @@ class Snippets:
     def _snippet(self, record_id: str, script: str | None, terms: tuple, phrases: tuple) -> tuple[str, str]:
         record = self.catalogue.records[record_id]
         engine_query, prefer_zh, words = self._plan(terms, phrases)
-        blocks = sorted(language_blocks(record), key=lambda block: (block[0].startswith("zh") != prefer_zh, block[0]))
-        for lang, block in blocks:
-            marked = self.engine.highlight(window(display(block, lang, script), words), engine_query)
+        blocks = sorted(zip(record.blocks(), self.catalogue.marking_forms(record)),
+                        key=lambda pair: (pair[0][0].startswith("zh") != prefer_zh, pair[0][0]))
+        for (lang, block), form in blocks:
+            start = window_start(form, words)
+            end = start + WINDOW
+            marked = self.engine.highlight(display(block[start:end], lang, script), engine_query, form[start:end])
             if marked:
                 return marked, shown_lang(lang, script)
-        lang = blocks[0][0] if blocks else "en"
+        lang = blocks[0][0][0] if blocks else "en"
         first = plain_text(record, script)
         return html.escape(first[:UNMARKED] + ("…" if len(first) > UNMARKED else "")), shown_lang(lang, script)

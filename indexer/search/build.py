@@ -27,7 +27,7 @@ from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
-from . import analysis, folding
+from . import analysis, folding, marking
 from .engine import IndexUnavailable
 from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
 
@@ -163,6 +163,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     try:
         write_records(result, tmp)
         folding.write(result.records, tmp)
+        marking.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)

@@ -49,8 +49,10 @@ class SearchBackend(ABC):
         """Up to `limit` (record id, score) pairs, best first."""
 
     @abstractmethod
-    def highlight(self, text: str, query: EngineQuery) -> str | None:
-        """`text` as escaped HTML with the matched words in <mark>, or None when nothing matches."""
+    def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:
+        """`text` as escaped HTML with the matched words in <mark>, or None when nothing matches;
+        `form`, the text in the form the build keeps of it (`indexer.search.marking`), spares
+        converting its script again."""
 
     @abstractmethod
     def known_words(self, text: str) -> list[tuple[str, bool]]:

@@ -1,6 +1,7 @@
 """One index build opened: everything its answers depend on, owned by one object.
 
-A build folder holds the records and sources, the folded texts, the user words it was
+A build folder holds the records and sources, the folded texts and the texts' marking forms
+(`lines.MappedLines`), the user words it was
 segmented with, the glossary it was built with and the engine's files. Opening it reads and
 checks every one of them before anything is in use: a missing or damaged part raises
 `IndexUnavailable` (and nothing else), so whoever serves the previous build keeps serving it.
@@ -8,7 +9,7 @@ Nothing here changes process state: the segmenter and glossary are this build's,
 builds open in one process never change each other's answers.
 
 The build writes a manifest of every file's size and SHA-256 last. Opening checks every file
-against it first: the folded texts and the engine's segments are read through memory maps,
+against it first: the line files and the engine's segments are read through memory maps,
 where a file cut short is not an error but a SIGBUS that kills the process at the first read
 past its end. A served build's sizes are checked again (`damage`, a stat per file) before use.
 """
@@ -21,14 +22,15 @@ from pathlib import Path
 from indexer.documents.glossary import Glossary, GlossaryError
 from indexer.documents.ingest import read_records
 
-from . import analysis, folding
+from . import analysis, folding, marking
 from .engine import IndexUnavailable, SearchBackend
+from .lines import MappedLines
 from .whoosh_engine import CACHE_BYTES, WhooshBackend
 
 ENGINE = WhooshBackend
 USER_WORDS_FILE = "userdict.txt"
 GLOSSARY_FILE = "glossary.tsv"
-FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE)
+FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, marking.FILE)
 MANIFEST = "manifest.json"
 
 
@@ -86,16 +88,25 @@ class IndexBuild:
             self.records, self.sources = read_records(folder)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
+        self.folded_texts = self._lines(folding.FILE, "folded texts")
         try:
-            self.folded_texts = folding.FoldedTexts(folder / folding.FILE, len(self.records))
-        except (OSError, ValueError) as exc:
-            raise IndexUnavailable(f"{folder}: folded texts unreadable ({exc})") from None
+            self.marking_forms = self._lines(marking.FILE, "marking forms")
+        except IndexUnavailable:
+            self.folded_texts.close()
+            raise
         try:
             self.engine: SearchBackend = ENGINE.open(folder, self.segmenter, cache_bytes,
                                                      [r.id for r in self.records])
         except IndexUnavailable:
             self.folded_texts.close()
+            self.marking_forms.close()
             raise
+
+    def _lines(self, name: str, what: str) -> MappedLines:
+        try:
+            return MappedLines(self.folder / name, len(self.records))
+        except (OSError, ValueError) as exc:
+            raise IndexUnavailable(f"{self.folder}: {what} unreadable ({exc})") from None
 
     def damage(self) -> str | None:
         """What changed in the folder since it was opened and checked (a file cut short,
@@ -112,4 +123,5 @@ class IndexBuild:
     def close(self) -> None:
         self.engine.close()
         self.folded_texts.close()
+        self.marking_forms.close()
 

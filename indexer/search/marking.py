@@ -2,8 +2,11 @@
 
 A text token matches when the analyzer would give it a query token's text: the query's
 tokens are known (`text_analyzer` in query mode), so a text needs no Token objects, filter
-chain or fragmenter: one pass of the tokenizer's own pattern over the normalised text (same
-length as the text, so offsets hold) finds its words, and only a word's own test runs:
+chain or fragmenter. Its words are found in its marking form (`marking_form`: normalised as
+the tokenizer reads it, lower case, the same length as the text, so offsets hold), which the
+build writes for every record (FILE) so that no query converts a text's script: by string
+search for a query of Chinese and English words (`Marker`), else by one pass of the
+tokenizer's own pattern; only a word's own test runs:
 
 * a Chinese run: every occurrence of a query word in it, longest first (what indexing's
   sub-words would match; no segmentation);
@@ -19,9 +22,11 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
+from typing import Iterable
+
 from indexer.documents.chinese import HAN_RUN, to_hans
-from indexer.documents.memo import bounded_cache
-from indexer.documents.records import rule_parent
+from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import is_rule_number
 
 from .analysis import _LATIN, _SYMBOL_PART, _TOKEN, _normalize, _stem
@@ -37,40 +42,58 @@ _LATIN_CHAR = re.compile(f"[{_LATIN}]")
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 
 
-# What each of the two caches of queries' patterns may hold (the process's; Settings'
-# `KB_CACHE_PATTERNS`).
-PATTERNS_BYTES = 4 * 2**20
+FILE = "marking.txt"
+# Between a record's language blocks on its line of FILE.
+BLOCK_SEPARATOR = "\x1f"
 
 
-@bounded_cache(PATTERNS_BYTES)
-def _words_pattern(words: frozenset[str]) -> re.Pattern | None:
-    """A pattern finding any of `words`, the longest where several start at one place."""
-    if not words:
-        return None
-    return re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
+def marking_form(text: str) -> str:
+    """The form a text's words are found in: `_normalize`d (Simplified, ASCII for full-width
+    forms, Latin look-alikes as Latin) and lower case; same length as `text`, so offsets hold
+    (as written where a letter's lower case is longer)."""
+    norm = _normalize(text)
+    low = norm.lower()
+    return low if len(low) == len(norm) else norm
 
 
-@bounded_cache(PATTERNS_BYTES)
-def _finder(words: frozenset[str]) -> re.Pattern | None:
-    """For a query of Chinese and English words only (most queries), one pattern over the
-    lower-cased text finding its Chinese words and the start of every word that may stem to
-    one of its English words (the stem's first letters; a final i may be a y: dying, die):
-    only those words are read whole and stemmed. It holds literal text only, because a
-    pattern with the Latin letter class takes longer to compile than to use. None for any
-    other query, which `matches` reads word by word."""
-    han, prefixes = [], set()
+def marking_line(record: Record) -> str:
+    """A record's line of FILE: the marking form of each of its blocks (`Record.blocks`), in
+    order, line breaks as spaces (which mark alike)."""
+    return BLOCK_SEPARATOR.join(marking_form(block).replace("\n", " ").replace(BLOCK_SEPARATOR, " ")
+                                for _, block in record.blocks())
+
+
+def write(records: Iterable[Record], folder: Path) -> None:
+    """FILE in `folder`: each record's `marking_line`, a line each, in order. Converting a
+    text's script costs more than finding words in it, so a snippet takes its text's form
+    from here instead of converting it for each query."""
+    with open(folder / FILE, "w", encoding="utf-8") as fh:
+        for record in records:
+            fh.write(marking_line(record) + "\n")
+
+
+def marking_forms(line: str) -> list[str]:
+    """The blocks' marking forms on a record's line of FILE."""
+    return line.split(BLOCK_SEPARATOR)
+
+
+def _han_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Where `words` (longest first) occur in `text`: at each place the longest that starts
+    there, none overlapping, as a pattern of the words would find them."""
+    found = []
     for word in words:
-        if HAN_RUN.fullmatch(word):
-            han.append(to_hans(word))
-        elif word.isascii() and word.isalpha():
-            prefix = re.escape(word[:max(1, min(3, len(word) - 1))])
-            prefixes.add(prefix[:-1] + "[iy]" if prefix.endswith("i") else prefix)
-        else:
-            return None
-    parts = [f"(?P<latin>(?<![a-z])(?:{'|'.join(sorted(prefixes))}))"] if prefixes else []
-    if han:
-        parts.append("|".join(map(re.escape, sorted(han, key=lambda w: (-len(w), w)))))
-    return re.compile("|".join(parts)) if parts else None
+        at = text.find(word)
+        while at >= 0:
+            found.append((at, at + len(word)))
+            at = text.find(word, at + 1)
+    if len(words) > 1:
+        found.sort(key=lambda span: (span[0], -span[1]))
+    out, end = [], 0
+    for span in found:
+        if span[0] >= end:
+            out.append(span)
+            end = span[1]
+    return out
 
 
 def _in_latin_word(text: str, start: int) -> bool:
@@ -87,74 +110,108 @@ def _subrule_letter(text: str, start: int) -> bool:
     return _RULE_DIGITS.search(text, max(0, start - 24), start) is not None and not (after.isascii() and after.isalpha())
 
 
+class Marker:
+    """A query's words and how they are found, worked out once for all its snippets: its
+    Chinese words (Simplified, longest first) and, when it has only Chinese and English
+    words (most queries), the first letters of its English words' stems (a final i may be
+    a y: dying, die), so that only the words starting so are read whole and stemmed. Plain
+    string searches: a pattern of the words would take longer to compile than to use."""
+
+    def __init__(self, words: frozenset[str]):
+        self.words = words
+        self.han = sorted({to_hans(w) for w in words if HAN_RUN.fullmatch(w)}, key=lambda w: (-len(w), w))
+        prefixes: set[str] = set()
+        self.by_prefix = True
+        for word in words:
+            if word.isascii() and word.isalpha():
+                prefix = word[:max(1, min(3, len(word) - 1))]
+                prefixes.update((prefix, prefix[:-1] + "y") if prefix.endswith("i") else (prefix,))
+            elif not HAN_RUN.fullmatch(word):
+                self.by_prefix = False
+        self.prefixes = sorted(prefixes)
+
+    def matches(self, text: str, form: str | None = None) -> list[tuple[int, int]]:
+        """(start, end) of every place in `text` that the analyzer would give one of the
+        words; `form`, the text's `marking_form` when the caller has it."""
+        if form is None or len(form) != len(text):
+            form = marking_form(text)
+        return self._by_prefix(form) if self.by_prefix else self._by_token(form)
+
+    def _by_prefix(self, low: str) -> list[tuple[int, int]]:
+        found = _han_spans(low, self.han)
+        starts = set()
+        for prefix in self.prefixes:
+            at = low.find(prefix)
+            while at >= 0:
+                if not (at and "a" <= low[at - 1] <= "z"):
+                    starts.add(at)
+                at = low.find(prefix, at + 1)
+        for start in sorted(starts):
+            if not _in_latin_word(low, start) and not _subrule_letter(low, start):
+                word = _LATIN_WORD.match(low, start)
+                if _stem(word.group()) in self.words:
+                    found.append(word.span())
+        found.sort()
+        return found
+
+    def _by_token(self, form: str) -> list[tuple[int, int]]:
+        words, found = self.words, []
+        for m in _TOKEN.finditer(form):
+            kind = m.lastgroup
+            start = m.start()
+            if kind == "han":
+                found.extend((start + s, start + e) for s, e in _han_spans(m.group(), self.han))
+                continue
+            low = m.group().lower()
+            if kind == "latin":
+                hit = _stem(low) in words
+            elif kind == "number":
+                hit = low in words or (low[-1].isalpha() and is_rule_number(low) and rule_parent(low) in words)
+            elif kind == "symbol":  # the whole symbol, else the parts of it that match
+                hit = low in words
+                if not hit:
+                    found.extend((start + p.start(), start + p.end()) for p in _SYMBOL_PART.finditer(low)
+                                 if _part(p.group()) in words)
+            else:
+                hit = low in words
+            if hit:
+                found.append((start, m.end()))
+        return found
+
+    def mark(self, text: str, form: str | None = None) -> str | None:
+        """Escaped HTML of the best fragments of `text` with the words marked, or None if none occurs."""
+        spans = self.matches(text, form)
+        if not spans:
+            return None
+        groups: list[list[tuple[int, int]]] = []
+        for span in spans:
+            if groups and span[1] - groups[-1][0][0] <= MAX_CHARS - 2 * SURROUND:
+                groups[-1].append(span)
+            else:
+                groups.append([span])
+        best = sorted(sorted(range(len(groups)), key=lambda i: -len(groups[i]))[:TOP])
+        out, previous_end = [], 0
+        for i in best:
+            group = groups[i]
+            start = _start(text, max(previous_end, group[0][0] - SURROUND), group[0][0])
+            end = _end(text, min(len(text), group[-1][1] + SURROUND), group[-1][1])
+            out.append(_marked(text, start, end, group))
+            previous_end = end
+        return BETWEEN.join(out)
+
+
 def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
     """(start, end) of every place in `text` that the analyzer would give one of `words`."""
-    norm = _normalize(text)
-    finder = _finder(words)
-    if finder is not None or not words:
-        low = norm.lower()
-        if len(low) != len(norm):  # a letter whose lower case is longer: offsets would move
-            low = norm
-        found = []
-        for m in (finder.finditer(low) if finder else ()):
-            if m.lastgroup != "latin":
-                found.append(m.span())
-            elif not _in_latin_word(low, m.start()) and not _subrule_letter(low, m.start()):
-                word = _LATIN_WORD.match(low, m.start())
-                if _stem(word.group()) in words:
-                    found.append(word.span())
-        return found
-    han = _words_pattern(frozenset(to_hans(w) for w in words if HAN_RUN.fullmatch(w)))
-    found = []
-    for m in _TOKEN.finditer(norm):
-        kind = m.lastgroup
-        start = m.start()
-        token = m.group()
-        if kind == "han":
-            if han is not None:
-                found.extend((start + h.start(), start + h.end()) for h in han.finditer(token))
-            continue
-        low = token.lower()
-        if kind == "latin":
-            hit = _stem(low) in words
-        elif kind == "number":
-            hit = low in words or (low[-1].isalpha() and is_rule_number(low) and rule_parent(low) in words)
-        elif kind == "symbol":  # the whole symbol, else the parts of it that match
-            hit = low in words
-            if not hit:
-                found.extend((start + p.start(), start + p.end()) for p in _SYMBOL_PART.finditer(low)
-                             if _part(p.group()) in words)
-        else:
-            hit = low in words
-        if hit:
-            found.append((start, m.end()))
-    return found
-
-
-def _part(part: str) -> str:
-    return _stem(part) if part.isascii() and part.isalpha() else part
+    return Marker(words).matches(text)
 
 
 def mark(text: str, words: frozenset[str]) -> str | None:
     """Escaped HTML of the best fragments of `text` with `words` marked, or None if none occurs."""
-    spans = matches(text, words)
-    if not spans:
-        return None
-    groups: list[list[tuple[int, int]]] = []
-    for span in spans:
-        if groups and span[1] - groups[-1][0][0] <= MAX_CHARS - 2 * SURROUND:
-            groups[-1].append(span)
-        else:
-            groups.append([span])
-    best = sorted(sorted(range(len(groups)), key=lambda i: -len(groups[i]))[:TOP])
-    out, previous_end = [], 0
-    for i in best:
-        group = groups[i]
-        start = _start(text, max(previous_end, group[0][0] - SURROUND), group[0][0])
-        end = _end(text, min(len(text), group[-1][1] + SURROUND), group[-1][1])
-        out.append(_marked(text, start, end, group))
-        previous_end = end
-    return BETWEEN.join(out)
+    return Marker(words).mark(text)
+
+
+def _part(part: str) -> str:
+    return _stem(part) if part.isascii() and part.isalpha() else part
 
 
 def _start(text: str, start: int, limit: int) -> int:

@@ -43,7 +43,7 @@ _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float
 # Every term's scored postings, written with the index: documents, scores, and the table of
 # terms (per field, each token and its number of postings, in the arrays' order).
 POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
-# Queries whose snippet words are kept (a page's ten snippets mark the same words).
+# Queries whose markers are kept (a page's ten snippets mark the same words).
 RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
 # by the library, per record and query).
@@ -233,8 +233,9 @@ class WhooshBackend(SearchBackend):
                              for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
         self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
-        # The words a query's snippets mark, for the few queries whose results are being made.
-        self._marked_tokens = functools.lru_cache(maxsize=RECENT_QUERIES)(self._body_tokens)
+        # How a query's snippets find its words (`marking.Marker`), for the few queries whose
+        # results are being made.
+        self._markers = functools.lru_cache(maxsize=RECENT_QUERIES)(self._marker)
         self._postings = postings
         self._record_ids = self._ids_by_number(record_ids)
 
@@ -424,18 +425,18 @@ class WhooshBackend(SearchBackend):
             return self._record_ids[docnum]
         return self._searcher.stored_fields(docnum)["id"]
 
-    def highlight(self, text: str, query: EngineQuery) -> str | None:
-        terms = self._marked_tokens(tuple(query.terms), tuple(query.phrases))
-        if not terms or not text:
+    def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:
+        marker = self._markers(tuple(query.terms), tuple(query.phrases))
+        if not marker.words or not text:
             return None
-        return marking.mark(text, terms)
+        return marker.mark(text, form)
 
-    def _body_tokens(self, terms: tuple, phrases: tuple) -> frozenset[str]:
-        """The body tokens of a query's terms and phrases: what its snippets mark."""
+    def _marker(self, terms: tuple, phrases: tuple) -> marking.Marker:
+        """What a query's snippets mark: the body tokens of its terms and phrases."""
         tokens = set()
         for text in [t for t, _ in terms] + list(phrases):
             tokens.update(self._tokens("body", text))
-        return frozenset(tokens)
+        return marking.Marker(frozenset(tokens))
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency
