@@ -7,9 +7,9 @@ rule numbers) as well as those of each opened build, and nothing is
 remembered per query elsewhere (Whoosh's searcher keeps every term's idf in a dict that never
 shrinks; the engine does not ask it). The test asks QUERIES such queries, in process, of a
 library over the small index whose caches have small budgets (SMALL_CACHES), so that the
-first WARM_UP fill them several times over; each asks for one result, whose fields and
-snippet are remembered per query as ten would be, at a third of the time: after that, the process's resident memory may
-grow by at most GROWTH_BOUND_MB over the remaining queries, and every cache is within its
+first WARM_UP fill them several times over; each asks for one result, whose answer is
+remembered per query as one of ten would be, at a third of the time: after that, the
+process's resident memory may grow by at most GROWTH_BOUND_MB over the remaining queries, and every cache is within its
 budget. (Before the caches were bounded, 6,000 queries left 874 MB.) docs/benchmarks.md
 gives the figures of 20,000 such queries with the default budgets over the whole corpus.
 """
@@ -48,7 +48,7 @@ def distinct_queries(count: int, seed: int = 1):
 def lru_caches(library: Library) -> dict:
     engine = library.engine
     return {"tokens": engine._token_cache, "clauses": engine._clause_cache,
-            "snippets": library._snippets._snippets, "expansions": library._expander.expand,
+            "answers": library._answers, "expansions": library._expander.expand,
             "defining rules": library._expander.defining_rules, "results": library._results._fields,
             "corrections": library._spelling._corrections}
 

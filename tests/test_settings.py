@@ -18,15 +18,15 @@ def test_defaults_when_the_environment_sets_nothing():
 
 def test_every_setting_from_the_environment(tmp_path):
     settings = Settings.from_env({"INDEX_ROOT": str(tmp_path), "KB_WEIGHT_TITLE": "0", "KB_WEIGHT_CANDIDATES": "50",
-                                  "KB_CACHE_SNIPPETS": "10", "KB_CHECK_SECONDS": "0.25",
+                                  "KB_CACHE_ANSWERS": "10", "KB_CHECK_SECONDS": "0.25",
                                   "PUBLIC_URL": "https://rules.example/"})
     assert settings.index_root == tmp_path
     assert settings.weights.title == 0.0 and settings.weights.candidates == 50 and settings.weights.name == Weights().name
-    assert settings.caches.snippets == 10 and settings.caches.results == CacheSizes().results
+    assert settings.caches.answers == 10 and settings.caches.results == CacheSizes().results
     assert settings.check_seconds == 0.25 and settings.public_url == "https://rules.example"
 
 
-@pytest.mark.parametrize("name, value", [("KB_WEIGHT_TITLE", "much"), ("KB_CACHE_SNIPPETS", "1.5"),
+@pytest.mark.parametrize("name, value", [("KB_WEIGHT_TITLE", "much"), ("KB_CACHE_ANSWERS", "1.5"),
                                          ("KB_CACHE_RESULTS", "-1"), ("KB_CHECK_SECONDS", "nan"),
                                          ("KB_REQUEST_SECONDS", "soon"), ("KB_MAX_BODY_BYTES", "1e5")])
 def test_a_bad_value_names_its_variable(name, value):
@@ -37,7 +37,7 @@ def test_a_bad_value_names_its_variable(name, value):
 def test_the_app_and_its_libraries_take_the_settings(small_index, monkeypatch):
     monkeypatch.setenv("KB_CHECK_SECONDS", "7")
     monkeypatch.setenv("KB_WEIGHT_NAME", "0")
-    monkeypatch.setenv("KB_CACHE_SNIPPETS", "3")
+    monkeypatch.setenv("KB_CACHE_ANSWERS", "3")
     app = create_app({"TESTING": True, "INDEX_ROOT": small_index})
     assert app.extensions["kb.settings"].index_root == small_index
     live = app.extensions["kb.library"]
@@ -47,7 +47,7 @@ def test_the_app_and_its_libraries_take_the_settings(small_index, monkeypatch):
         assert library.weights.name == 0.0
         for q in ("多重增幅", "persist", "留存", "Murderous Redcap"):
             library.search(q, 10)
-        assert len(library._snippets._snippets.cache) <= 3
+        assert len(library._answers.cache) == 0  # no answer fits in 3 bytes
     finally:
         library.close()
 

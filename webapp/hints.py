@@ -35,6 +35,7 @@ def add_hints(library: Library, answer: dict, limit: int, script: str | None) ->
     """The search answer with `official` (see `official_name`) and, when nothing was found,
     `suggestions` (names, keywords and rule numbers starting with the query); a variant form
     that finds nothing itself is searched by its official name instead."""
+    answer = dict(answer)  # the library's answers are shared: never changed in place
     query = answer["query"]
     answer["official"] = official_name(library, query, script) if query.strip() else None
     if not answer["results"] and answer["official"]:

@@ -12,6 +12,7 @@ import os
 import time
 from pathlib import Path
 
+from indexer.documents.memo import bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
@@ -54,10 +55,11 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)
-        self._snippets = Snippets(self.engine, self.catalogue, caches.snippets)
-        self._results = Results(self.catalogue, self.sources, self._snippets, caches.results)
+        self._results = Results(self.catalogue, self.sources, Snippets(self.engine, self.catalogue), caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
+        # Whole answers, per query, limit and script: a repeated query costs a look-up.
+        self._answers = bounded_cache(caches.answers)(self._answer)
         # The glossary's terms by the rule (number, edition) that defines them, folded.
         self._terms_of_rule: dict[tuple, list[str]] = {}
         for entry in self.glossary.entries:
@@ -125,18 +127,24 @@ class Library:
         return self._expander.engine_query(parsed)
 
     def search(self, q: str, limit: int = 10, script: str | None = None) -> dict:
-        """The API's search answer. Raises QueryError for a query that cannot run."""
+        """The API's search answer, with the time this call took (`took_ms`): a copy of
+        the remembered one when the same query was asked before. Its parts are shared with
+        the memory: never changed in place. Raises QueryError for a query that cannot run."""
         started = time.perf_counter()
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
         if script not in (None, *SCRIPTS):
             raise QueryError("script must be 'hant' or 'hans'")
+        answer = dict(self._answers(q, limit, script))
+        answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        return answer
+
+    def _answer(self, q: str, limit: int, script: str | None) -> dict:
         parsed = parse_query(q)
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
         if parsed.empty:
-            answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
             return answer
         engine_query = self.engine_query(parsed)
         ranked = []
@@ -160,5 +168,4 @@ class Library:
             groups = current or groups
         answer["total"] = len(groups)
         answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
-        answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return answer

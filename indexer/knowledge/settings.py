@@ -12,7 +12,7 @@ weights and cache sizes to each opened build, the switch-check interval to the l
 | `KB_MAX_BODY_BYTES` | the largest request body the app reads (default 102400) |
 | `KB_REQUEST_SECONDS` | how long a client may take to send a request, head and body (default 20) |
 | `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
-| `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_SNIPPETS=1048576`) |
+| `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_ANSWERS=1048576`) |
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ class CacheSizes:
     the process's own, shared by every build (`size_process_caches`)."""
 
     results: int = 8 * 2**20      # a result's record fields, per record and script
-    snippets: int = 8 * 2**20     # per record, script and query
+    answers: int = 8 * 2**20      # whole search answers, per query, limit and script
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)

@@ -15,7 +15,6 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.marking import marking_form
-from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, plain_text, shown_lang
@@ -52,27 +51,15 @@ def window_start(form: str, needles: list[str]) -> int:
 
 
 class Snippets:
-    def __init__(self, engine: SearchBackend, catalogue: Catalogue, cache_bytes: int):
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue):
         self.engine = engine
         self.catalogue = catalogue
-        # Remembered per record, script and query: the same records answer a repeated query.
-        self._snippets = bounded_cache(cache_bytes)(self._snippet)
         # What a query's snippets look for, worked out once for its page of results.
         self._plan = functools.lru_cache(maxsize=RECENT_QUERIES)(self._query_plan)
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in."""
-        return self._snippets(record.id, script, tuple(engine_query.terms), tuple(engine_query.phrases))
-
-    @staticmethod
-    def _query_plan(terms: tuple, phrases: tuple) -> tuple[EngineQuery, bool, list[str]]:
-        """The query, whether its snippets prefer Chinese text, and the needles they are placed by."""
-        return (EngineQuery(terms=list(terms), phrases=list(phrases)), bool(terms and HAN_RUN.search(terms[0][0])),
-                needles([t for t, _ in terms] + list(phrases)))
-
-    def _snippet(self, record_id: str, script: str | None, terms: tuple, phrases: tuple) -> tuple[str, str]:
-        record = self.catalogue.records[record_id]
-        engine_query, prefer_zh, words = self._plan(terms, phrases)
+        engine_query, prefer_zh, words = self._plan(tuple(engine_query.terms), tuple(engine_query.phrases))
         blocks = sorted(zip(record.blocks(), self.catalogue.marking_forms(record)),
                         key=lambda pair: (pair[0][0].startswith("zh") != prefer_zh, pair[0][0]))
         for (lang, block), form in blocks:
@@ -84,3 +71,9 @@ class Snippets:
         lang = blocks[0][0][0] if blocks else "en"
         first = plain_text(record, script)
         return html.escape(first[:UNMARKED] + ("…" if len(first) > UNMARKED else "")), shown_lang(lang, script)
+
+    @staticmethod
+    def _query_plan(terms: tuple, phrases: tuple) -> tuple[EngineQuery, bool, list[str]]:
+        """The query, whether its snippets prefer Chinese text, and the needles they are placed by."""
+        return (EngineQuery(terms=list(terms), phrases=list(phrases)), bool(terms and HAN_RUN.search(terms[0][0])),
+                needles([t for t, _ in terms] + list(phrases)))
