@@ -19,6 +19,7 @@ from indexer.knowledge.live import LiveLibrary
 from indexer.knowledge.settings import Settings
 
 from . import caching, respond, templating
+from .json_answers import OrjsonProvider
 from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
 
 
@@ -37,8 +38,7 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.config["INDEX_ROOT"] = Path(app.config["INDEX_ROOT"])
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
     # Readable Chinese in JSON, and keys in the order the library builds them.
-    app.json.ensure_ascii = False
-    app.json.sort_keys = False
+    app.json = OrjsonProvider(app)
     settings = dataclasses.replace(settings, index_root=app.config["INDEX_ROOT"], public_url=app.config["PUBLIC_URL"])
     app.extensions["kb.settings"] = settings
     app.extensions["kb.library"] = LiveLibrary.from_settings(settings)
