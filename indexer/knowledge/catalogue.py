@@ -12,6 +12,8 @@ import itertools
 from collections import Counter, defaultdict
 from typing import Iterable
 
+import numpy as np
+
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, rule_parent
@@ -39,8 +41,9 @@ class Catalogue:
         self.records = {r.id: r for r in records}
         self._folded_texts = folded_texts
         self._marking_lines = marking_lines
-        self._positions = {r.id: i for i, r in enumerate(records)}
-        self._ids = [r.id for r in records]
+        # Records by their position in the build (the engine's `positions` name them so).
+        self.by_position = list(records)
+        self.positions = {r.id: i for i, r in enumerate(records)}
         self.by_number: dict[str, list[Record]] = defaultdict(list)
         # Each edition's rule numbers (put in rule order when a rule page of it is first asked).
         self._numbers_of: dict[str | None, set[str]] = defaultdict(set)
@@ -124,19 +127,25 @@ class Catalogue:
                         self.concepts[fold_key(name.strip())].extend(cited)
         # Each record's group, today's twin of a superseded record and place in rule order,
         # worked out once when the build opens: every query's candidates ask for all three,
-        # and worked out on first use they made a new candidate's first query slower.
+        # and worked out on first use they made a new candidate's first query slower. The
+        # ranking reads them by position, as arrays (`*_at`).
         self.group_keys = {r.id: self._group_key(r) for r in records}
         self.superseded_ids = frozenset(r.id for r in records if self.superseded(r))
+        self.superseded_at = np.array([r.id in self.superseded_ids for r in records], bool)
         self.twin_ids: dict[str, str] = {}
-        for r in records:
+        self.twin_at = np.full(len(records), -1, np.int64)
+        for n, r in enumerate(records):
             if r.id in self.superseded_ids:
                 twin = self._current_twin(r)
                 if twin is not None:
                     self.twin_ids[r.id] = twin.id
+                    self.twin_at[n] = self.positions[twin.id]
         # A record's place among all records by rule number (an unnumbered record first),
         # then id: the order of equal scores.
-        self.rule_order = {r.id: n for n, r in enumerate(
-            sorted(records, key=lambda r: (rule_sort_key(r.number or ""), r.id)))}
+        self.rule_order_at = np.zeros(len(records), np.int64)
+        for n, position in enumerate(sorted(range(len(records)),
+                                            key=lambda p: (rule_sort_key(records[p].number or ""), records[p].id))):
+            self.rule_order_at[position] = n
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
@@ -149,12 +158,16 @@ class Catalogue:
     def holding(self, record_ids: Iterable[str], needle: bytes) -> list[str]:
         """The records among `record_ids` whose texts, all of them in the form queries are
         compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
-        positions, ids = self._positions, self._ids
-        return [ids[p] for p in self._folded_texts.holding([positions[i] for i in record_ids], needle)]
+        positions = self.positions
+        return [self.by_position[p].id for p in self.holding_at([positions[i] for i in record_ids], needle)]
+
+    def holding_at(self, positions: Iterable[int], needle: bytes) -> list[int]:
+        """`holding` for records given by their positions."""
+        return self._folded_texts.holding(positions, needle)
 
     def marking_forms(self, record: Record) -> list[str]:
         """The marking form (`indexer.search.marking`) of each of the record's blocks, as the build wrote them."""
-        return marking_forms(self._marking_lines[self._positions[record.id]])
+        return marking_forms(self._marking_lines[self.positions[record.id]])
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
         """The record a name names in any language, script or case: a card before a plane

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
+import numpy as np
+
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
@@ -53,76 +55,94 @@ class Ranker:
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
+        # How much of the engine's score each record keeps for its kind, by position.
+        self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
-        weights, catalogue, records = self.weights, self.catalogue, self.catalogue.records
-        scores: dict[str, float] = {}
-        for record_id, score in self.engine.search(engine_query, weights.candidates):
-            record = records.get(record_id)
-            if record:
-                scores[record_id] = score * weights.kind[record.kind]
+        """The candidates ranked. Their scores are arrays by record position where every
+        candidate is treated alike (the engine's score by kind, today's twins, the superseded
+        share, the order), and a dict where a few receive bonuses."""
+        weights, catalogue = self.weights, self.catalogue
+        docs, scores = self.engine.positions(engine_query, weights.candidates)
+        scores = scores * self._kind_weight[docs]
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         if forms:
-            self._add_term_texts(scores, forms, engine_query.filters)
-        top = max(scores.values(), default=1.0)
-        scores = {record_id: score / top for record_id, score in scores.items()}
+            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters)
+        if len(scores):
+            scores = scores / (scores.max() or 1.0)
         if "edition" not in parsed.filters:
             # Older editions repeat today's texts and can crowd today's record out of the
             # candidates: an older edition's match brings in today's same rule, at the
             # older one's lowered score, so that the result shows today's (for quoted words,
-            # where today's text still holds them).
-            twins = catalogue.twin_ids
-            for record_id, score in list(scores.items()):
-                twin_id = twins.get(record_id)
-                if twin_id and twin_id not in scores and passes(records[twin_id], parsed.filters):
-                    scores[twin_id] = score * weights.superseded
+            # where today's text still holds them). A twin two candidates share comes with
+            # the better one's.
+            twins = catalogue.twin_at[docs]
+            candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
+            candidate[docs] = candidate[-1] = True
+            brought = np.flatnonzero(~candidate[twins])
+            brought = np.sort(brought[np.unique(twins[brought], return_index=True)[1]])
+            if parsed.filters:
+                brought = np.array([i for i in brought.tolist()
+                                    if passes(catalogue.by_position[twins[i]], parsed.filters)], np.int64)
+            docs = np.concatenate([docs, twins[brought]])
+            scores = np.concatenate([scores, scores[brought] * weights.superseded])
         key = fold_key(text)
         if key and not parsed.phrases:
+            positions, by_position = catalogue.positions, catalogue.by_position
+            scored = dict(zip(docs.tolist(), scores.tolist()))
             heads = self._heads(text)
-            for record_id, bonus in self._bonuses(text, key, heads, scores, forms).items():
-                if passes(records[record_id], parsed.filters):
-                    scores[record_id] = scores.get(record_id, 0.0) + bonus
+            for record_id, bonus in self._bonuses(text, key, heads, list(scored), forms).items():
+                if not parsed.filters or passes(catalogue.records[record_id], parsed.filters):
+                    at = positions[record_id]
+                    scored[at] = scored.get(at, 0.0) + bonus
             # A keyword's heading rule is followed by its subrules, in rule order.
             for head_id in heads:
-                if head_id in scores:
-                    head = records[head_id]
+                head_at = positions[head_id]
+                if head_at in scored:
+                    head = by_position[head_at]
                     for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
                         if passes(child, parsed.filters):
-                            scores[child.id] = scores[head_id] - SUBRULE_STEP * i
+                            scored[positions[child.id]] = scored[head_at] - SUBRULE_STEP * i
+            docs = np.fromiter(scored, np.int64, len(scored))
+            scores = np.fromiter(scored.values(), np.float64, len(scored))
         if "edition" not in parsed.filters:
-            for record_id in catalogue.superseded_ids.intersection(scores):
-                scores[record_id] *= weights.superseded
+            scores[catalogue.superseded_at[docs]] *= weights.superseded
         if parsed.phrases:
             # Phrases match in the folded text: script, case, width, spacing and punctuation
             # do not matter (a phrase that crossed a line wrap in the source still matches).
-            kept = list(scores)
+            kept = docs.tolist()
             for phrase in parsed.phrases:
-                kept = catalogue.holding(kept, fold_key(phrase).encode())
-            scores = {i: scores[i] for i in kept}
-        # Best first, equal scores in rule order (`Catalogue.rule_order`): tuples sort without a key function.
-        order = catalogue.rule_order
-        return [(records[i], -negative) for negative, _, i in sorted((-s, order[i], i) for i, s in scores.items())]
+                kept = catalogue.holding_at(kept, fold_key(phrase).encode())
+            keep = np.zeros(len(catalogue.by_position), bool)
+            keep[kept] = True
+            docs, scores = docs[keep[docs]], scores[keep[docs]]
+        # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
+        order = np.lexsort((catalogue.rule_order_at[docs], -scores))
+        return [(catalogue.by_position[at], score) for at, score in zip(docs[order].tolist(), scores[order].tolist())]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
         return [head_id for keyword in self.expander.keywords(text)
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
-    def _add_term_texts(self, scores: dict[str, float], forms: list[str], filters: dict[str, str]) -> None:
+    def _add_term_texts(self, docs: np.ndarray, scores: np.ndarray, forms: list[str],
+                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
         """Candidates for a query that is a term of several words (`mana burn`): the texts
         holding its other forms (法術力灼傷), from their own search, the best of them level
         with the best candidate. Among the query's words' many matches (every text about mana)
         they would not make the candidates, yet they are what the term finds in Chinese."""
-        records, weights = self.catalogue.records, self.weights
-        found = [(record_id, score * weights.kind[records[record_id].kind])
-                 for record_id, score in self.engine.search(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
-                                                            weights.candidates) if record_id in records]
-        top, best = max(scores.values(), default=1.0), max((score for _, score in found), default=1.0) or 1.0
-        for record_id, score in found:
-            scores[record_id] = max(scores.get(record_id, 0.0), top * score / best)
+        found, found_scores = self.engine.positions(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
+                                                    self.weights.candidates)
+        found_scores = found_scores * self._kind_weight[found]
+        top = scores.max() if len(scores) else 1.0
+        best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
+        scored = dict(zip(docs.tolist(), scores.tolist()))
+        for at, score in zip(found.tolist(), (top * found_scores / best).tolist()):
+            scored[at] = max(scored.get(at, 0.0), score)
+        return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
-    def _bonuses(self, text: str, key: str, heads: list[str], scores: dict[str, float],
+    def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
                  forms: list[str] = ()) -> dict[str, float]:
         """Each record's bonus for answering the query exactly: the best of name, obsolete
         term, keyword and heading, plus the literal-text bonus for candidates holding the query as
@@ -146,20 +166,22 @@ class Ranker:
                 for record_id in catalogue.titles[title_key]:
                     bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
         if len(key) >= 2:
-            holding: set[str] = set()
+            holding: set[int] = set()
             for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]:
-                holding.update(catalogue.holding(scores, literal.encode()))
-            for record_id in holding:
-                bonuses[record_id] += weights.literal * weights.kind[catalogue.records[record_id].kind]
+                holding.update(catalogue.holding_at(candidates, literal.encode()))
+            for at in holding:
+                record = catalogue.by_position[at]
+                bonuses[record.id] += weights.literal * weights.kind[record.kind]
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
                 bonuses[record_id] += weights.concept * share
-            held = Counter(record_id for w in words for record_id in catalogue.holding(scores, w.encode()))
-            for record_id, count in held.items():
+            held = Counter(at for w in words for at in catalogue.holding_at(candidates, w.encode()))
+            for at, count in held.items():
                 share = count / len(words)
-                bonuses[record_id] += weights.coverage * share ** 2 * weights.kind[catalogue.records[record_id].kind]
+                record = catalogue.by_position[at]
+                bonuses[record.id] += weights.coverage * share ** 2 * weights.kind[record.kind]
         return bonuses
 
     def _concepts(self, spoken: list[str], subject_words: int) -> dict[str, float]:

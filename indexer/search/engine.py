@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
+
 from indexer.documents.records import Record
 
 from .analysis import Segmenter
@@ -47,6 +49,12 @@ class SearchBackend(ABC):
     @abstractmethod
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         """Up to `limit` (record id, score) pairs, best first."""
+
+    @abstractmethod
+    def positions(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """What `search` finds as two arrays: the records' positions in `record_ids` (the
+        order they were built) and their scores, for ranking them as arrays. Raises ValueError
+        for an index opened without `record_ids`."""
 
     @abstractmethod
     def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:

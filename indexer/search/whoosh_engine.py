@@ -352,10 +352,20 @@ class WhooshBackend(SearchBackend):
         return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
+        docs, scores = self._best(query, limit)
+        return [(self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+
+    def positions(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        if self._record_ids is None:
+            raise ValueError("the index was opened without its records' order")
+        return self._best(query, limit)  # the n-th document is the n-th record (`_ids_by_number`)
+
+    def _best(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best `limit` documents' numbers and scores, best first, then in index order."""
         try:
             terms, common, must = self._clauses(query)
             if not terms and not must:
-                return []
+                return np.zeros(0, np.int64), np.zeros(0)
             # Every document's score, and whether a term matched it (a score may be 0).
             scores, matched = np.zeros(self._doc_count), np.zeros(self._doc_count, bool)
             outside_recall = np.zeros(self._doc_count, bool)  # matched by a term outside it
@@ -381,7 +391,7 @@ class WhooshBackend(SearchBackend):
                 keep = found >= np.partition(found, len(found) - limit)[len(found) - limit]
                 docs, found = docs[keep], found[keep]
             order = np.lexsort((docs, -found))[:limit]  # best first, then in index order
-            return [(self._record_id(doc), score) for doc, score in zip(docs[order].tolist(), found[order].tolist())]
+            return docs[order], found[order]
         except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
             raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
