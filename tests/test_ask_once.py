@@ -32,7 +32,8 @@ def app(environ, start_response):
 
 class Recorder(BaseHTTPRequestHandler):
     """Answers like a gunicorn sync worker (HTTP/1.0, one request per connection) and records
-    every path asked: /fail/... is answered 500, /drop/... closed without an answer."""
+    every path asked: /fail/... is answered 500, /drop/... closed without an answer, and after
+    answering /stop/ the server stops listening."""
     protocol_version = "HTTP/1.0"
     seen: list[str]
 
@@ -45,6 +46,8 @@ class Recorder(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        if self.path == "/stop/":
+            threading.Thread(target=self.server.shutdown).start()
 
     def log_message(self, *args):
         pass
@@ -55,7 +58,11 @@ def recorder():
     seen: list[str] = []
     handler = type("Handler", (Recorder,), {"seen": seen})
     server = ThreadingHTTPServer((HOST, 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    def serve():
+        server.serve_forever()
+        server.socket.close()  # stops listening: connections not yet accepted are refused
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     yield server.server_address[1], seen
     server.shutdown()
@@ -85,6 +92,17 @@ def test_fewer_paths_than_connections(recorder):
     result = wrk.ask_once(port, ["/a", "/b", "/a"], connections=8)
     assert Counter(seen) == Counter(["/a", "/b", "/a"])
     assert result["asked"] == 3 and result["failures"] == 0 and len(result["latencies"]) == 3
+
+
+@needs_wrk
+def test_a_server_gone_in_the_middle_leaves_the_rest_failed(recorder):
+    port, seen = recorder
+    paths = [f"/api/search?q={n}" for n in range(100)] + ["/stop/"] + [f"/api/search?q={n}" for n in range(100, 1000)]
+    # A thread whose connection is refused outright waits for the cap: wrk tells it nothing.
+    result = wrk.ask_once(port, paths, cap_seconds=10)
+    assert "/stop/" in seen and max(Counter(seen).values()) == 1 and len(seen) < len(paths)
+    assert result["statuses"] == Counter({200: len(seen)})
+    assert result["failures"] == len(paths) - len(seen)
 
 
 @needs_wrk
