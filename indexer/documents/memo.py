@@ -57,16 +57,24 @@ def approximate_bytes(value, depth: int = 0) -> int:
     return size
 
 
+def entry_bytes(args: tuple, value) -> int:
+    """What an entry is charged: its key's and value's `approximate_bytes`."""
+    return approximate_bytes(args) + approximate_bytes(value)
+
+
 class bounded_cache:
     """Wraps `function` (positional, hashable arguments) with an LRU cache of at most
     `max_bytes`; thread-safe. An answer larger than the whole budget is not kept.
-    `resize(max_bytes)` starts it again, empty, with another budget."""
+    `resize(max_bytes)` starts it again, empty, with another budget. `size(args, value)`
+    charges an entry (`entry_bytes` unless a caller knows a cheaper bound of its values)."""
 
-    def __init__(self, max_bytes: int):
+    def __init__(self, max_bytes: int, size: Callable[[tuple, object], int] = entry_bytes):
         self.max_bytes = max_bytes
+        self.size = size
 
     def __call__(self, function: Callable):
         lock = threading.Lock()
+        size_of = self.size
 
         def new_cache(max_bytes: int) -> LRUCache:
             return LRUCache(maxsize=max_bytes, getsizeof=lambda entry: entry[0])
@@ -78,7 +86,7 @@ class bounded_cache:
             if found is not None:
                 return found[1]
             value = function(*args)
-            size = max(ENTRY_BYTES, approximate_bytes(args) + approximate_bytes(value))
+            size = max(ENTRY_BYTES, size_of(args, value))
             if size <= cache.maxsize:
                 with lock:
                     cache[args] = (size, value)

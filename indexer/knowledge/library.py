@@ -9,6 +9,7 @@ candidates ranked with bonuses, did-you-mean, edition groups, result fields and 
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -38,6 +39,21 @@ __all__ = ["MAX_LIMIT", "SCRIPTS", "Library"]
 MENTION_FORMS = 6
 
 
+# What an answer is charged for each result beside its text and snippet: more than the rest
+# of a result (titles, names, source, subrules, other editions) holds in the largest of
+# 500 generated queries' answers (8 KB; 4 KB for most).
+RESULT_BYTES = 8192
+ANSWER_BYTES = 1024
+
+
+def answer_bytes(args: tuple, answer: dict) -> int:
+    """A bound of what a remembered answer holds, counted without walking all of it (the
+    walk cost a first-asked query more than its ranking's bonuses): its results' texts and
+    snippets, and a fixed share for the rest."""
+    return ANSWER_BYTES + sys.getsizeof(args[0]) + sum(
+        sys.getsizeof(r["text"]) + sys.getsizeof(r["snippet"]) + RESULT_BYTES for r in answer["results"])
+
+
 class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
@@ -59,7 +75,7 @@ class Library:
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
         # Whole answers, per query, limit and script: a repeated query costs a look-up.
-        self._answers = bounded_cache(caches.answers)(self._answer)
+        self._answers = bounded_cache(caches.answers, answer_bytes)(self._answer)
         # The glossary's terms by the rule (number, edition) that defines them, folded.
         self._terms_of_rule: dict[tuple, list[str]] = {}
         for entry in self.glossary.entries:
