@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
@@ -222,8 +223,14 @@ class WhooshBackend(SearchBackend):
     def __init__(self, ix, postings: _PostingsFile, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
                  record_ids: list[str] | None = None):
         self._ix = ix
-        self._searcher = ix.searcher(weighting=WEIGHTING)
-        self._doc_count = self._searcher.doc_count_all()
+        # Whoosh's own searcher, opened when something asks Whoosh itself (`_whoosh`): a
+        # search reads only the scored postings, and Whoosh copies each file of a segment it
+        # opens (its postings and terms) out of the segment's memory map into the process's
+        # own memory, which a server's every worker would hold, again for each build it
+        # switches to (docs/benchmarks.md, memory).
+        self._searcher = None
+        self._searcher_lock = threading.Lock()
+        self._doc_count = ix.doc_count_all()
         # This build's own copy of the schema's analyzers, segmenting with its words.
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
@@ -348,7 +355,7 @@ class WhooshBackend(SearchBackend):
             union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
-        hits = self._searcher.search(q, limit=limit, filter=And(filters) if filters else None)
+        hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None)
         return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
@@ -426,14 +433,23 @@ class WhooshBackend(SearchBackend):
         if not record_ids or len(record_ids) != self._doc_count:
             return None
         ends = (0, self._doc_count - 1)
-        if any(self._searcher.stored_fields(n)["id"] != record_ids[n] for n in ends):
-            return None
+        with self._ix.searcher() as searcher:  # closed at once: its copies are freed
+            if any(searcher.stored_fields(n)["id"] != record_ids[n] for n in ends):
+                return None
         return record_ids
 
     def _record_id(self, docnum: int) -> str:
         if self._record_ids is not None:
             return self._record_ids[docnum]
-        return self._searcher.stored_fields(docnum)["id"]
+        return self._whoosh().stored_fields(docnum)["id"]
+
+    def _whoosh(self):
+        """Whoosh's searcher over the index, opened on first use."""
+        if self._searcher is None:
+            with self._searcher_lock:
+                if self._searcher is None:
+                    self._searcher = self._ix.searcher(weighting=WEIGHTING)
+        return self._searcher
 
     def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:
         marker = self._markers(tuple(query.terms), tuple(query.phrases))
@@ -453,11 +469,14 @@ class WhooshBackend(SearchBackend):
         return [(tok, frequency("body", tok) > 0 or frequency("names", tok) > 0) for tok in self._tokens("body", text)]
 
     def reopen(self) -> None:
-        """A new searcher over the same segments (the scored postings are a read-only map,
-        shared as they are)."""
-        inherited, self._searcher = self._searcher, self._ix.searcher(weighting=WEIGHTING)
-        inherited.close()
+        """A searcher opened before the fork is closed, and opened again when next asked for
+        (the scored postings are a read-only map, shared as they are)."""
+        with self._searcher_lock:
+            inherited, self._searcher = self._searcher, None
+        if inherited is not None:
+            inherited.close()
 
     def close(self) -> None:
-        self._searcher.close()
+        if self._searcher is not None:
+            self._searcher.close()
         self._ix.close()
