@@ -7,7 +7,15 @@ from /proc/PID/smaps_rollup: RSS (resident), PSS (resident with shared pages div
 the processes sharing them), shared (pages another process also maps: what the fork left
 shared) and private. Then the index is switched 20 times between two copies of the build
 (different ids, so each switch opens the index anew in every worker, as a new artifact
-would), with queries after each switch, and the workers' RSS is read again.
+would), and the workers' RSS is read after each, in three runs of a fresh server each:
+
+- the same queries after every switch: what the switches themselves leave behind;
+- new queries after every switch, as a server meets them: the switches, and the memos every
+  build shares (query patterns, stems) filling toward their budgets with the new queries;
+- the new queries without switching: the memos filling alone, the control for the second.
+
+After the switches each worker's memory maps are read for files of a build it no longer
+serves (/proc/PID/maps): a replaced build's maps must all be gone.
 """
 from __future__ import annotations
 
@@ -21,14 +29,20 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import current_folder, switch_to
 
-from .cold import ask_once
 from .cold_queries import generate
-from .corpora import build_records, ingest_paths
+from .corpora import build_records, documents_only, ingest_paths
 from .measure import SHARED_CR, table
 from .server import Server, free_port
+from .wrk import ask_once
 
 SWITCHES = 20
-QUERIES_PER_SWITCH = 200
+# Queries every worker answers before the first reading, and after each switch.
+WARM_QUERIES = 200
+QUERIES_PER_SWITCH = 100
+# The switches after which the workers' memory is reported.
+REPORTED = (1, 5, 10, 20)
+RUNS = {"same": "the same queries after each switch", "new": "new queries after each switch",
+        "control": "new queries after each step, without switching"}
 
 
 def smaps(pid: int) -> dict[str, float]:
@@ -42,59 +56,84 @@ def smaps(pid: int) -> dict[str, float]:
     return {"rss": kb["Rss"] / 1024, "pss": kb["Pss"] / 1024, "shared": shared / 1024, "private": private / 1024}
 
 
+def stale_maps(pid: int, root: Path, served: Path) -> int:
+    """How many of a process's memory maps are of files of builds under `root` other than `served`."""
+    lines = Path(f"/proc/{pid}/maps").read_text().splitlines()
+    return sum(1 for line in lines
+               if line.split()[-1].startswith(f"{root}/") and not line.split()[-1].startswith(f"{served}/"))
+
+
 def _row(label: str, pid: int) -> list:
     m = smaps(pid)
     return [label, f"{m['rss']:.0f}", f"{m['pss']:.0f}", f"{m['shared']:.0f}", f"{m['private']:.0f}"]
 
 
+class _Run:
+    """One server's 20 switches (or none): the workers' memory before and after them."""
+
+    def __init__(self, root: Path, builds: list[str], queries: list[str], kind: str):
+        switch_to(root, builds[0])
+        self.rows, self.rss, self.replaced, self.stale = [], {}, [], 0
+        with Server.real_app(root, free_port()) as server:
+            server.check_index()
+            ask_once(server.port, queries[:WARM_QUERIES])
+            workers = sorted(server.worker_pids())
+            self.rows.append(_row("master (after --preload, the index open)", server.process.pid))
+            for n, pid in enumerate(workers, 1):
+                self.rows.append(_row(f"worker {n} after {WARM_QUERIES} queries", pid))
+            self.rss[0] = [smaps(pid)["rss"] for pid in workers]
+            for step in range(1, SWITCHES + 1):
+                if kind != "control":
+                    switch_to(root, builds[step % 2])
+                    time.sleep(LiveLibrary.CHECK_SECONDS + 0.2)
+                fresh = kind != "same"
+                start = WARM_QUERIES + (step - 1) * QUERIES_PER_SWITCH if fresh else WARM_QUERIES
+                ask_once(server.port, queries[start:start + QUERIES_PER_SWITCH])
+                now = sorted(server.worker_pids())
+                if now != workers:  # gunicorn replaced a worker (one that timed out, say)
+                    self.replaced.append(step)
+                    workers = now
+                self.rss[step] = [smaps(pid)["rss"] for pid in workers]
+            served = current_folder(root)
+            self.stale = sum(stale_maps(pid, root, served) for pid in workers)
+
+    def growth(self, since: int) -> str:
+        return " and ".join(f"{after - before:+.0f}" for before, after in zip(self.rss[since], self.rss[SWITCHES]))
+
+
 def report(with_rules: bool = True) -> str:
-    paths = [DEFAULT_CORPUS, *([SHARED_CR] if with_rules and SHARED_CR.is_dir() else [])]
     work = Path(tempfile.mkdtemp(prefix="bench-memory-"))
     try:
+        paths = ([DEFAULT_CORPUS, *([SHARED_CR] if SHARED_CR.is_dir() else [])] if with_rules
+                 else [documents_only(DEFAULT_CORPUS, work / "documents")])
         result, _ = ingest_paths(paths)
         root = work / "index"
         first = build_records(result, root).folder
         # A second artifact of the same build under another id: a switch to it opens it anew.
-        second_name = first.name[:-12] + "f" * 12 if not first.name.endswith("f" * 12) else first.name[:-12] + "0" * 12
+        second_name = first.name[:-12] + ("0" if first.name.endswith("f" * 12) else "f") * 12
         shutil.copytree(first, root / second_name)
-        queries = [f"/api/search?q={quote(q, safe='')}" for _, q in generate(result.records, 3000)]
-        rows, growth = [], []
-        with Server.real_app(root, free_port()) as server:
-            server.check_index()
-            ask_once(server.port, queries[:QUERIES_PER_SWITCH])
-            workers = sorted(server.worker_pids())
-            rows.append(_row("master (after --preload)", server.process.pid))
-            for n, pid in enumerate(workers, 1):
-                rows.append(_row(f"worker {n} after {QUERIES_PER_SWITCH} queries", pid))
-            start = {pid: smaps(pid)["rss"] for pid in workers}
-            start_rss = [start[pid] for pid in workers]
-            replaced: list[int] = []
-            names = [second_name, first.name]
-            for switch in range(SWITCHES):
-                switch_to(root, names[switch % 2])
-                time.sleep(LiveLibrary.CHECK_SECONDS + 0.2)
-                batch = queries[(switch + 1) * 100:(switch + 2) * 100]
-                ask_once(server.port, batch)
-                now = sorted(server.worker_pids())
-                if now != workers:  # gunicorn replaced a worker (one that timed out, say)
-                    replaced.append(switch + 1)
-                    workers = now
-                if switch in (0, 4, 9, 19):
-                    growth.append([switch + 1, *(f"{smaps(pid)['rss']:.0f}" for pid in workers)])
-            end = {pid: smaps(pid)["rss"] for pid in workers}
-            served = current_folder(root).name
-        header = ["process", "RSS MB", "PSS MB", "shared MB", "private MB"]
-        lines = [f"{'documents + every rules edition' if len(paths) > 1 else 'documents'}, "
-                 f"{len(result.records)} records; gunicorn, 2 workers, --preload.", "", table(header, rows), "",
-                 f"Workers' RSS across {SWITCHES} index switches ({QUERIES_PER_SWITCH // 2} new queries after each; "
-                 f"serving {served} at the end):", "",
-                 table(["after switch", *(f"worker {n} RSS MB" for n in range(1, len(workers) + 1))],
-                       [["0", *(f"{rss:.0f}" for rss in start_rss)], *growth]), "",
-                 "Growth from before the first switch to after the last: "
-                 + ", ".join(f"worker {n} {end[pid] - before:+.0f} MB"
-                             for n, (pid, before) in enumerate(zip(workers, start_rss), 1))
-                 + (f" (gunicorn replaced a worker during switches {replaced}: the figures after "
-                    f"it are its replacement's)" if replaced else "")]
+        count = WARM_QUERIES + SWITCHES * QUERIES_PER_SWITCH
+        queries = [f"/api/search?q={quote(q, safe='')}" for _, q in generate(result.records, count)]
+        runs = {kind: _Run(root, [first.name, second_name], queries, kind) for kind in RUNS}
+        workers = len(runs["same"].rss[0])
+        header = ["after switch", *(f"{label}: worker {n}" for label in ("same", "new", "control")
+                                    for n in range(1, workers + 1))]
+        rows = [[str(step), *(f"{rss:.0f}" for run in runs.values() for rss in run.rss[step])]
+                for step in (0, *REPORTED)]
+        replaced = [f"{kind}: switches {run.replaced}" for kind, run in runs.items() if run.replaced]
+        lines = [f"{'documents + every rules edition' if with_rules else 'documents'}, "
+                 f"{len(result.records)} records; gunicorn, 2 workers, --preload.", "",
+                 table(["process", "RSS MB", "PSS MB", "shared MB", "private MB"], runs["same"].rows), "",
+                 f"Workers' RSS MB across {SWITCHES} index switches, {QUERIES_PER_SWITCH} queries after each, "
+                 "in three runs: " + "; ".join(f"{kind}, {label}" for kind, label in RUNS.items()) + ":", "",
+                 table(header, rows), ""]
+        lines += [f"From the first switch to the last ({kind}): {run.growth(1)} MB; from before the first: "
+                  f"{run.growth(0)} MB" for kind, run in runs.items()]
+        lines += ["", f"Maps of a replaced build left in the workers after the switches: "
+                      f"{sum(run.stale for run in runs.values())}"]
+        if replaced:
+            lines.append(f"gunicorn replaced a worker ({'; '.join(replaced)}): the figures after it are its "
+                         "replacement's")
         return "\n".join(lines)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -202,7 +202,7 @@ def test_live_library_keeps_serving_when_current_turns_bad(damaged, monkeypatch)
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
     live = LiveLibrary(root)
     serving = live.get()
-    (root / CURRENT).write_text("20000101T000000-missing\n", encoding="utf-8")
+    (root / CURRENT).write_text("20000101T000000-00000000dead\n", encoding="utf-8")
     assert live.get() is serving
     assert serving.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
 
@@ -213,7 +213,7 @@ def test_a_switch_to_a_broken_index_keeps_the_user_dictionary_in_use(damaged, mo
     live = LiveLibrary(root)
     serving = live.get()
     words = serving.build.segmenter.words
-    broken = root / "20991231T000000-broken"
+    broken = root / "20991231T000000-0000000000bb"
     shutil.copytree(folder, broken)
     (broken / "userdict.txt").write_text("# another dictionary\n测试用词\n", encoding="utf-8")
     truncate(segment(broken), 0.5)
@@ -237,6 +237,78 @@ def test_a_switch_frees_the_library_it_replaces(damaged, monkeypatch):
     after = live.get()
     assert after.folder == newer and before() is None
     assert after.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
+
+def mapped(folder: Path) -> list[str]:
+    """The files of `folder` this process has memory-mapped (/proc/self/maps)."""
+    lines = Path("/proc/self/maps").read_text().splitlines()
+    return sorted(line.split()[-1].rsplit("/", 1)[1] for line in lines if line.endswith(tuple(
+        f"{folder}/{p.name}" for p in folder.iterdir())))
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/self/maps")
+
+
+@needs_proc
+def test_switches_free_each_library_and_unmap_its_files(damaged, monkeypatch):
+    """Back and forth between two builds: each switch frees the library it replaces, and
+    with it every map of its files; the one served maps its scored postings, never Whoosh's
+    segment (a search does not open Whoosh's own searcher, which would copy the segment's
+    postings into the process)."""
+    root, folder = damaged
+    monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
+    other = root / "20991231T000000-0123456789ab"
+    shutil.copytree(folder, other)
+    live = LiveLibrary(root)
+    served = weakref.ref(live.get())
+    for n in range(6):
+        now, before = (other, folder) if n % 2 == 0 else (folder, other)
+        (root / CURRENT).write_text(now.name + "\n", encoding="utf-8")
+        library = live.get()
+        assert library.folder == now and served() is None
+        assert library.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
+        assert mapped(before) == []
+        assert "postings-docs.npy" in mapped(now) and not [name for name in mapped(now) if name.endswith(".seg")]
+        served = weakref.ref(library)
+        del library
+
+
+def test_the_library_a_switch_replaces_is_freed_before_the_next_one_opens(damaged, monkeypatch):
+    """So a worker never holds two, and the next is laid out where the last one was."""
+    from indexer.knowledge import live as live_module
+    root, folder = damaged
+    monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
+    live = LiveLibrary(root)
+    served = weakref.ref(live.get())
+    alive_at_open = []
+
+    def opening(*args, **kwargs):
+        alive_at_open.append(served() is not None)
+        return Library(*args, **kwargs)
+
+    monkeypatch.setattr(live_module, "Library", opening)
+    newer = root / "20991231T000000-0123456789ab"
+    shutil.copytree(folder, newer)
+    (root / CURRENT).write_text(newer.name + "\n", encoding="utf-8")
+    assert live.get().folder == newer
+    assert alive_at_open == [False]
+
+
+def test_a_switch_to_a_broken_build_opens_the_one_served_again(damaged, monkeypatch):
+    """Freed before the broken build was tried, the build served before is opened again and
+    serves on; `problem` says what is wrong with the one CURRENT names."""
+    root, folder = damaged
+    monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
+    live = LiveLibrary(root)
+    served = weakref.ref(live.get())
+    broken = root / "20991231T000000-0000000000bb"
+    shutil.copytree(folder, broken)
+    truncate(segment(broken), 0.5)
+    (root / CURRENT).write_text(broken.name + "\n", encoding="utf-8")
+    library = live.get()
+    assert served() is None and library.folder == folder
+    assert library.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
+    assert live.problem.startswith(f"{broken}: ")
+    assert live.get() is library
 
 # --- the app ------------------------------------------------------------------------------
 

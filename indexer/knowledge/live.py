@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import time
+import weakref
 from pathlib import Path
 
 from indexer.search.build import DEFAULT_INDEX_ROOT, build_folders, current_folder
@@ -18,12 +19,16 @@ class LiveLibrary:
     """The library of whichever index `CURRENT` names, reopened when a rebuild switches it.
 
     A request holds the Library it got for its whole duration, so a switch never mixes two
-    indexes in one answer; the old one is freed once no request holds it.
+    indexes in one answer. At a switch the library served so far is let go and collected
+    before the new one opens (`_release`): under gunicorn no request of the worker holds it
+    then (its requests run one at a time, and the switch happens in the next one), so it is
+    freed first and never held together with the new one.
 
-    A build that does not open or verify is never switched to, and one found damaged while
-    in use (a file cut short: its sizes are checked every CHECK_SECONDS) is left: the newest
-    older build that opens is served instead, and `problem` says why, until a rebuild names a
-    good one. A folder that failed is not tried again.
+    A build that does not open or verify is never switched to: the library served before
+    it serves on (held by a request, or opened again from its folder). One found damaged
+    while in use (a file cut short: its sizes are checked every CHECK_SECONDS) is left: the
+    newest older build that opens is served instead, and `problem` says why, until a rebuild
+    names a good one. A folder that failed is not tried again.
 
     An opened library is long-lived: its records and tables are moved out of the cyclic
     garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
@@ -69,45 +74,63 @@ class LiveLibrary:
 
     def _refresh(self) -> None:
         self.current = current_folder(self.root)
-        if self._library is not None:
-            damage = self._library.build.damage()
+        served = self._library
+        if served is not None:
+            damage = served.build.damage()
             if damage is not None:
-                self._failed[self._library.folder] = damage
-                self._library = None
-            elif self.current is None or self._library.folder == self.current or self.current in self._failed:
+                self._failed[served.folder] = damage
+            elif self.current is None or served.folder == self.current or self.current in self._failed:
                 self.problem = self._failed.get(self.current)
                 return
+        del served
+        released = self._library is not None
+        previous = self._release()
         self.problem = None
-        if self.current is None:  # no build named (none yet, or CURRENT unreadable)
-            return
-        wanted = [self.current] if self.current not in self._failed else []
-        if self._library is None:  # nothing good open: the newest other build that opens
-            wanted += [folder for folder in build_folders(self.root) if folder not in (self.current, *self._failed)]
-        for folder in wanted:
-            try:
-                library = Library(folder, self.weights, self.caches)
-            except IndexUnavailable as exc:
-                self._failed[folder] = str(exc)
-                continue
-            self._switch(library)
-            break
-        self.problem = self._failed.get(self.current)
-
-    def _switch(self, library: Library) -> None:
-        switched = self._library is not None
-        self._library = library
-        if switched:
-            gc.unfreeze()
-            gc.collect()
+        if self.current is not None:  # else no build named (none yet, or CURRENT unreadable)
+            wanted = [self.current] if self.current not in self._failed else []
+            if previous is None:  # nothing good was open: the newest other build that opens
+                wanted += [folder for folder in build_folders(self.root) if folder not in (self.current, *self._failed)]
+            for folder in wanted:
+                self._library = self._open(folder)
+                if self._library is not None:
+                    break
+            else:
+                if previous is not None:  # the one served before: still held by a request, or opened again
+                    self._library = previous[1]() or self._open(previous[0])
+            gc.freeze()
+            self.problem = self._failed.get(self.current)
+        if released:
             release_free_memory()
+
+    def _open(self, folder: Path) -> Library | None:
+        try:
+            return Library(folder, self.weights, self.caches)
+        except IndexUnavailable as exc:
+            self._failed[folder] = str(exc)
+            return None
+
+    def _release(self) -> tuple[Path, weakref.ref] | None:
+        """Drop the library served so far and collect it, before the next one opens: in a
+        worker no request holds it then, so it is freed, and the next one is laid out in the
+        memory it leaves rather than among what the allocator keeps of it, which grew a
+        worker's memory with every switch (docs/benchmarks.md, memory). Its folder and a
+        weak reference to it, for when the next one does not open; None when there was none,
+        or it was damaged."""
+        library, self._library = self._library, None
+        if library is None:
+            return None
+        previous = (library.folder, weakref.ref(library)) if library.folder not in self._failed else None
+        del library
+        gc.unfreeze()
+        gc.collect()
         gc.freeze()
+        return previous
 
 
 def release_free_memory() -> None:
     """Returns the free pages of the C heap to the system (glibc's malloc_trim; elsewhere
-    nothing). A switch opens the new library while requests still hold the old one, so
-    for a moment a worker holds both; glibc keeps what the old one freed for later
-    allocations, and the worker's resident memory stayed at that peak."""
+    nothing): glibc keeps what a switched-from library freed for later allocations, and
+    the worker's resident memory stayed at the peak of the switch."""
     try:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
