@@ -124,3 +124,11 @@ def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_
         assert fast == sorted(marking.matches(text, words | {"987654321"})), (text, words)
         compared += bool(fast)
     assert compared > 100
+
+
+def test_a_texts_own_noncharacters_open_no_mark():
+    """Marks go into a fragment as two noncharacters while it is escaped; a text holding
+    them shows U+FFFD there, and only its words are marked."""
+    out = marking.mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked", frozenset({"kicker"}))
+    assert out.count("<mark>") == out.count("</mark>") == 1
+    assert "\ufdd0" not in out and "\ufdd1" not in out and out.count("\ufffd") == 2 and "&amp;" in out

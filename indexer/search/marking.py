@@ -40,6 +40,9 @@ _LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
 _LATIN_CHAR = re.compile(f"[{_LATIN}]")
 # The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
+# Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.
+_OPEN, _CLOSE = "\ufdd0", "\ufdd1"
+_OWN_NONCHARACTERS = str.maketrans({_OPEN: "\ufffd", _CLOSE: "\ufffd"})
 
 
 FILE = "marking.txt"
@@ -233,10 +236,14 @@ def _end(text: str, end: int, limit: int) -> int:
 
 
 def _marked(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
+    """`text[start:end]` escaped, with `spans` in <mark>: the marks go in as two
+    noncharacters, so that the fragment is escaped at once rather than piece by piece (a
+    text's own noncharacters show as U+FFFD)."""
     parts, done = [], start
     for s, e in spans:
-        parts.append(html.escape(text[done:s], quote=True))
-        parts.append("<mark>%s</mark>" % html.escape(text[s:e], quote=True))
+        parts += (text[done:s], _OPEN, text[s:e], _CLOSE)
         done = e
-    parts.append(html.escape(text[done:end], quote=True))
-    return "".join(parts)
+    parts.append(text[done:end])
+    if text.find(_OPEN, start, end) >= 0 or text.find(_CLOSE, start, end) >= 0:
+        parts = [p if p in (_OPEN, _CLOSE) else p.translate(_OWN_NONCHARACTERS) for p in parts]
+    return html.escape("".join(parts), quote=True).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>")
