@@ -68,7 +68,7 @@ def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_inde
         grown = resident_mb() - warm
         for name, cached in lru_caches(library).items():
             assert cached.cache.currsize <= cached.cache.maxsize == 2**20, name
-        for cached in (analysis._stem, rule_sort_key):
+        for cached in (analysis._stem, rule_sort_key, library._results.snippets._blocks):
             assert cached.bytes() <= cached.max_bytes() == 2**20
         assert grown <= GROWTH_BOUND_MB, f"{QUERIES - WARM_UP} more distinct queries grew memory by {grown:.0f} MB"
     finally:

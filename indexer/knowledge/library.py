@@ -71,7 +71,7 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)
-        self._results = Results(self.catalogue, self.sources, Snippets(self.engine, self.catalogue), caches.results)
+        self._results = Results(self.catalogue, self.sources, Snippets(self.engine, self.catalogue, caches.texts), caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
         # Whole answers, per query, limit and script: a repeated query costs a look-up.

@@ -40,6 +40,7 @@ class CacheSizes:
     the process's own, shared by every build (`size_process_caches`)."""
 
     results: int = 8 * 2**20      # a result's record fields, per record and script
+    texts: int = 8 * 2**20        # a record's text blocks and their marking forms, per record
     answers: int = 8 * 2**20      # whole search answers, per query, limit and script
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
