@@ -155,14 +155,9 @@ class Catalogue:
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
 
-    def holding(self, record_ids: Iterable[str], needle: bytes) -> list[str]:
-        """The records among `record_ids` whose texts, all of them in the form queries are
-        compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
-        positions = self.positions
-        return [self.by_position[p].id for p in self.holding_at([positions[i] for i in record_ids], needle)]
-
-    def holding_at(self, positions: Iterable[int], needle: bytes) -> list[int]:
-        """`holding` for records given by their positions."""
+    def holding(self, positions: Iterable[int], needle: bytes) -> list[int]:
+        """The records among those at `positions` whose texts, all of them in the form queries
+        are compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
         return self._folded_texts.holding(positions, needle)
 
     def marking_forms(self, record: Record) -> list[str]:

@@ -121,6 +121,6 @@ class QueryExpander:
             return ()
         weight = 1.0 if is_primary_form(entry, text) else self.weights.variant_definition
         forms = [fold_key(f).encode() for f in entry.forms()]
-        holding = self.catalogue.holding
+        holding, positions = self.catalogue.holding, self.catalogue.positions
         return tuple((record.id, weight) for ref in entry.rules for record in self.catalogue.by_number.get(ref.number, [])
-                     if record.edition == ref.edition or any(f and holding([record.id], f) for f in forms))
+                     if record.edition == ref.edition or any(f and holding([positions[record.id]], f) for f in forms))

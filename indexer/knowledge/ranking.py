@@ -113,7 +113,7 @@ class Ranker:
             # do not matter (a phrase that crossed a line wrap in the source still matches).
             kept = docs.tolist()
             for phrase in parsed.phrases:
-                kept = catalogue.holding_at(kept, fold_key(phrase).encode())
+                kept = catalogue.holding(kept, fold_key(phrase).encode())
             keep = np.zeros(len(catalogue.by_position), bool)
             keep[kept] = True
             docs, scores = docs[keep[docs]], scores[keep[docs]]
@@ -168,7 +168,7 @@ class Ranker:
         if len(key) >= 2:
             holding: set[int] = set()
             for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]:
-                holding.update(catalogue.holding_at(candidates, literal.encode()))
+                holding.update(catalogue.holding(candidates, literal.encode()))
             for at in holding:
                 record = catalogue.by_position[at]
                 bonuses[record.id] += weights.literal * weights.kind[record.kind]
@@ -177,7 +177,7 @@ class Ranker:
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
                 bonuses[record_id] += weights.concept * share
-            held = Counter(at for w in words for at in catalogue.holding_at(candidates, w.encode()))
+            held = Counter(at for w in words for at in catalogue.holding(candidates, w.encode()))
             for at, count in held.items():
                 share = count / len(words)
                 record = catalogue.by_position[at]
