@@ -5,7 +5,9 @@ with --rules every rules edition of ../shared/cr) with the working tree's code, 
 processes over it: the library of git revision REV (exported to a temporary folder) and the
 library of the working tree. Each asks every generated query once (benchmarks.cold_queries),
 in chunks of 100 handed to the two in turn, the order alternating, so that both see the same
-machine. Printed: p50, p90, p99 and the largest time of each, and their ratios.
+machine. Printed: p50, p90, p99 and the largest time of each, and their ratios, in elapsed
+time and in the CPU time of the asking thread (which a busy machine's waits do not inflate:
+the steadier figure when other work shares the cores).
 
 REV must read the same index format as the working tree (the pipeline's package layout).
 """
@@ -27,7 +29,8 @@ from .corpora import build_records, ingest_paths
 from .measure import ROOT, SHARED_CR, WARM_UP_QUERY, percentile, table
 
 CHUNK = 100
-# Runs inside each version's tree: answers lines of JSON query lists with lists of seconds.
+# Runs inside each version's tree: answers lines of JSON query lists with lists of
+# [elapsed, CPU] seconds.
 WORKER = """
 import json, sys, time
 from pathlib import Path
@@ -37,9 +40,9 @@ library.search(sys.argv[2])
 for line in sys.stdin:
     times = []
     for query in json.loads(line):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         library.search(query)
-        times.append(time.perf_counter() - started)
+        times.append([time.perf_counter() - started, time.thread_time() - cpu])
     print(json.dumps(times), flush=True)
 """
 
@@ -63,7 +66,7 @@ def compare(rev: str, count: int, rules: bool) -> str:
         archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(before_tree)], input=archive, check=True)
         workers = {f"before ({rev})": _worker(before_tree, folder), "after (working tree)": _worker(ROOT, folder)}
-        times: dict[str, list[float]] = {name: [] for name in workers}
+        times: dict[str, list[list[float]]] = {name: [] for name in workers}
         try:
             for n, start in enumerate(range(0, len(queries), CHUNK)):
                 chunk = json.dumps(queries[start:start + CHUNK], ensure_ascii=False)
@@ -76,16 +79,19 @@ def compare(rev: str, count: int, rules: bool) -> str:
             for worker in workers.values():
                 worker.stdin.close()
                 worker.wait(timeout=60)
-    rows, figures = [], {}
-    for name, values in times.items():
-        figures[name] = [percentile(values, p) for p in (50, 90, 99)] + [max(values)]
-        rows.append([name, len(values), *(f"{v * 1000:.2f}" for v in figures[name])])
-    before, after = figures.values()
-    rows.append(["after / before", "", *(f"{a / b:.2f}" for a, b in zip(after, before))])
+    rows = []
+    for kind, column in (("elapsed", 0), ("CPU", 1)):
+        figures = {}
+        for name, pairs in times.items():
+            values = [pair[column] for pair in pairs]
+            figures[name] = [percentile(values, p) for p in (50, 90, 99)] + [max(values)]
+            rows.append([name, kind, len(values), *(f"{v * 1000:.2f}" for v in figures[name])])
+        before, after = figures.values()
+        rows.append(["after / before", kind, "", *(f"{a / b:.2f}" for a, b in zip(after, before))])
     corpus = "corpus/ and ../shared/cr" if rules else "corpus/"
     return (f"{corpus}, {len(result.records)} records; {len(queries)} distinct generated queries, each asked once "
             f"in each process, in chunks of {CHUNK} taking turns.\n\n"
-            + table(["code", "queries", "p50 ms", "p90 ms", "p99 ms", "max ms"], rows))
+            + table(["code", "time", "queries", "p50 ms", "p90 ms", "p99 ms", "max ms"], rows))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,7 +41,7 @@ MENTION_FORMS = 6
 
 # What an answer is charged for each result beside its text and snippet: more than the rest
 # of a result (titles, names, source, subrules, other editions) holds in the largest of
-# 500 generated queries' answers (8 KB; 4 KB for most).
+# generated queries' answers (docs/benchmarks.md).
 RESULT_BYTES = 8192
 ANSWER_BYTES = 1024
 

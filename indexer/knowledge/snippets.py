@@ -56,8 +56,7 @@ class Snippets:
         self.engine = engine
         self.catalogue = catalogue
         # Each record's blocks with their marking forms, remembered per record: most of a
-        # query's results answered other queries before (4,189 records gave the 21,907
-        # results of 3,000 generated queries).
+        # query's results answered other queries before (docs/benchmarks.md).
         self._blocks = cleared_when_full(cache_bytes)(self._record_blocks)
         # What a query's snippets look for, worked out once for its page of results.
         self._plan = functools.lru_cache(maxsize=RECENT_QUERIES)(self._query_plan)

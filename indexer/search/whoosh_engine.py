@@ -46,8 +46,8 @@ _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float
 POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
 # Queries whose markers are kept (a page's ten snippets mark the same words).
 RECENT_QUERIES = 32
-# Bytes of query tokens and clauses an opened index remembers, each (snippets are remembered
-# by the library, per record and query).
+# Bytes of query tokens and clauses an opened index remembers, each (whole answers are
+# remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
 
 
