@@ -41,7 +41,7 @@ class CacheSizes:
 
     results: int = 8 * 2**20      # a result's record fields, per record and script
     texts: int = 8 * 2**20        # a record's text blocks and their marking forms, per record
-    answers: int = 8 * 2**20      # whole search answers, per query, limit and script
+    answers: int = 32 * 2**20     # whole search answers, per query, limit and script (about 500)
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
