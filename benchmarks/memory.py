@@ -5,9 +5,12 @@ The real app (2 workers, --preload, as scripts/serve runs it) over the documents
 rules edition of ../shared/cr, answering the cold benchmark's generated queries. Figures come
 from /proc/PID/smaps_rollup: RSS (resident), PSS (resident with shared pages divided among
 the processes sharing them), shared (pages another process also maps: what the fork left
-shared) and private. Then the index is switched 20 times between two copies of the build
-(different ids, so each switch opens the index anew in every worker, as a new artifact
-would), and the workers' RSS is read after each, in three runs of a fresh server each:
+shared), private, and anonymous (resident memory no file backs: the process's heap, where
+what it allocates stays; the rest of RSS is pages of mapped files it has read, the index's
+among them, which the page cache holds for every process). Then the index is switched 20
+times between two copies of the build (different ids, so each switch opens the index anew in
+every worker, as a new artifact would), and the workers' RSS and anonymous memory are read
+after each, in three runs of a fresh server each:
 
 - the same queries after every switch: what the switches themselves leave behind;
 - new queries after every switch, as a server meets them: the switches, and the memos every
@@ -53,7 +56,8 @@ def smaps(pid: int) -> dict[str, float]:
         kb[name] = int(value.split()[0])
     shared = kb["Shared_Clean"] + kb["Shared_Dirty"]
     private = kb["Private_Clean"] + kb["Private_Dirty"]
-    return {"rss": kb["Rss"] / 1024, "pss": kb["Pss"] / 1024, "shared": shared / 1024, "private": private / 1024}
+    return {"rss": kb["Rss"] / 1024, "pss": kb["Pss"] / 1024, "shared": shared / 1024, "private": private / 1024,
+            "anonymous": kb["Anonymous"] / 1024}
 
 
 def stale_maps(pid: int, root: Path, served: Path) -> int:
@@ -73,7 +77,7 @@ class _Run:
 
     def __init__(self, root: Path, builds: list[str], queries: list[str], kind: str):
         switch_to(root, builds[0])
-        self.rows, self.rss, self.replaced, self.stale = [], {}, [], 0
+        self.rows, self.memory, self.replaced, self.stale = [], {}, [], 0
         with Server.real_app(root, free_port()) as server:
             server.check_index()
             ask_once(server.port, queries[:WARM_QUERIES])
@@ -81,7 +85,7 @@ class _Run:
             self.rows.append(_row("master (after --preload, the index open)", server.process.pid))
             for n, pid in enumerate(workers, 1):
                 self.rows.append(_row(f"worker {n} after {WARM_QUERIES} queries", pid))
-            self.rss[0] = [smaps(pid)["rss"] for pid in workers]
+            self.memory[0] = [smaps(pid) for pid in workers]
             for step in range(1, SWITCHES + 1):
                 if kind != "control":
                     switch_to(root, builds[step % 2])
@@ -93,12 +97,18 @@ class _Run:
                 if now != workers:  # gunicorn replaced a worker (one that timed out, say)
                     self.replaced.append(step)
                     workers = now
-                self.rss[step] = [smaps(pid)["rss"] for pid in workers]
+                self.memory[step] = [smaps(pid) for pid in workers]
+            for n, pid in enumerate(workers, 1):
+                self.rows.append(_row(f"worker {n} after the {SWITCHES} switches", pid))
             served = current_folder(root)
             self.stale = sum(stale_maps(pid, root, served) for pid in workers)
 
-    def growth(self, since: int) -> str:
-        return " and ".join(f"{after - before:+.0f}" for before, after in zip(self.rss[since], self.rss[SWITCHES]))
+    def cell(self, step: int, kind: str) -> str:
+        return " / ".join(f"{m[kind]:.0f}" for m in self.memory[step])
+
+    def growth(self, since: int, kind: str) -> str:
+        return " and ".join(f"{after[kind] - before[kind]:+.0f}"
+                            for before, after in zip(self.memory[since], self.memory[SWITCHES]))
 
 
 def report(with_rules: bool = True) -> str:
@@ -115,20 +125,20 @@ def report(with_rules: bool = True) -> str:
         count = WARM_QUERIES + SWITCHES * QUERIES_PER_SWITCH
         queries = [f"/api/search?q={quote(q, safe='')}" for _, q in generate(result.records, count)]
         runs = {kind: _Run(root, [first.name, second_name], queries, kind) for kind in RUNS}
-        workers = len(runs["same"].rss[0])
-        header = ["after switch", *(f"{label}: worker {n}" for label in ("same", "new", "control")
-                                    for n in range(1, workers + 1))]
-        rows = [[str(step), *(f"{rss:.0f}" for run in runs.values() for rss in run.rss[step])]
+        header = ["after switch", *(f"{kind}: {label}" for kind in RUNS for label in ("RSS", "anonymous"))]
+        rows = [[str(step), *(run.cell(step, kind) for run in runs.values() for kind in ("rss", "anonymous"))]
                 for step in (0, *REPORTED)]
         replaced = [f"{kind}: switches {run.replaced}" for kind, run in runs.items() if run.replaced]
         lines = [f"{'documents + every rules edition' if with_rules else 'documents'}, "
                  f"{len(result.records)} records; gunicorn, 2 workers, --preload.", "",
                  table(["process", "RSS MB", "PSS MB", "shared MB", "private MB"], runs["same"].rows), "",
-                 f"Workers' RSS MB across {SWITCHES} index switches, {QUERIES_PER_SWITCH} queries after each, "
-                 "in three runs: " + "; ".join(f"{kind}, {label}" for kind, label in RUNS.items()) + ":", "",
+                 f"Workers' RSS and anonymous memory, MB (worker 1 / worker 2), across {SWITCHES} index "
+                 f"switches, {QUERIES_PER_SWITCH} queries after each, in three runs: "
+                 + "; ".join(f"{kind}, {label}" for kind, label in RUNS.items()) + ":", "",
                  table(header, rows), ""]
-        lines += [f"From the first switch to the last ({kind}): {run.growth(1)} MB; from before the first: "
-                  f"{run.growth(0)} MB" for kind, run in runs.items()]
+        lines += [f"From the first switch to the last ({kind}): RSS {run.growth(1, 'rss')} MB, anonymous "
+                  f"{run.growth(1, 'anonymous')} MB; from before the first: RSS {run.growth(0, 'rss')} MB, "
+                  f"anonymous {run.growth(0, 'anonymous')} MB" for kind, run in runs.items()]
         lines += ["", f"Maps of a replaced build left in the workers after the switches: "
                       f"{sum(run.stale for run in runs.values())}"]
         if replaced:
