@@ -13,6 +13,7 @@ import pytest
 
 import judged
 from indexer.knowledge import grouping
+from indexer.knowledge.library import Library
 
 
 def test_judged_sets_are_large_and_cover_every_category():
@@ -160,10 +161,16 @@ ABLATIONS = {
 def test_removing_a_ranking_bonus_lowers_a_recorded_rank(kb_library, monkeypatch, name):
     """Each bonus (and the choice of today's edition to show) is pinned by the judged sets:
     without it, at least one query ranks lower than recorded."""
+    weights = kb_library.weights
     if name == "oldest edition shown":
         monkeypatch.setattr(grouping, "representative",
                             lambda members: min(members, key=lambda r: (r.edition or "", r.source.startswith("cr-"))))
     else:
-        monkeypatch.setattr(kb_library._ranker, "weights", dataclasses.replace(kb_library.weights, **{name: ABLATIONS[name]}))
-    drops = _drops(_ranks(_answers(kb_library)), judged.read_ranks())
+        weights = dataclasses.replace(weights, **{name: ABLATIONS[name]})
+    # A library of its own: the shared one remembers its answers as its weights gave them.
+    library = Library(kb_library.folder, weights=weights)
+    try:
+        drops = _drops(_ranks(_answers(library)), judged.read_ranks())
+    finally:
+        library.close()
     assert drops, f"nothing ranks lower without {name}: no judged query depends on it"
