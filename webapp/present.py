@@ -364,7 +364,7 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     del view["references"]
     view["defining_rules"] = [_defining_rule(library, ref) for ref in record.references if ref.where == "attrs"]
     # An older edition's entry: today's entry for it (Mana Burn of 2008: Mana Burn (Obsolete)).
-    now = library.get(library.catalogue.twin_ids.get(record.id, ""))
+    now = library.catalogue.current_twin(record)
     view["today_entry"] = {"title": display_title(now, script), "url": record_url(now)} if now else None
     view["mentions"] = [summary(library, r, script) for r in library.mentions(record, MENTIONS_SHOWN)]
     return view

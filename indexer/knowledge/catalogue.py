@@ -130,16 +130,12 @@ class Catalogue:
         # and worked out on first use they made a new candidate's first query slower. The
         # ranking reads them by position, as arrays (`*_at`).
         self.group_keys = {r.id: self._group_key(r) for r in records}
-        self.superseded_ids = frozenset(r.id for r in records if self.superseded(r))
-        self.superseded_at = np.array([r.id in self.superseded_ids for r in records], bool)
-        self.twin_ids: dict[str, str] = {}
-        self.twin_at = np.full(len(records), -1, np.int64)
-        for n, r in enumerate(records):
-            if r.id in self.superseded_ids:
-                twin = self._current_twin(r)
-                if twin is not None:
-                    self.twin_ids[r.id] = twin.id
-                    self.twin_at[n] = self.positions[twin.id]
+        self.superseded_at = np.array([self.superseded(r) for r in records], bool)
+        self.twin_at = np.full(len(records), -1, np.int64)  # -1: none
+        for n in np.flatnonzero(self.superseded_at).tolist():
+            twin = self._twin_today(records[n])
+            if twin is not None:
+                self.twin_at[n] = self.positions[twin.id]
         # A record's place among all records by rule number (an unnumbered record first),
         # then id: the order of equal scores.
         self.rule_order_at = np.zeros(len(records), np.int64)
@@ -283,9 +279,14 @@ class Catalogue:
     def _official(self, number: str, edition: str | None) -> Record | None:
         return next((r for r in self.by_number.get(number, ()) if r.source == f"cr-{edition}"), None)
 
-    def _current_twin(self, record: Record) -> Record | None:
+    def current_twin(self, record: Record) -> Record | None:
         """Today's record of the same rule or glossary entry as a superseded one (702.79 for
-        2008's 502.79 Persist), or None."""
+        2008's 502.79 Persist), or None (as worked out when the build opened)."""
+        at = self.twin_at[self.positions[record.id]]
+        return self.by_position[at] if at >= 0 else None
+
+    def _twin_today(self, record: Record) -> Record | None:
+        """`current_twin`, worked out."""
         twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":

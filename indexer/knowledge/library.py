@@ -180,7 +180,7 @@ class Library:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
-            current = [group for group in groups if group[0].id not in self.catalogue.superseded_ids]
+            current = [group for group in groups if not self.catalogue.superseded(group[0])]
             groups = current or groups
         answer["total"] = len(groups)
         answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
