@@ -18,7 +18,7 @@ MARK = re.compile(r"<mark>(.*?)</mark>")
 
 
 def marked(words, text):
-    return MARK.findall(marking.mark(text, frozenset(words)) or "")
+    return MARK.findall(marking.Marker(frozenset(words)).mark(text) or "")
 
 
 def test_query_words_are_marked_in_either_script_on_the_original_characters():
@@ -33,12 +33,12 @@ def test_query_words_are_marked_in_either_script_on_the_original_characters():
 
 def test_the_longest_word_wins_and_nothing_found_is_none():
     assert marked(["多重增幅", "增幅"], "多重增幅") == ["多重增幅"]
-    assert marking.mark("tapped 702.30a", frozenset({"时空"})) is None
-    assert marking.mark("", frozenset({"时空"})) is None
+    assert marking.Marker(frozenset({"时空"})).mark("tapped 702.30a") is None
+    assert marking.Marker(frozenset({"时空"})).mark("") is None
 
 
 def test_marks_are_escaped_html_and_fragments_keep_latin_words_whole():
-    out = marking.mark("<b>kicker</b> & " + "word " * 80 + "kicker <script>", frozenset({"kicker"}))
+    out = marking.Marker(frozenset({"kicker"})).mark("<b>kicker</b> & " + "word " * 80 + "kicker <script>")
     assert out.count("<mark>") == 2 and marking.BETWEEN in out
     assert "<b" not in out and "<script" not in out and "&lt;script" in out and "&lt;/b&gt;" in out
     for fragment in out.split(marking.BETWEEN):
@@ -102,7 +102,7 @@ def test_every_non_chinese_word_the_analyzer_matches_is_marked_in_the_documents(
             continue
         words = frozenset(rng.sample([t.text for t in tokens], min(3, len(tokens))))
         expected = {(t.startchar, t.endchar) for t in tokens if t.text in words}
-        assert expected <= set(marking.matches(text, words)), (text, words)
+        assert expected <= set(marking.Marker(words).matches(text)), (text, words)
         checked += 1
     assert checked > 100
 
@@ -120,8 +120,8 @@ def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_
         if not tokens:
             continue
         words = frozenset(rng.sample(tokens, min(3, len(tokens))))
-        fast = marking.matches(text, words)
-        assert fast == sorted(marking.matches(text, words | {"987654321"})), (text, words)
+        fast = marking.Marker(words).matches(text)
+        assert fast == sorted(marking.Marker(words | {"987654321"}).matches(text)), (text, words)
         compared += bool(fast)
     assert compared > 100
 
@@ -129,6 +129,6 @@ def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_
 def test_a_texts_own_noncharacters_open_no_mark():
     """Marks go into a fragment as two noncharacters while it is escaped; a text holding
     them shows U+FFFD there, and only its words are marked."""
-    out = marking.mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked", frozenset({"kicker"}))
+    out = marking.Marker(frozenset({"kicker"})).mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked")
     assert out.count("<mark>") == out.count("</mark>") == 1
     assert "\ufdd0" not in out and "\ufdd1" not in out and out.count("\ufffd") == 2 and "&amp;" in out

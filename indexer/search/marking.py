@@ -203,16 +203,6 @@ class Marker:
         return BETWEEN.join(out)
 
 
-def matches(text: str, words: frozenset[str]) -> list[tuple[int, int]]:
-    """(start, end) of every place in `text` that the analyzer would give one of `words`."""
-    return Marker(words).matches(text)
-
-
-def mark(text: str, words: frozenset[str]) -> str | None:
-    """Escaped HTML of the best fragments of `text` with `words` marked, or None if none occurs."""
-    return Marker(words).mark(text)
-
-
 def _part(part: str) -> str:
     return _stem(part) if part.isascii() and part.isalpha() else part
 
