@@ -1,10 +1,12 @@
 """The library: the one object the web layer and the command line ask about one index build.
 
 It opens the build (`indexer.search.index_build`: records, sources, the engine with the
-build's segmenter, the folded texts and marking forms, the build's glossary) and wires the service's parts to
-it, each holding its own bounded caches, so everything about a build lives and dies with its
-library. `search` is the flow of a query through them: parse, rule-number jump or engine
-candidates ranked with bonuses, did-you-mean, edition groups, result fields and snippets. The web layer holds no search logic; it renders what this returns.
+build's segmenter, the folded texts and marking forms, the build's glossary) and wires the
+service's parts to it, each holding its own bounded caches, so everything about a build
+lives and dies with its library. `search` is the flow of a query through them: parse,
+rule-number jump or engine candidates ranked with bonuses, did-you-mean, edition groups,
+result fields and snippets. The web layer holds no search logic; it renders what this
+returns.
 """
 from __future__ import annotations
 
@@ -71,7 +73,8 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)
-        self._results = Results(self.catalogue, self.sources, Snippets(self.engine, self.catalogue, caches.texts), caches.results)
+        snippets = Snippets(self.engine, self.catalogue, caches.texts)
+        self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
         # Whole answers, per query, limit and script: a repeated query costs a look-up.
