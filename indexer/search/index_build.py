@@ -90,7 +90,7 @@ class IndexBuild:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
         self.folded_texts = self._lines(folding.FILE, "folded texts")
         try:
-            self.marking_forms = self._lines(marking.FILE, "marking forms")
+            self.marking_lines = self._lines(marking.FILE, "marking forms")
         except IndexUnavailable:
             self.folded_texts.close()
             raise
@@ -99,7 +99,7 @@ class IndexBuild:
                                                      [r.id for r in self.records])
         except IndexUnavailable:
             self.folded_texts.close()
-            self.marking_forms.close()
+            self.marking_lines.close()
             raise
 
     def _lines(self, name: str, what: str) -> MappedLines:
@@ -123,5 +123,5 @@ class IndexBuild:
     def close(self) -> None:
         self.engine.close()
         self.folded_texts.close()
-        self.marking_forms.close()
+        self.marking_lines.close()
 
