@@ -10,7 +10,7 @@ then what cites it.
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 
 import numpy as np
 
@@ -59,9 +59,9 @@ class Ranker:
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
-        """The candidates ranked. Their scores are arrays by record position where every
-        candidate is treated alike (the engine's score by kind, today's twins, the superseded
-        share, the order), and a dict where a few receive bonuses."""
+        """The candidates ranked, their scores as arrays by record position: the engine's
+        score by kind, today's twins, the bonuses (`_bonuses`), the superseded share, the
+        order."""
         weights, catalogue = self.weights, self.catalogue
         docs, scores = self.engine.positions(engine_query, weights.candidates)
         scores = scores * self._kind_weight[docs]
@@ -89,23 +89,28 @@ class Ranker:
             scores = np.concatenate([scores, scores[brought] * weights.superseded])
         key = fold_key(text)
         if key and not parsed.phrases:
-            positions, by_position = catalogue.positions, catalogue.by_position
-            scored = dict(zip(docs.tolist(), scores.tolist()))
             heads = self._heads(text)
-            for record_id, bonus in self._bonuses(text, key, heads, list(scored), forms).items():
-                if not parsed.filters or passes(catalogue.records[record_id], parsed.filters):
-                    at = positions[record_id]
-                    scored[at] = scored.get(at, 0.0) + bonus
+            bonus, given = self._bonuses(text, key, heads, docs.tolist(), forms)
+            if parsed.filters:
+                for at in np.flatnonzero(given).tolist():
+                    given[at] = passes(catalogue.by_position[at], parsed.filters)
+            total = np.zeros(len(catalogue.by_position))
+            total[docs] = scores
+            total[given] += bonus[given]
+            member = given
+            member[docs] = True
             # A keyword's heading rule is followed by its subrules, in rule order.
             for head_id in heads:
-                head_at = positions[head_id]
-                if head_at in scored:
-                    head = by_position[head_at]
+                head_at = catalogue.positions[head_id]
+                if member[head_at]:
+                    head = catalogue.by_position[head_at]
                     for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
                         if passes(child, parsed.filters):
-                            scored[positions[child.id]] = scored[head_at] - SUBRULE_STEP * i
-            docs = np.fromiter(scored, np.int64, len(scored))
-            scores = np.fromiter(scored.values(), np.float64, len(scored))
+                            child_at = catalogue.positions[child.id]
+                            total[child_at] = total[head_at] - SUBRULE_STEP * i
+                            member[child_at] = True
+            docs = np.flatnonzero(member)
+            scores = total[docs]
         if "edition" not in parsed.filters:
             scores[catalogue.superseded_at[docs]] *= weights.superseded
         if parsed.phrases:
@@ -143,46 +148,55 @@ class Ranker:
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
     def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: list[str] = ()) -> dict[str, float]:
-        """Each record's bonus for answering the query exactly: the best of name, obsolete
-        term, keyword and heading, plus the literal-text bonus for candidates holding the query as
-        written (or, for a term of several words, one of its other forms) and the coverage bonus
-        for those holding the words of a question."""
+                 forms: list[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Each record's bonus for answering the query exactly, by position, and which
+        records have one: the best of name, obsolete term, keyword and heading, plus the
+        literal-text bonus for candidates holding the query as written (or, for a term of
+        several words, one of its other forms) and the coverage bonus for those holding the
+        words of a question. Arrays: the literal and coverage bonuses go to many candidates."""
         weights, catalogue = self.weights, self.catalogue
-        bonuses: dict[str, float] = defaultdict(float)
+        bonus, given = np.zeros(len(catalogue.by_position)), np.zeros(len(catalogue.by_position), bool)
+
+        def at_least(record_id: str, value: float) -> None:
+            at = catalogue.positions[record_id]
+            bonus[at] = max(bonus[at], value)
+            given[at] = True
+
         for record_id in catalogue.names.get(key, []):
             if catalogue.records[record_id].kind != "term":
-                bonuses[record_id] = max(bonuses[record_id], weights.name)
+                at_least(record_id, weights.name)
         for record_id in catalogue.obsolete.get(fold_key(OBSOLETE_MARK.sub("", text)), []):
-            bonuses[record_id] = max(bonuses[record_id], weights.obsolete)
+            at_least(record_id, weights.obsolete)
         for record_id, weight in self.expander.defining_rules(text):
-            bonuses[record_id] = max(bonuses[record_id], weights.keyword * weight)
+            at_least(record_id, weights.keyword * weight)
         for head_id in heads:
-            bonuses[head_id] = max(bonuses[head_id], weights.keyword)
+            at_least(head_id, weights.keyword)
         for record_id in catalogue.titles.get(key, []):
-            bonuses[record_id] = max(bonuses[record_id], weights.keyword)
+            at_least(record_id, weights.keyword)
         for title_key in catalogue.titles_containing(key) if len(key) >= 2 else []:
             if title_key != key:
                 for record_id in catalogue.titles[title_key]:
-                    bonuses[record_id] = max(bonuses[record_id], weights.title * len(key) / len(title_key))
+                    at_least(record_id, weights.title * len(key) / len(title_key))
         if len(key) >= 2:
             holding: set[int] = set()
             for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]:
                 holding.update(catalogue.holding(candidates, literal.encode()))
-            for at in holding:
-                record = catalogue.by_position[at]
-                bonuses[record.id] += weights.literal * weights.kind[record.kind]
+            found = np.fromiter(holding, np.int64, len(holding))
+            bonus[found] += weights.literal * self._kind_weight[found]
+            given[found] = True
         spoken = _QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
-                bonuses[record_id] += weights.concept * share
+                at = catalogue.positions[record_id]
+                bonus[at] += weights.concept * share
+                given[at] = True
             held = Counter(at for w in words for at in catalogue.holding(candidates, w.encode()))
-            for at, count in held.items():
-                share = count / len(words)
-                record = catalogue.by_position[at]
-                bonuses[record.id] += weights.coverage * share ** 2 * weights.kind[record.kind]
-        return bonuses
+            found = np.fromiter(held, np.int64, len(held))
+            share = np.fromiter(held.values(), np.float64, len(held)) / len(words)
+            bonus[found] += weights.coverage * share ** 2 * self._kind_weight[found]
+            given[found] = True
+        return bonus, given
 
     def _concepts(self, spoken: list[str], subject_words: int) -> dict[str, float]:
         """Rules today's glossary cites for the terms of two words or more a question names
