@@ -33,6 +33,11 @@ def _is_heading(rule: Record) -> bool:
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
 
 
+def _newness(record: Record) -> tuple[str, bool]:
+    """What makes a record its group's leader: the newest edition, then the rules file's own."""
+    return record.edition or "", record.source.startswith("cr-")
+
+
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
                  edition_labels: dict[str, str] | None = None):
@@ -142,6 +147,14 @@ class Catalogue:
         for n, position in enumerate(sorted(range(len(records)),
                                             key=lambda p: (rule_sort_key(records[p].number or ""), records[p].id))):
             self.rule_order_at[position] = n
+        # Each record's group as a number (`group_key`), and how new it is as a rank, where
+        # the rules file's own record is newer than a quotation of the same edition: what
+        # collapsing the ranked records into results reads (`grouping`).
+        group_numbers: dict[tuple, int] = {}
+        self.group_at = np.array([group_numbers.setdefault(self.group_keys[r.id], len(group_numbers))
+                                  for r in records], np.int64)
+        newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
+        self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
         # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:

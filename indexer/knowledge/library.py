@@ -166,15 +166,14 @@ class Library:
         if parsed.empty:
             return answer
         engine_query = self.engine_query(parsed)
-        ranked = []
         if parsed.rule_number:
             ranked, answer["rule_jump"] = self._ranker.rule_jump(parsed)
-        if not ranked:
+        if not answer["rule_jump"]:  # else the rule, its subrules and what quotes it
             ranked = self._ranker.ranked(parsed, engine_query)
             suggestion = self._spelling.did_you_mean(parsed.text)
             if suggestion:
                 answer["did_you_mean"] = suggestion
-                if not ranked:
+                if not len(ranked):
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
                     ranked = self._ranker.ranked(corrected, engine_query)
@@ -183,8 +182,10 @@ class Library:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
-            current = [group for group in groups if not self.catalogue.superseded(group[0])]
-            groups = current or groups
+            current = ~self.catalogue.superseded_at[groups.leaders]
+            if current.any():
+                groups = groups.only(current)
         answer["total"] = len(groups)
-        answer["results"] = [self._results.result(group, engine_query, script) for group in groups[:limit]]
+        answer["results"] = [self._results.result(groups.members(i), engine_query, script)
+                             for i in range(min(limit, len(groups)))]
         return answer

@@ -26,12 +26,11 @@ from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .weights import Weights
 
-# The order of a rule-number answer: the rule, its subrules, then what cites it.
-JUMP_RULE, JUMP_SUBRULE, JUMP_REFERRER = 10.0, 5.0, 1.0
 # Subrules after their keyword's heading rule, in rule order.
 SUBRULE_STEP = 0.001
 
-Ranked = list[tuple[Record, float]]
+# Ranked records: their positions in the catalogue, best first.
+Ranked = np.ndarray
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -123,8 +122,7 @@ class Ranker:
             keep[kept] = True
             docs, scores = docs[keep[docs]], scores[keep[docs]]
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
-        order = np.lexsort((catalogue.rule_order_at[docs], -scores))
-        return [(catalogue.by_position[at], score) for at, score in zip(docs[order].tolist(), scores[order].tolist())]
+        return docs[np.lexsort((catalogue.rule_order_at[docs], -scores))]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
@@ -222,19 +220,19 @@ class Ranker:
         records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
                    if passes(r, parsed.filters)]
         if not records:
-            return [], None
+            return np.zeros(0, np.int64), None
         head = records[0]
         jump = {"number": number, "edition": head.edition, "id": head.id,
                 "title": record_title(head)}
-        ranked = [(r, JUMP_RULE) for r in records]
+        ranked = list(records)
         if parsed.rule_end:
             jump["end"] = parsed.rule_end
             first, last = rule_sort_key(number), rule_sort_key(parsed.rule_end)
-            ranked += [(r, JUMP_RULE) for r in self.catalogue.children(head.parent, head.edition)
+            ranked += [r for r in self.catalogue.children(head.parent, head.edition)
                        if first < rule_sort_key(r.number) <= last and passes(r, parsed.filters)]
-        ranked += [(c, JUMP_SUBRULE) for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
-        seen = {r.id for r, _ in ranked}
+        ranked += [c for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
+        seen = {r.id for r in ranked}
         for r in self.catalogue.referencing(number, head.edition):
             if r.id not in seen and passes(r, parsed.filters):
-                ranked.append((r, JUMP_REFERRER))
-        return ranked, jump
+                ranked.append(r)
+        return np.array([self.catalogue.positions[r.id] for r in ranked], np.int64), jump
