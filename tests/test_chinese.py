@@ -68,3 +68,29 @@ def test_importing_creates_no_converter_and_warm_up_creates_both():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "['s2tw.json', 't2s.json']"
     assert chinese.TO_HANS_CONFIG == "t2s.json" and chinese.TO_HANT_CONFIG == "s2tw.json"
+
+
+def test_short_texts_are_remembered_within_their_budget_and_long_ones_are_not(monkeypatch):
+    """A query's words are converted once however often its analysis and look-ups ask; the
+    memory of them stays within its budget, and a record's long text is never kept."""
+    calls = collections.Counter()
+    real = chinese.convert_same_length
+
+    def counted(text, config):
+        calls[text] += 1
+        return real(text, config)
+
+    monkeypatch.setattr(chinese, "convert_same_length", counted)
+    chinese._short_hans.resize(2000)
+    try:
+        for _ in range(3):
+            assert to_hans("記著乾枯") == "记着干枯" and to_hans("persist") == "persist"
+        assert calls == {"記著乾枯": 1}
+        long_text = "乾枯" * chinese.SHORT_CHARS
+        assert to_hans(long_text) == to_hans(long_text) == "干枯" * chinese.SHORT_CHARS
+        assert calls[long_text] == 2
+        for n in range(200):  # distinct words: the memory empties and starts again
+            assert to_hans(f"乾枯{n}") == f"干枯{n}"
+        assert chinese._short_hans.bytes() <= 2000
+    finally:
+        chinese._short_hans.resize(chinese.SIMPLIFIED_BYTES)

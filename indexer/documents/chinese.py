@@ -28,6 +28,8 @@ import threading
 
 import opencc
 
+from indexer.documents.memo import cleared_when_full
+
 # Han ideographs: CJK Unified Ideographs and Extension A, the compatibility block, and the
 # supplementary planes' extensions. Punctuation and full-width forms are not Han.
 HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
@@ -78,6 +80,15 @@ def convert_same_length(text: str, config: str) -> str:
     return "".join(chars)
 
 
+# Short texts (a query, its words, a glossary form) are remembered in Simplified: a query's
+# text is converted by the analysis of each field, by its glossary look-ups and for its
+# snippets' marks, and glossary forms recur from query to query. Longer texts (a record's,
+# a snippet's) are converted as they come. What those remembered may hold is the process's,
+# shared by every build (Settings' `KB_CACHE_SIMPLIFIED`).
+SHORT_CHARS = 64
+SIMPLIFIED_BYTES = 2 * 2**20
+
+
 def to_hans(text: str) -> str:
     """Simplified form of `text`, one character for each character of `text`.
 
@@ -86,10 +97,17 @@ def to_hans(text: str) -> str:
     characters of `_HANS_FOLD` folded whatever their context."""
     if not HAN_RUN.search(text):
         return text
+    return _short_hans(text) if len(text) <= SHORT_CHARS else _hans(text)
+
+
+def _hans(text: str) -> str:
     out = convert_same_length(text, TO_HANS_CONFIG)
     for traditional, simplified in _HANS_FOLD.items():
         out = out.replace(traditional, simplified)
     return out
+
+
+_short_hans = cleared_when_full(SIMPLIFIED_BYTES)(_hans)
 
 
 def to_hant(text: str) -> str:

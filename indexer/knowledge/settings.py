@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from indexer.documents import references
+from indexer.documents import chinese, references
 from indexer.search import analysis
 from indexer.search.build import DEFAULT_INDEX_ROOT
 from indexer.search.whoosh_engine import CACHE_BYTES
@@ -47,6 +47,7 @@ class CacheSizes:
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys
+    simplified: int = chinese.SIMPLIFIED_BYTES  # the process's: short texts in Simplified
 
 
 @dataclass(frozen=True)
@@ -99,3 +100,4 @@ def size_process_caches(caches: CacheSizes) -> None:
     """Give the process's own caches, shared by every build, their budgets (emptying them)."""
     analysis._stem.resize(caches.stems)
     references.rule_sort_key.resize(caches.rule_numbers)
+    chinese._short_hans.resize(caches.simplified)
