@@ -13,7 +13,7 @@ from whoosh.qparser import QueryParser
 
 from indexer.search import analysis
 from indexer.search.analysis import (
-    UserDictionaryError, bigram_analyzer, load_user_dictionary, set_user_words,
+    UserDictionaryError, bigram_analyzer, load_user_dictionary, same_outside_chinese, set_user_words,
     text_analyzer, user_words, write_user_dictionary,
 )
 from indexer.documents.chinese import to_hans
@@ -186,6 +186,22 @@ def test_bigram_analyzer():
         ("多重", 0, 0, 2), ("重增", 1, 1, 3), ("增幅", 2, 2, 4), ("干", 3, 5, 6)]
     assert texts("乾枯 tapped 702.30a", analyzer=big) == ["干枯", "tap", "702.30a", "702.30"]
     assert texts("乾枯 tapped 702.30a", mode="query", analyzer=big) == ["干枯", "tap", "702.30a"]
+
+
+def test_words_and_bigrams_agree_on_text_without_chinese():
+    """A query's text without Chinese is analysed once for the body and the recall field:
+    every line of the documents, its Chinese taken out, gives both analyzers' the same tokens."""
+    from indexer.documents.chinese import HAN_RUN
+    big = bigram_analyzer()
+    assert same_outside_chinese(ana, big) and same_outside_chinese(big, ana) and same_outside_chinese(ana, ana)
+    assert not same_outside_chinese(ana, analysis.MixedScriptTokenizer("bigrams") | analysis.EnglishFilter())
+    assert not same_outside_chinese(ana, ana | analysis.RuleParentFilter())
+    lines = {HAN_RUN.sub(" ", line) for doc in DOCS.values() for line in doc.splitlines()}
+    assert len(lines) > 300
+    for line in lines:
+        for mode in ("query", "index"):
+            assert texts(line, mode) == texts(line, mode, analyzer=big), line
+    assert texts("多重增幅") != texts("多重增幅", analyzer=big)
 
 
 def test_analyzers_pickle_without_jieba_or_opencc():

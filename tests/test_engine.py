@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from indexer.search.query import parse_query
-from indexer.search.whoosh_engine import _ScoredPostings
+from indexer.documents.memo import entry_bytes
+from indexer.search.schema import FIELD_WEIGHTS
+from indexer.search.whoosh_engine import _ScoredPostings, _clauses_bytes
 
 import judged
 
@@ -76,3 +78,24 @@ def test_a_common_token_finds_nothing_itself_but_ranks_what_rarer_ones_found(cor
     with_common, without = engine.search(both, 1000), engine.search(rare_only, 1000)
     assert {i for i, _ in with_common} == {i for i, _ in without}  # the same documents
     assert [i for i, _ in with_common] != [i for i, _ in without]  # ranked by both words
+
+
+def test_text_without_chinese_is_analysed_once_for_every_field(corpus_library):
+    """Every field's query tokens are its own analyzer's, while a text without Chinese is
+    analysed once for all of them (the recall field's bigrams only cut Chinese)."""
+    engine = corpus_library.engine
+    for text, analyses in (("Tapped persisting creatures 702.30a", 1), ("多重增幅 persisting", 2)):
+        engine._token_cache.cache_clear()
+        for field in FIELD_WEIGHTS:
+            assert engine._tokens(field, text) == engine._analyse_query(field, text), (field, text)
+        assert len(engine._token_cache.cache) == analyses, text
+    assert engine._tokens("grams", "多重增幅") != engine._tokens("body", "多重增幅")
+
+
+def test_remembered_clauses_are_charged_at_least_their_size(corpus_library):
+    queries = [query for _, query, _ in judged.load()] + EXTRA_QUERIES + ["x" * 300 + " 多重增幅" * 40]
+    for text in queries:
+        engine_query = corpus_library.engine_query(parse_query(text))
+        args = (tuple(engine_query.terms), tuple(engine_query.phrases))
+        clauses = corpus_library.engine._make_clauses(*args)
+        assert _clauses_bytes(args, clauses) >= entry_bytes(args, clauses), text

@@ -59,7 +59,7 @@ from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
-    "text_analyzer", "bigram_analyzer",
+    "text_analyzer", "bigram_analyzer", "same_outside_chinese",
     "Segmenter", "segmenter_for", "attach_segmenter",
     "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
     "UserDictionaryError", "warm_up",
@@ -225,6 +225,25 @@ def text_analyzer():
 def bigram_analyzer():
     """The recall analyzer: Chinese character bigrams; everything else as `text_analyzer`."""
     return MixedScriptTokenizer("bigrams") | LowercaseFilter() | EnglishFilter() | RuleParentFilter()
+
+
+def same_outside_chinese(a, b) -> bool:
+    """Whether analyzers `a` and `b` give every text without a Han character the same tokens:
+    their parts are equal but for how their tokenizers cut Chinese runs (`text_analyzer` and
+    `bigram_analyzer`), which only Han characters reach. A query's text without Chinese is
+    then analysed once for both."""
+    parts_a, parts_b = getattr(a, "items", [a]), getattr(b, "items", [b])
+    return len(parts_a) == len(parts_b) and all(x == y or _same_but_chinese(x, y) for x, y in zip(parts_a, parts_b))
+
+
+def _same_but_chinese(x, y) -> bool:
+    """Whether `x` and `y` are MixedScriptTokenizers whose settings differ at most in `chinese`."""
+    if not (isinstance(x, MixedScriptTokenizer) and isinstance(y, MixedScriptTokenizer)):
+        return False
+    x_settings, y_settings = x.__getstate__(), y.__getstate__()
+    x_settings.pop("chinese")
+    y_settings.pop("chinese")
+    return x_settings == y_settings
 
 
 # --- jieba and the user words: segmenters, never part of a pickled analyzer ---

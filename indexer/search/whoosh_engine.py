@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import threading
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
@@ -22,12 +23,13 @@ from whoosh.query import And, AndMaybe, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
+from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 
 from . import marking
-from .analysis import Segmenter, attach_segmenter
+from .analysis import Segmenter, attach_segmenter, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
-from indexer.documents.memo import bounded_cache
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
@@ -49,6 +51,9 @@ RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
+# What a remembered (field, token) term is charged besides its token's characters (at most 4
+# bytes each): the key's tuple, the field's name, a string's header and the weight.
+TERM_BYTES = 56 + 60 + 76 + 24
 
 
 class Clauses(NamedTuple):
@@ -57,6 +62,16 @@ class Clauses(NamedTuple):
     common: dict[tuple[str, str], float]  # too common to match, added to what terms match
     #                                       outside the recall field
     must: list[tuple[str, ...]]  # each phrase's tokens, all required in the body
+
+
+def _clauses_bytes(args: tuple, clauses: Clauses) -> int:
+    """What a query's remembered clauses are charged: at least what `entry_bytes` charges,
+    from their dicts' sizes, number of terms and tokens' lengths, without its walk of every
+    term's key and weight, which cost half as much as making the clauses."""
+    terms, common, must = clauses
+    tokens = sum(TERM_BYTES + 4 * len(tok) for part in (terms, common) for _, tok in part)
+    return (approximate_bytes(args) + sys.getsizeof(clauses) + sys.getsizeof(terms) + sys.getsizeof(common) + tokens
+            + approximate_bytes(must))
 
 
 class _ScoredPostings:
@@ -235,11 +250,15 @@ class WhooshBackend(SearchBackend):
         self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
         for analyzer in self._analyzers.values():
             attach_segmenter(analyzer, segmenter)
-        # Fields with one analyzer (names, title, body) share its tokens: analysed once.
+        # Fields with one analyzer (names, title, body) share its tokens: analysed once; a
+        # text without Chinese has the same tokens in the recall field too.
         self._token_field = {name: next(other for other in FIELD_WEIGHTS if self._analyzers[other] == analyzer)
                              for name, analyzer in self._analyzers.items()}
+        self._han_free_field = {
+            name: next(other for other in FIELD_WEIGHTS if same_outside_chinese(self._analyzers[other], analyzer))
+            for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
-        self._clause_cache = bounded_cache(cache_bytes)(self._make_clauses)
+        self._clause_cache = bounded_cache(cache_bytes, _clauses_bytes)(self._make_clauses)
         # How a query's snippets find its words (`marking.Marker`), for the few queries whose
         # results are being made.
         self._markers = functools.lru_cache(maxsize=RECENT_QUERIES)(self._marker)
@@ -278,7 +297,8 @@ class WhooshBackend(SearchBackend):
     def _tokens(self, field: str, text: str) -> tuple[str, ...]:
         """The query tokens of `text` for one field (cached: glossary expansions and popular
         queries repeat)."""
-        return self._token_cache(self._token_field[field], text)
+        fields = self._token_field if HAN_RUN.search(text) else self._han_free_field
+        return self._token_cache(fields[field], text)
 
     def _analyse_query(self, field: str, text: str) -> tuple[str, ...]:
         tokens: dict[str, None] = {}
