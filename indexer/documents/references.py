@@ -30,16 +30,13 @@ _REF = re.compile(
 # linker's script is sent this pattern so the browser and the server agree).
 REFERENCE_PATTERN = _REF
 _QUERY = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
+_FULLWIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _FULLWIDTH_NUMBER = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} | {"．": ".", "\u3000": " "})
 
 
 def fold_fullwidth(text: str) -> str:
     """Full-width digits, letters and the full-width full stop as ASCII: ７０２．３０ａ -> 702.30a."""
-    return unicodedata.normalize("NFKC", text.translate(_FULLWIDTH_NUMBER)) if _has_fullwidth(text) else text
-
-
-def _has_fullwidth(text: str) -> bool:
-    return any("\uff01" <= ch <= "\uff5e" or ch == "\u3000" for ch in text)
+    return unicodedata.normalize("NFKC", text.translate(_FULLWIDTH_NUMBER)) if _FULLWIDTH.search(text) else text
 
 
 def parse_rule_number(query: str) -> str | None:

@@ -52,7 +52,9 @@ def parse_query(raw: str) -> ParsedQuery:
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query too long: {len(raw)} characters (at most {MAX_QUERY_CHARS})")
     text = unicodedata.normalize("NFC", fold_fullwidth(raw)).replace("\0", " ")
-    text = fix_conversion_errors("".join(ch if ch.isprintable() else " " for ch in text))
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else " " for ch in text)
+    text = fix_conversion_errors(text)
     parsed = ParsedQuery(raw=raw)
     for name, value in _FILTER.findall(text):
         name, value = name.lower(), value.strip().lower()
