@@ -20,29 +20,29 @@ from .catalogue import Catalogue
 class Groups:
     """Ranked records collapsed into groups, in the order of their best-ranked member."""
 
-    def __init__(self, catalogue: Catalogue, leaders: np.ndarray, members: np.ndarray, starts: np.ndarray):
+    def __init__(self, catalogue: Catalogue, leaders: np.ndarray, members: np.ndarray, starts: np.ndarray,
+                 chosen: np.ndarray):
         self._catalogue = catalogue
-        self.leaders = leaders  # each group's representative, by position
+        self._leaders = leaders  # each group's representative, by position
         self._members = members  # every group's members in rank order, one group after another
         self._starts = starts  # where each group's members start in `_members`, and the end
+        self._chosen = chosen  # the groups these are, in order
+        self.leaders = leaders[chosen]
 
     def __len__(self) -> int:
-        return len(self.leaders)
+        return len(self._chosen)
 
     def members(self, i: int) -> list[Record]:
         """The i-th group's records: its leader, then the others in rank order."""
-        lead = int(self.leaders[i])
+        group = self._chosen[i]
+        lead = int(self._leaders[group])
         by_position = self._catalogue.by_position
-        rest = self._members[self._starts[i]:self._starts[i + 1]].tolist()
+        rest = self._members[self._starts[group]:self._starts[group + 1]].tolist()
         return [by_position[lead]] + [by_position[at] for at in rest if at != lead]
 
     def only(self, keep: np.ndarray) -> Groups:
         """The groups where `keep` (one flag a group) is true, in the same order."""
-        kept = np.flatnonzero(keep)
-        starts, sizes = self._starts[kept], self._starts[kept + 1] - self._starts[kept]
-        members = (np.concatenate([self._members[a:a + n] for a, n in zip(starts.tolist(), sizes.tolist())])
-                   if len(kept) else self._members[:0])
-        return Groups(self._catalogue, self.leaders[kept], members, np.concatenate([[0], np.cumsum(sizes)]))
+        return Groups(self._catalogue, self._leaders, self._members, self._starts, self._chosen[keep])
 
 
 class EditionGrouping:
@@ -63,4 +63,5 @@ class EditionGrouping:
         in_rank_order = np.argsort(group, kind="stable")
         starts = np.searchsorted(group[in_rank_order], np.arange(len(first) + 1))
         newest_first = np.lexsort((np.arange(len(ranked)), -catalogue.newness_at[ranked], group))
-        return Groups(catalogue, ranked[newest_first[starts[:-1]]], ranked[in_rank_order], starts)
+        return Groups(catalogue, ranked[newest_first[starts[:-1]]], ranked[in_rank_order], starts,
+                      np.arange(len(first)))
