@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import html
+from typing import Callable
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.memo import cleared_when_full
@@ -27,6 +28,8 @@ LEAD = 100
 UNMARKED = 200
 # Queries whose snippet plan is kept (a page's ten snippets share it).
 RECENT_QUERIES = 32
+# Marks a query's words in a text, given the text's marking form (`SearchBackend.highlighter`).
+Highlight = Callable[[str, "str | None"], "str | None"]
 
 
 def needles(texts: list[str]) -> list[str]:
@@ -63,14 +66,14 @@ class Snippets:
 
     def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
         """Escaped HTML with the matched words marked, and the language it is shown in."""
-        engine_query, prefer_zh, words = self._plan(tuple(engine_query.terms), tuple(engine_query.phrases))
+        highlight, prefer_zh, words = self._plan(tuple(engine_query.terms), tuple(engine_query.phrases))
         blocks = self._blocks(record.id)
         if prefer_zh:
             blocks = sorted(blocks, key=lambda block: not block[0].startswith("zh"))
         for lang, block, form in blocks:
             start = window_start(form, words)
             end = start + WINDOW
-            marked = self.engine.highlight(display(block[start:end], lang, script), engine_query, form[start:end])
+            marked = highlight(display(block[start:end], lang, script), form[start:end])
             if marked:
                 return marked, shown_lang(lang, script)
         lang = blocks[0][0] if blocks else "en"
@@ -85,8 +88,8 @@ class Snippets:
         return tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
                             key=lambda block: (block[0].startswith("zh"), block[0])))
 
-    @staticmethod
-    def _query_plan(terms: tuple, phrases: tuple) -> tuple[EngineQuery, bool, list[str]]:
-        """The query, whether its snippets prefer Chinese text, and the needles they are placed by."""
-        return (EngineQuery(terms=list(terms), phrases=list(phrases)), bool(terms and HAN_RUN.search(terms[0][0])),
-                needles([t for t, _ in terms] + list(phrases)))
+    def _query_plan(self, terms: tuple, phrases: tuple) -> tuple[Highlight, bool, list[str]]:
+        """What marks the query's words (`SearchBackend.highlighter`), whether its snippets
+        prefer Chinese text, and the needles they are placed by."""
+        return (self.engine.highlighter(EngineQuery(terms=list(terms), phrases=list(phrases))),
+                bool(terms and HAN_RUN.search(terms[0][0])), needles([t for t, _ in terms] + list(phrases)))

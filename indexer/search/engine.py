@@ -9,7 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -57,10 +57,11 @@ class SearchBackend(ABC):
         for an index opened without `record_ids`."""
 
     @abstractmethod
-    def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:
-        """`text` as escaped HTML with the matched words in <mark>, or None when nothing matches;
-        `form`, the text in the form the build keeps of it (`indexer.search.marking`), spares
-        converting its script again."""
+    def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
+        """A function that gives a text as escaped HTML with the query's matched words in
+        <mark>, or None when none occurs; its second argument, the text in the form the build
+        keeps of it (`indexer.search.marking`), spares converting its script again. Made once
+        for all of a query's snippets."""
 
     @abstractmethod
     def known_words(self, text: str) -> list[tuple[str, bool]]:

@@ -9,12 +9,11 @@ by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and sco
 tests hold the two together."""
 from __future__ import annotations
 
-import functools
 import json
 import sys
 import threading
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 from whoosh import index
@@ -46,8 +45,6 @@ _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float
 # Every term's scored postings, written with the index: documents, scores, and the table of
 # terms (per field, each token and its number of postings, in the arrays' order).
 POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
-# Queries whose markers are kept (a page's ten snippets mark the same words).
-RECENT_QUERIES = 32
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
@@ -261,7 +258,6 @@ class WhooshBackend(SearchBackend):
         self._clause_cache = bounded_cache(cache_bytes, _clauses_bytes)(self._make_clauses)
         # How a query's snippets find its words (`marking.Marker`), for the few queries whose
         # results are being made.
-        self._markers = functools.lru_cache(maxsize=RECENT_QUERIES)(self._marker)
         self._postings = postings
         self._record_ids = self._ids_by_number(record_ids)
 
@@ -491,18 +487,12 @@ class WhooshBackend(SearchBackend):
                     self._searcher = self._ix.searcher(weighting=WEIGHTING)
         return self._searcher
 
-    def highlight(self, text: str, query: EngineQuery, form: str | None = None) -> str | None:
-        marker = self._markers(tuple(query.terms), tuple(query.phrases))
-        if not marker.words or not text:
-            return None
-        return marker.mark(text, form)
-
-    def _marker(self, terms: tuple, phrases: tuple) -> marking.Marker:
-        """What a query's snippets mark: the body tokens of its terms and phrases."""
+    def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
+        """Marks the body tokens of the query's terms and phrases (`marking.Marker`)."""
         tokens = set()
-        for text in [t for t, _ in terms] + list(phrases):
+        for text in [t for t, _ in query.terms] + list(query.phrases):
             tokens.update(self._tokens("body", text))
-        return marking.Marker(frozenset(tokens))
+        return marking.Marker(frozenset(tokens)).mark
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency
