@@ -10,7 +10,6 @@ then what cites it.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 import numpy as np
 
@@ -189,9 +188,9 @@ class Ranker:
                 at = catalogue.positions[record_id]
                 bonus[at] += weights.concept * share
                 given[at] = True
-            held = Counter(at for w in words for at in catalogue.holding(candidates, w.encode()))
-            found = np.fromiter(held, np.int64, len(held))
-            share = np.fromiter(held.values(), np.float64, len(held)) / len(words)
+            held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
+            found, count = np.unique(np.array(held, np.int64), return_counts=True)
+            share = count / len(words)
             bonus[found] += weights.coverage * share ** 2 * self._kind_weight[found]
             given[found] = True
         return bonus, given
