@@ -182,10 +182,10 @@ class Library:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
-            current = ~self.catalogue.superseded_at[groups.leaders]
-            if current.any():
-                groups = groups.only(current)
+            superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
+            groups = [group for group, old in zip(groups, superseded) if not old] or groups
         answer["total"] = len(groups)
-        answer["results"] = [self._results.result(groups.members(i), engine_query, script)
-                             for i in range(min(limit, len(groups)))]
+        by_position = self.catalogue.by_position
+        answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)
+                             for group in groups[:limit]]
         return answer
