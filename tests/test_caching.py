@@ -102,6 +102,28 @@ def test_pages_and_json_are_compressed_when_accepted(client, encoding, decode):
                                         "If-None-Match": packed.headers["ETag"]}).status_code == 304
 
 
+@pytest.mark.parametrize("url, headers", [
+    ("/api/search?q=persist", {}), ("/?q=persist&script=hans", {}), ("/api/rules/999.9", {}),
+    ("/rules/702.30a", {"Accept": "application/json"}), ("/healthz", {}),
+])
+def test_an_answer_has_the_same_headers_whatever_encoding_the_client_accepts(client, url, headers):
+    """Compression is skipped for a client accepting no encoding, but not what the answer
+    says of itself: the same headers but its encoding and length (and the date Flask-Compress
+    adds), Accept-Encoding in `Vary`."""
+    plain = client.get(url, headers=headers)
+    packed = client.get(url, headers={**headers, "Accept-Encoding": "gzip"})
+    assert plain.vary.as_set() == packed.vary.as_set() and "accept-encoding" in plain.vary.as_set()
+
+    def named(response):
+        return {name: value for name, value in response.headers.items()
+                if name not in ("Content-Encoding", "Content-Length", "Date", "Set-Cookie", "Vary")}
+
+    assert named(plain) == named(packed)
+    if "ETag" in plain.headers:
+        again = client.get(url, headers={**headers, "If-None-Match": plain.headers["ETag"]})
+        assert again.status_code == 304 and again.vary.as_set() == plain.vary.as_set()
+
+
 def _without_timing(body: bytes) -> bytes:
     """An answer without the search time it reports, which differs from one asking to the next."""
     return re.sub(rb"\d+(\.\d+)? ?ms|\"took_ms\":[\d.]+", b"", body)

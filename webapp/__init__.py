@@ -18,7 +18,7 @@ from flask import Flask
 from indexer.knowledge.live import LiveLibrary
 from indexer.knowledge.settings import Settings
 
-from . import caching, respond, templating
+from . import caching, hooks, templating
 from .json_answers import OrjsonProvider
 from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
 
@@ -47,9 +47,9 @@ def create_app(test_config: dict | None = None) -> Flask:
     for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp,
                       offline.bp):
         app.register_blueprint(blueprint)
-    respond.install(app)
     templating.install(app)
     caching.install(app)
+    hooks.install(app)
     from .cli import cli  # here, not at the top: `python -m webapp.cli` must import it only once
 
     app.cli.add_command(cli, "kb")

@@ -22,7 +22,7 @@ from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
-from .respond import add_vary, library, view_script, wants_json
+from .respond import library
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
 # because a new index may be switched in at any time; asking again costs a 304.
@@ -57,13 +57,14 @@ def validator() -> str:
         build = library().folder.name
     except IndexUnavailable:
         build = "none"
-    fmt = "json" if wants_json() else "html"
-    return f"{build}.{view_script() or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
+    fmt = "json" if request.wants_json else "html"
+    return f"{build}.{request.view_script or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
 
 
-def _not_modified():
-    """Before the view: a client that holds this answer's validator gets a 304 at once."""
-    if not _cacheable() or not request.if_none_match:
+def not_modified():
+    """Before the view: a client that holds this answer's validator gets a 304 at once (its
+    `Vary` is added after, as every answer's: webapp.respond.finish)."""
+    if not request.if_none_match or not _cacheable():
         return None
     etag = validator()
     if not request.if_none_match.contains_weak(etag):
@@ -71,36 +72,43 @@ def _not_modified():
     response = Response(status=304)
     response.set_etag(etag, weak=True)
     _lifetime(response)
-    add_vary(response)
     return response
 
 
 def _lifetime(response: Response) -> None:
     # An answer that sets the script cookie is this reader's alone.
     scope = "private" if "Set-Cookie" in response.headers else "public"
-    response.headers["Cache-Control"] = f"{scope}, max-age={ANSWER_SECONDS}"
+    response.headers.add("Cache-Control", f"{scope}, max-age={ANSWER_SECONDS}")  # it has none yet
 
 
-def _validate(response: Response) -> Response:
+def validate(response: Response) -> None:
     """After the view: a successful answer gets its validator, and a lifetime unless its view
     gave one; errors are left as they are."""
-    if _cacheable() and response.status_code == 200:
+    if response.status_code == 200 and _cacheable():
         if "Cache-Control" not in response.headers:
             _lifetime(response)
         response.set_etag(validator(), weak=True)
-        add_vary(response)
-    return response
+
+
+def compress(response: Response) -> Response:
+    """Flask-Compress's work on an answer, for a client that accepts an encoding; a request
+    accepting none needs nothing of it. Every answer varies by Accept-Encoding, compressed or
+    not: its `Vary` names it (webapp.respond.finish writes it)."""
+    request.varies_by("Accept-Encoding")
+    if not request.headers.get("Accept-Encoding"):
+        return response
+    return current_app.extensions["kb.compress"].after_request(response)
 
 
 def install(app: Flask) -> None:
+    """The settings of validators, lifetimes and compression; the hooks that apply them are
+    webapp.hooks'."""
     app.config.setdefault("CODE_VERSION", code_version())
     if app.config.get("SEND_FILE_MAX_AGE_DEFAULT") is None:  # Flask's default: no lifetime
         app.config["SEND_FILE_MAX_AGE_DEFAULT"] = STATIC_SECONDS
     app.config.setdefault("COMPRESS_ALGORITHM", ["zstd", "br", "gzip"])
     app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/css", "application/json",
                                                  "application/javascript", "text/javascript"])
-    # Compress runs its after-request hook last (hooks run in reverse order of installing),
-    # so it sees the validator and the final body.
-    Compress(app)
-    app.before_request(_not_modified)
-    app.after_request(_validate)
+    # Compression runs in webapp.hooks' after-request hook, after the validator.
+    app.config["COMPRESS_REGISTER"] = False
+    app.extensions["kb.compress"] = Compress(app)

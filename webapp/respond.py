@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode, urlsplit
 
-from flask import Flask, abort, current_app, g, jsonify, make_response, redirect, render_template, request
+from flask import Request, abort, current_app, g, jsonify, make_response, redirect, render_template, request
 from werkzeug.datastructures import MultiDict
+from werkzeug.utils import cached_property
 
 from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
@@ -27,6 +28,12 @@ CONTENT_SECURITY_POLICY = "; ".join([
     "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'",
     "frame-ancestors 'none'",
 ])
+SECURITY_HEADERS = (("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "strict-origin-when-cross-origin"),
+                    ("X-Frame-Options", "DENY"))
+POLICY_AND_SECURITY_HEADERS = (("Content-Security-Policy", CONTENT_SECURITY_POLICY), *SECURITY_HEADERS)
+CORS_HEADERS = (("Access-Control-Allow-Origin", "*"),)
+PREFLIGHT_HEADERS = (*CORS_HEADERS, ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                     ("Access-Control-Allow-Headers", "Content-Type"), ("Access-Control-Max-Age", "86400"))
 
 
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
@@ -36,23 +43,53 @@ MAX_ADDRESS_BYTES = 4096
 JSON_ONLY = ("/api/", "/healthz")
 
 
+class AnswerRequest(Request):
+    """Flask's request, with what its answer is chosen by worked out once: views, templates,
+    the validator (webapp.caching) and the response hooks each ask, several times a request."""
+
+    @cached_property
+    def vary(self) -> list[str]:
+        """The request headers this answer was chosen by, in the order they were read: its
+        `Vary` (see `finish`)."""
+        return []
+
+    def varies_by(self, header: str) -> None:
+        if header not in self.vary:
+            self.vary.append(header)
+
+    @cached_property
+    def wants_json(self) -> bool:
+        """`/api/...` and `.json` addresses, `?format=json`, or an Accept header preferring
+        JSON (the answer then varies by it)."""
+        path = self.path
+        if path.startswith(JSON_ONLY) or path.endswith(".json"):
+            return True
+        if self.method == "GET":
+            fmt = self.args.get("format")
+            if fmt in ANSWER_FORMATS:
+                return fmt == "json"
+        self.varies_by("Accept")
+        return self.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
+
+    @cached_property
+    def asked_script(self) -> str | None:
+        """The Chinese script the reader asked for: `?script=`, else the cookie; None when
+        neither names one."""
+        value = self.args.get("script")
+        if not value:
+            self.varies_by("Cookie")
+            value = self.cookies.get(SCRIPT_COOKIE)
+        return value if value in SCRIPTS else None
+
+    @cached_property
+    def view_script(self) -> str | None:
+        """The script of this request's answer: JSON defaults to the text as written, pages
+        to Traditional."""
+        return self.asked_script or (None if self.wants_json else DEFAULT_PAGE_SCRIPT)
+
+
 def wants_json() -> bool:
-    if request.path.startswith(JSON_ONLY) or request.path.endswith(".json"):
-        return True
-    if request.method == "GET" and request.args.get("format") in ANSWER_FORMATS:
-        return request.args["format"] == "json"
-    _varies_by("Accept")
-    return request.accept_mimetypes.best_match(["text/html", "application/json"]) == "application/json"
-
-
-def _varies_by(header: str) -> None:
-    """Notes that this answer depends on a request header, for its `Vary` (see `add_vary`)."""
-    g.setdefault("vary", set()).add(header)
-
-
-def add_vary(response) -> None:
-    """Names in `Vary` exactly the request headers this answer was chosen by."""
-    response.vary.update(g.get("vary", ()))
+    return request.wants_json
 
 
 def without_json_suffix(value: str) -> str:
@@ -70,24 +107,20 @@ def respond(template: str, payload: dict, **page):
 def library() -> Library:
     """The library this request uses, fixed for the whole request (a rebuild that switches
     the index mid-request is seen by the next request). Raises IndexUnavailable."""
-    if "library" not in g:
+    found = g.get("library")
+    if found is None:
         with current_app.extensions["kb.library.lock"]:
-            g.library = current_app.extensions["kb.library"].get()
-    return g.library
+            found = g.library = current_app.extensions["kb.library"].get()
+    return found
 
 
 def reader_script(default: str | None = DEFAULT_PAGE_SCRIPT) -> str | None:
-    """The Chinese script the reader asked for: `?script=`, else the cookie, else `default`.
-    JSON answers default to the text as written; pages to Traditional."""
-    value = request.args.get("script")
-    if not value:
-        _varies_by("Cookie")
-        value = request.cookies.get(SCRIPT_COOKIE)
-    return value if value in SCRIPTS else default
+    """The Chinese script the reader asked for (`AnswerRequest.asked_script`), else `default`."""
+    return request.asked_script or default
 
 
 def view_script() -> str | None:
-    return reader_script(None if wants_json() else DEFAULT_PAGE_SCRIPT)
+    return request.view_script
 
 
 def int_arg(name: str, default: int) -> int:
@@ -100,7 +133,7 @@ def int_arg(name: str, default: int) -> int:
     return int(value)
 
 
-def _check_common_args() -> None:
+def check_common_args() -> None:
     """`format` and `script` mean the same on every GET; a bad value is a clear 400. An
     address longer than MAX_ADDRESS_BYTES is a 414 in the error shape (scripts/serve lets
     gunicorn pass request lines up to twice as long, so its own page is seldom what answers)."""
@@ -117,22 +150,25 @@ def _check_common_args() -> None:
         abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")
 
 
-def _finish(response):
+def finish(response):
+    """What every answer carries: its `Vary`, the security policy and headers, CORS for the
+    API, a local `Location`, and the script cookie when `?script=` chose another one."""
     headers = response.headers
-    headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    headers["X-Content-Type-Options"] = "nosniff"
-    headers["Referrer-Policy"] = "strict-origin-when-cross-origin"
-    headers["X-Frame-Options"] = "DENY"
+    if "Vary" in headers:  # the view's own, or Flask-Compress's
+        response.vary.update(request.vary)
+    elif request.vary:
+        headers.add("Vary", ", ".join(request.vary))
+    # Added, not set: no view gives these but the policy (which it keeps), and setting a
+    # header searches every header of the answer first.
+    added = SECURITY_HEADERS if "Content-Security-Policy" in headers else POLICY_AND_SECURITY_HEADERS
+    method = request.method
     if request.path.startswith("/api/"):
-        headers["Access-Control-Allow-Origin"] = "*"
-        if request.method == "OPTIONS":
-            headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
-            headers["Access-Control-Allow-Headers"] = "Content-Type"
-            headers["Access-Control-Max-Age"] = "86400"
-    add_vary(response)
+        added += PREFLIGHT_HEADERS if method == "OPTIONS" else CORS_HEADERS
+    for name, value in added:
+        headers.add(name, value)
     if "Location" in headers:
         headers["Location"] = local_address(headers["Location"])
-    script = request.args.get("script") if request.method == "GET" else None
+    script = request.args.get("script") if method == "GET" else None
     if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script:
         response.set_cookie(SCRIPT_COOKIE, script, max_age=SCRIPT_COOKIE_SECONDS, samesite="Lax",
                             httponly=True, secure=request.is_secure)
@@ -157,11 +193,6 @@ def local_address(url: str) -> str:
     parts = urlsplit(url)
     path = "/" + parts.path.lstrip("/\\")
     return f"{path}?{parts.query}" if parts.query else path
-
-
-def install(app: Flask) -> None:
-    app.before_request(_check_common_args)
-    app.after_request(_finish)
 
 
 def record_in_path(value: str, kind: str, noun: str):

@@ -34,16 +34,22 @@ def with_url(library: Library, item: dict) -> dict:
 
 
 def addressed(library: Library, answer: dict) -> dict:
-    """A search answer with the address of every record it names: each result, its subrules
-    and other editions, the rule jump and the suggestions."""
+    """A search answer with the address of every record it names: each result (its `url`
+    after its own fields), its subrules and other editions, the rule jump and the
+    suggestions."""
     out = dict(answer)
-    out["results"] = [
-        {**with_url(library, {k: v for k, v in r.items() if k not in _LISTS}),
-         **{k: [with_url(library, item) for item in r[k]] for k in _LISTS}}
-        for r in answer["results"]
-    ]
+    out["results"] = [_addressed_result(library, r) for r in answer["results"]]
     if answer.get("rule_jump"):
         out["rule_jump"] = with_url(library, answer["rule_jump"])
     if answer.get("suggestions"):
         out["suggestions"] = [with_url(library, s) for s in answer["suggestions"]]
+    return out
+
+
+def _addressed_result(library: Library, result: dict) -> dict:
+    out = dict(result)  # a copy (answers are shared) with the lists moved after the url
+    lists = [(key, out.pop(key)) for key in _LISTS]
+    out["url"] = record_url(library.records[result["id"]])
+    for key, items in lists:
+        out[key] = [with_url(library, item) for item in items]
     return out

@@ -20,20 +20,21 @@ def search():
     every record it names, as JSON or as the results page."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    script = view_script()
+    lib, script = library(), view_script()
     if q.strip():
-        answer = addressed(library(), add_hints(library(), library().search(q, limit=limit, script=script), limit, script))
+        answer = addressed(lib, add_hints(lib, lib.search(q, limit=limit, script=script), limit, script))
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "official": None, "suggestions": []}
     more = min(limit * 2, MAX_LIMIT) if answer["total"] > limit and limit < MAX_LIMIT else None
-    return respond("search.html", answer, more_limit=more, newest_edition=library().newest_edition)
+    return respond("search.html", answer, more_limit=more, newest_edition=lib.newest_edition)
 
 
 def _suggestions() -> tuple[str, list[dict]]:
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
-    return q, [with_url(library(), s) for s in library().suggest(q, limit=limit, script=view_script())]
+    lib = library()
+    return q, [with_url(lib, s) for s in lib.suggest(q, limit=limit, script=view_script())]
 
 
 @bp.get("/api/suggest")

@@ -1,0 +1,29 @@
+"""The request hooks: one before every view and one after every answer, so the order of what
+they do is written in one place (Flask runs after-request hooks in the reverse order they
+were installed in, and each hook costs its own dispatch on every request)."""
+from __future__ import annotations
+
+from flask import Flask, Response
+
+from .caching import compress, not_modified, validate
+from .respond import AnswerRequest, check_common_args, finish
+
+
+def before() -> Response | None:
+    """The arguments every address shares are checked (400, 414), then a client that holds
+    the answer already gets its 304 without the view running."""
+    check_common_args()
+    return not_modified()
+
+
+def after(response: Response) -> Response:
+    """The validator and lifetime, compression, then what every answer carries (its security
+    headers, `Vary` and the script cookie)."""
+    validate(response)
+    return finish(compress(response))
+
+
+def install(app: Flask) -> None:
+    app.request_class = AnswerRequest
+    app.before_request(before)
+    app.after_request(after)
