@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from webapp.linkify import FORMATS, LibraryResolver, linkify
+from webapp.linkify import FORMATS, MAX_OPEN, LibraryResolver, linkify
 
 SMALL_BYTES = 4_000
 GROWTH = 16
@@ -72,6 +72,7 @@ def growth_ratio(piece_text: str, fmt: str, resolver) -> float:
 @example(piece_text="<http:")
 @example(piece_text="<a ='")
 @example(piece_text="<a \">")
+@example(piece_text="<a><pre>[a]:")
 def test_linking_time_grows_linearly_with_the_post(fmt, piece_text):
     ratio = growth_ratio(piece_text, fmt, _Resolver())
     assert ratio < ALLOWED_RATIO, f"{fmt} {piece_text!r}: {GROWTH}x the text took {ratio:.0f}x the time"
@@ -82,6 +83,14 @@ def test_the_real_library_links_a_hostile_post_in_linear_time(library):
     post = "`` [a= <a> <a b= 702.30a [[留存]] "
     for fmt in FORMATS:
         assert growth_ratio(post, fmt, LibraryResolver(library)) < ALLOWED_RATIO
+
+
+def test_elements_nested_deeper_than_the_limit_are_shown_as_text():
+    """Past MAX_OPEN open elements a tag is text (nh3 then has no deep nesting to look
+    through), and every element opened is closed."""
+    out = linkify("<pre>" * (MAX_OPEN + 5) + "x" + "</pre>" * (MAX_OPEN + 5), "html", _Resolver()).text
+    assert out.count("<pre>") == out.count("</pre>") == MAX_OPEN
+    assert out.count("&lt;pre&gt;") == out.count("&lt;/pre&gt;") == 5
 
 
 @pytest.mark.parametrize("text", ["hi <![ 702.30a", "<!", "<?", "<!--", "</", "<a \"", "<a href='x", "&#x110000;",

@@ -93,6 +93,10 @@ VOID = {"br", "hr"}
 NO_LINKS_INSIDE = {"a", "code", "pre", "kbd", "samp"}
 # Escaped elements whose text is code or a form value, never prose: not linked either.
 RAW_TEXT = {"script", "style", "textarea", "title", "xmp", "noscript"}
+# Elements open at once, at most: a deeper one is shown as text. The HTML sanitiser (nh3's
+# html5ever) looks through the open elements for each new one, so a post of n nested <pre>
+# took it time in n squared; no post needs more than a few levels.
+MAX_OPEN = 32
 SAFE_SCHEMES = {"", "http", "https", "mailto"}
 
 
@@ -275,7 +279,7 @@ class _Sanitizer:
             self.end(name, written)
             return m.end()
         attrs = m.group("attrs")
-        if name not in ALLOWED:
+        if name not in ALLOWED or (name not in VOID and len(self.open) >= MAX_OPEN):
             self.out.append(html.escape(written))
             if name not in RAW_TEXT:
                 return m.end()
