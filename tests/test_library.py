@@ -2,6 +2,7 @@
 phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
+from indexer.search.folding import fold_key
 from indexer.search.query import QueryError, parse_query
 
 
@@ -173,6 +174,19 @@ def test_by_name_prefers_cards_then_planes_then_terms(corpus_library):
 def test_suggestions_in_the_readers_script(corpus_library):
     assert "夺魂红帽客" in [s["text"] for s in corpus_library.suggest("奪魂", script="hans")]
     assert "奪魂紅帽客" in [s["text"] for s in corpus_library.suggest("夺魂", script="hant")]
+
+
+@pytest.mark.parametrize("typed, names_redcap", [
+    ("m", None), ("Murderous Redca", True), ("MURDEROUS REDCAP", True), ("murderous redcaq", False),
+    ("奪魂紅", False), ("\uffff", False), ("zzzz", False),
+])
+def test_suggestions_are_the_names_starting_with_what_was_typed_shortest_first(corpus_library, typed, names_redcap):
+    found = corpus_library.suggest(typed, limit=50)
+    folded = [fold_key(s["text"]) for s in found]
+    assert all(text.startswith(fold_key(typed)) for text in folded)
+    assert [len(text) for text in folded] == sorted(len(text) for text in folded)
+    if names_redcap is not None:
+        assert any(s["text"] == "Murderous Redcap" for s in found) == names_redcap
 
 
 def test_did_you_mean_keeps_the_writers_capitals(corpus_library):

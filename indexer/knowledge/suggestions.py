@@ -6,6 +6,7 @@ prefix in any script finds them; rule numbers come from the catalogue.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
@@ -17,6 +18,9 @@ from .display import display, display_title
 
 MAX_CHARS = 100
 _NUMBER_PREFIX = re.compile(r"\d{1,3}(\.\d*[a-z]?)?")
+# `text + _LAST_CHARACTER` sorts after every name starting with `text` (a noncharacter no
+# name holds).
+_LAST_CHARACTER = "\U0010ffff"
 
 
 class Suggestions:
@@ -42,6 +46,10 @@ class Suggestions:
                 for title in r.title.values():
                     entries[fold_key(title), title, "rule", today.id] = None
         self._entries = sorted(entries, key=lambda s: (len(s[0]), s[0]))
+        # Their positions in that order, sorted by folded text, in which the entries starting
+        # with what was typed are one run: found by bisection, not by reading every entry.
+        self._by_folded = sorted(range(len(self._entries)), key=lambda i: self._entries[i][0])
+        self._folded = [self._entries[i][0] for i in self._by_folded]
 
     def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
         """Names, titles and rule numbers that start with what was typed (any script), Chinese
@@ -56,10 +64,12 @@ class Suggestions:
             numbers = sorted((n for n in self.catalogue.by_number if n.startswith(number_prefix)), key=rule_sort_key)
             return [{"text": display_title(head, script), "kind": "rule", "id": head.id}
                     for head in (self.catalogue.rule_records(n)[0] for n in numbers[:limit])]
+        run = self._by_folded[bisect_left(self._folded, key):bisect_left(self._folded, key + _LAST_CHARACTER)]
         out, seen = [], set()
-        for folded, shown, kind, record_id in self._entries:
+        for position in sorted(run):
+            _, shown, kind, record_id = self._entries[position]
             shown = display(shown, "zh_hans" if script == "hant" else "zh_hant", script)
-            if folded.startswith(key) and (fold_key(shown), kind) not in seen:
+            if (fold_key(shown), kind) not in seen:
                 seen.add((fold_key(shown), kind))
                 out.append({"text": shown, "kind": kind, "id": record_id})
                 if len(out) >= limit:
