@@ -49,6 +49,14 @@ for line in sys.stdin:
 """
 
 
+def export(rev: str, tree: Path) -> Path:
+    """The files of git revision `rev` in `tree` (a new folder)."""
+    tree.mkdir()
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    return tree
+
+
 def _worker(tree: Path, folder: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     return subprocess.Popen([sys.executable, "-c", WORKER, str(folder), WARM_UP_QUERY], cwd=tree, env=env,
@@ -63,10 +71,7 @@ def compare(rev: str, count: int, rules: bool) -> str:
         work = Path(work)
         build_records(result, work / "index")
         folder = current_folder(work / "index")
-        before_tree = work / "before"
-        before_tree.mkdir()
-        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(before_tree)], input=archive, check=True)
+        before_tree = export(rev, work / "before")
         workers = {f"before ({rev})": _worker(before_tree, folder), "after (working tree)": _worker(ROOT, folder)}
         times: dict[str, list[list[float]]] = {name: [] for name in workers}
         try:
