@@ -49,6 +49,20 @@ def test_the_validator_differs_by_script_and_format(client):
     assert client.get("/api/search?q=persist", headers={"If-None-Match": hant}).status_code == 200
 
 
+@pytest.mark.parametrize("url", ["/api/search?q=persist&script=hans", "/?q=persist&script=hans"])
+def test_an_answer_that_sets_the_script_cookie_is_private(client, url):
+    """A shared cache must not keep an answer with the reader's Set-Cookie (nor its 304)."""
+    first = client.get(url)
+    assert "script=hans" in first.headers["Set-Cookie"]
+    assert first.headers["Cache-Control"].startswith("private")
+    fresh = client.application.test_client()  # no cookie yet, holding the validator
+    again = fresh.get(url, headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and "Set-Cookie" in again.headers
+    assert again.headers["Cache-Control"].startswith("private")
+    # Once the cookie holds the script, the same address sets nothing and may be shared.
+    assert client.get(url).headers["Cache-Control"].startswith("public")
+
+
 def test_a_stale_validator_gets_the_whole_answer(client):
     response = client.get("/api/search?q=persist", headers={"If-None-Match": 'W/"20000101T000000-000000000000.asis.json.x"'})
     assert response.status_code == 200
@@ -111,7 +125,9 @@ def test_an_answer_has_the_same_headers_whatever_encoding_the_client_accepts(cli
     says of itself: the same headers but its encoding and length (and the date Flask-Compress
     adds), Accept-Encoding in `Vary`."""
     plain = client.get(url, headers=headers)
-    packed = client.get(url, headers={**headers, "Accept-Encoding": "gzip"})
+    # A client of its own: the first answer may have set the script cookie, which changes the
+    # next answer's (Cache-Control: private only while it sets it).
+    packed = client.application.test_client().get(url, headers={**headers, "Accept-Encoding": "gzip"})
     assert plain.vary.as_set() == packed.vary.as_set() and "accept-encoding" in plain.vary.as_set()
 
     def named(response):

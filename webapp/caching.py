@@ -22,7 +22,7 @@ from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
-from .respond import library
+from .respond import library, new_script_cookie
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
 # because a new index may be switched in at any time; asking again costs a 304.
@@ -76,8 +76,9 @@ def not_modified():
 
 
 def _lifetime(response: Response) -> None:
-    # An answer that sets the script cookie is this reader's alone.
-    scope = "private" if "Set-Cookie" in response.headers else "public"
+    # An answer that sets the script cookie (webapp.respond.finish, which runs after this) is
+    # this reader's alone: a shared cache must not hand the cookie to others.
+    scope = "private" if new_script_cookie() else "public"
     response.headers.add("Cache-Control", f"{scope}, max-age={ANSWER_SECONDS}")  # it has none yet
 
 

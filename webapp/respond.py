@@ -168,11 +168,18 @@ def finish(response):
         headers.add(name, value)
     if "Location" in headers:
         headers["Location"] = local_address(headers["Location"])
-    script = request.args.get("script") if method == "GET" else None
-    if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script:
+    script = new_script_cookie()
+    if script is not None:
         response.set_cookie(SCRIPT_COOKIE, script, max_age=SCRIPT_COOKIE_SECONDS, samesite="Lax",
                             httponly=True, secure=request.is_secure)
     return response
+
+
+def new_script_cookie() -> str | None:
+    """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
+    than the cookie holds (None: no cookie set)."""
+    script = request.args.get("script") if request.method == "GET" else None
+    return script if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script else None
 
 
 def same_view_url(args: dict, **view_args) -> str:
