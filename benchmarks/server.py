@@ -1,8 +1,8 @@
 """The one harness that runs a server on a loopback port, for the benchmarks and the tests:
-`scripts/serve` as an operator runs it (it builds the index, then execs gunicorn), or gunicorn
-directly with the real app (`webapp.wsgi:app`) or the minimal endpoint
-(`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT. Started in its own
-process group, stopped with it; its output goes to a log file.
+`scripts/serve` as an operator runs it (it builds the index, then execs gunicorn), its gunicorn
+alone (`Server.production`), or plain gunicorn with the real app (`webapp.wsgi:app`) or the
+minimal endpoint (`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT.
+Started in its own process group, stopped with it; its output goes to a log file.
 
 Only 127.0.0.1 is ever bound or contacted.
 """
@@ -27,6 +27,7 @@ HOST = "127.0.0.1"
 REAL_APP = "webapp.wsgi:app"
 MINIMAL_APP = "benchmarks.minimal_app:app"
 SERVE = ROOT / "scripts" / "serve"
+GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 120.0
 
 
@@ -71,14 +72,22 @@ class Server:
 
     @classmethod
     def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
-                 log: Path | None = None) -> "Server":
-        argv = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{HOST}:{port}",
+                 log: Path | None = None, config: Path | None = None) -> "Server":
+        """gunicorn's defaults (sync workers) but for the options given, or a config file's."""
+        argv = [sys.executable, "-m", "gunicorn", *(["--config", str(config)] if config else []),
+                "--workers", str(workers), "--bind", f"{HOST}:{port}",
                 "--graceful-timeout", "5", *(["--preload"] if preload else []), app]
         return cls(app, argv, index_root, port, log)
 
     @classmethod
     def real_app(cls, index_root: Path, port: int, **kw) -> "Server":
         return cls.gunicorn(REAL_APP, index_root, port, **kw)
+
+    @classmethod
+    def production(cls, index_root: Path, port: int, workers: int = 2, log: Path | None = None) -> "Server":
+        """The real app as `scripts/serve` runs it (deploy/gunicorn.conf.py: its worker class and
+        settings), without building an index first."""
+        return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF)
 
     @classmethod
     def minimal_app(cls, index_root: Path, port: int, **kw) -> "Server":

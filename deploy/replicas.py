@@ -1,8 +1,8 @@
 """App replicas behind nginx on one machine: start them, kill and restart one, and roll a new
 index artifact to all of them without a client ever seeing an older index after a newer one.
 
-Each replica is a gunicorn server (as scripts/serve runs it) with an index root of its own,
-as on a machine of its own: an index artifact (a build folder, whose name is its id) is copied
+Each replica is gunicorn as scripts/serve runs it (deploy/gunicorn.conf.py) with an index
+root of its own, as on a machine of its own: an index artifact (a build folder, whose name is its id) is copied
 into every root, then switched to. nginx (deploy/nginx.conf) balances between them.
 
 Rolling a new index keeps answers monotonic. While both an old and a new replica take traffic
@@ -54,7 +54,7 @@ class Replica:
         self.server: Server | None = None
 
     def start(self) -> None:
-        self.server = Server.real_app(self.root, self.port, workers=self.workers)
+        self.server = Server.production(self.root, self.port, workers=self.workers)
         self.server.check_index()
 
     def stop(self, kill: bool = False) -> None:

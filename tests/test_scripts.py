@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import runpy
 import shutil
 import subprocess
 import time
@@ -19,8 +20,7 @@ from browser_support import ROOT, SERVE, live_server, start_server, stop_server,
 # Two threaded workers, the app loaded once before they fork.
 # How often the worker count is read, half a second apart, before it must be two.
 WORKER_CHECKS = 20
-GUNICORN = ("gunicorn --workers 2 --worker-class webapp.serving.Worker --threads 16 --keep-alive 5 --limit-request-line 8190 "
-            "--preload")
+GUNICORN = f"gunicorn --config {ROOT}/deploy/gunicorn.conf.py"
 
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:
@@ -45,6 +45,9 @@ def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
         "serve": f"{GUNICORN} --bind 127.0.0.1:8000 webapp.wsgi:app",
         "url": "http://127.0.0.1:8000/",
     }
+    settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    assert {k: settings[k] for k in ("workers", "worker_class", "threads", "preload_app")} == \
+        {"workers": 2, "worker_class": "webapp.serving.Worker", "threads": 16, "preload_app": True}
 
 
 def test_port_from_environment_and_option_overrides_it():

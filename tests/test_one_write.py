@@ -1,0 +1,113 @@
+"""A response's head goes out in the same write as its body (webapp/serving.py `Worker`).
+
+gunicorn writes the head and the body with two `sendall`s; a replica killed between them
+leaves nginx a head it has already passed on to the client and no body, a cut answer it can
+no longer retry on another replica. These tests run the worker's own request handling
+(gunicorn's parser and response over a socket pair) with a connection socket that records
+every write.
+"""
+from __future__ import annotations
+
+import socket
+
+import pytest
+from gunicorn.config import Config
+from gunicorn.glogging import Logger
+from gunicorn.workers.gthread import TConn
+
+from webapp.serving import Worker
+
+BODY = b'{"answer": "' + b"x" * 600 + b'"}'
+
+
+class Recording:
+    """A connection's socket that records each write before making it."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock, self.writes = sock, []
+
+    def sendall(self, data) -> None:
+        self.writes.append(bytes(data))
+        self.sock.sendall(data)
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+def app(environ, start_response):
+    if environ["PATH_INFO"] == "/broken":
+        raise RuntimeError("the app failed before answering")
+    status = "304 Not Modified" if environ["PATH_INFO"] == "/unchanged" else "200 OK"
+    start_response(status, [("Content-Type", "application/json"), ("Content-Length", str(len(BODY)))])
+    return [BODY]
+
+
+@pytest.fixture
+def worker():
+    cfg = Config()
+    cfg.set("keepalive", 5)
+    worker = Worker(0, 0, [], None, 30, cfg, Logger(cfg))
+    worker.wsgi = app
+    yield worker
+    worker.tmp.close()
+
+
+@pytest.fixture
+def connection(worker):
+    """(conn, its recording socket, the client's end) of one connection to the worker."""
+    server, client = socket.socketpair()
+    conn = TConn(worker.cfg, server, ("127.0.0.1", 40000), ("127.0.0.1", 8000))
+    conn.sock = Recording(server)
+    yield conn, conn.sock, client
+    server.close()
+    client.close()
+
+
+def handle(worker, conn, client, request: bytes) -> bool:
+    client.sendall(request)
+    conn.init()
+    return worker.handle_request(next(conn.parser), conn)
+
+
+def received(client, size: int) -> bytes:
+    data = b""
+    client.settimeout(5)
+    while len(data) < size:
+        data += client.recv(65536)
+    return data
+
+
+def test_head_and_body_go_out_in_one_write_and_the_kept_alive_socket_is_the_connections(worker, connection):
+    conn, recording, client = connection
+    kept_alive = handle(worker, conn, client, b"GET /api/search?q=persist HTTP/1.1\r\nHost: kb\r\n\r\n")
+    assert kept_alive and conn.sock is recording
+    [write] = recording.writes
+    head, body = write.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: keep-alive" in head
+    assert body == BODY
+    assert received(client, len(write)) == write
+
+    # The next request on the kept-alive connection is answered in one write as well.
+    conn.initialized = False
+    assert handle(worker, conn, client, b"GET /healthz HTTP/1.1\r\nHost: kb\r\n\r\n")
+    assert len(recording.writes) == 2 and recording.writes[1].endswith(b"\r\n\r\n" + BODY)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"HEAD /api/search?q=persist HTTP/1.1\r\nHost: kb\r\n\r\n",
+    b"GET /unchanged HTTP/1.1\r\nHost: kb\r\n\r\n",
+], ids=["HEAD", "304"])
+def test_a_head_without_a_body_is_written_when_the_request_ends(worker, connection, request_bytes):
+    conn, recording, client = connection
+    assert handle(worker, conn, client, request_bytes)
+    assert conn.sock is recording
+    [write] = recording.writes
+    assert write.startswith(b"HTTP/1.1 ") and write.endswith(b"\r\n\r\n") and BODY not in write
+    assert received(client, len(write)) == write
+
+
+def test_an_app_that_fails_before_answering_leaves_the_connections_socket_for_the_error(worker, connection):
+    conn, recording, client = connection
+    with pytest.raises(RuntimeError):
+        handle(worker, conn, client, b"GET /broken HTTP/1.1\r\nHost: kb\r\n\r\n")
+    assert conn.sock is recording and recording.writes == []
