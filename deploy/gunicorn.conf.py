@@ -4,9 +4,11 @@
 Two workers forked after `preload_app` has loaded the app, the index and the analysis once
 in the master. The workers are `webapp.serving.Worker`, gunicorn's threaded worker whose
 poller reads each request whole before one of its sixteen threads takes it, and which writes
-a response's head in the same write as its body (webapp/serving.py). An idle kept-alive
-connection is closed after 5 s. Request lines up to 8190 bytes reach the app, which answers
-a too-long address (over 4096) with a 414.
+a response's head in the same write as the first part of its body (webapp/serving.py); a
+static file's too, read and written like any body instead of by `sendfile`, which would
+follow the head in a write of its own. An idle kept-alive connection is closed after 5 s.
+Request lines up to 8190 bytes reach the app, which answers a too-long address (over 4096)
+with a 414.
 
 The address to bind, and the worker count of a replica, are given on the command line, which
 takes precedence over this file.
@@ -17,3 +19,4 @@ threads = 16
 keepalive = 5
 limit_request_line = 8190
 preload_app = True
+sendfile = False
