@@ -73,9 +73,10 @@ class Server:
     @classmethod
     def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
                  log: Path | None = None, config: Path | None = None) -> "Server":
-        """gunicorn's defaults (sync workers) but for the options given, or a config file's."""
+        """gunicorn's defaults (sync workers) but for the options given, or a config file's;
+        without the control socket, whose one path a user's servers would share."""
         argv = [sys.executable, "-m", "gunicorn", *(["--config", str(config)] if config else []),
-                "--workers", str(workers), "--bind", f"{HOST}:{port}",
+                "--workers", str(workers), "--bind", f"{HOST}:{port}", "--no-control-socket",
                 "--graceful-timeout", "5", *(["--preload"] if preload else []), app]
         return cls(app, argv, index_root, port, log)
 

@@ -10,6 +10,11 @@ follow the head in a write of its own. An idle kept-alive connection is closed a
 Request lines up to 8190 bytes reach the app, which answers a too-long address (over 4096)
 with a 414.
 
+gunicorn's control socket (for `gunicornc`) is off: its default path is one per user
+($HOME/.gunicorn/gunicorn.ctl), so every instance on a machine, two replicas included, would
+take it over from the one before, and a command meant for one would reach another. Workers are
+managed by signals, as deploy/replicas.py and scripts/serve do.
+
 The address to bind, and the worker count of a replica, are given on the command line, which
 takes precedence over this file.
 """
@@ -20,3 +25,4 @@ keepalive = 5
 limit_request_line = 8190
 preload_app = True
 sendfile = False
+control_socket_disable = True

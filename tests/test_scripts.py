@@ -46,8 +46,9 @@ def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
         "url": "http://127.0.0.1:8000/",
     }
     settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
-    assert {k: settings[k] for k in ("workers", "worker_class", "threads", "preload_app")} == \
-        {"workers": 2, "worker_class": "webapp.serving.Worker", "threads": 16, "preload_app": True}
+    assert {k: settings[k] for k in ("workers", "worker_class", "threads", "preload_app", "control_socket_disable")} == \
+        {"workers": 2, "worker_class": "webapp.serving.Worker", "threads": 16, "preload_app": True,
+         "control_socket_disable": True}
 
 
 def test_port_from_environment_and_option_overrides_it():
