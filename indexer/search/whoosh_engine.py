@@ -256,8 +256,6 @@ class WhooshBackend(SearchBackend):
             for name, analyzer in self._analyzers.items()}
         self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
         self._clause_cache = bounded_cache(cache_bytes, _clauses_bytes)(self._make_clauses)
-        # How a query's snippets find its words (`marking.Marker`), for the few queries whose
-        # results are being made.
         self._postings = postings
         self._record_ids = self._ids_by_number(record_ids)
 
