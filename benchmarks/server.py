@@ -29,6 +29,8 @@ MINIMAL_APP = "benchmarks.minimal_app:app"
 SERVE = ROOT / "scripts" / "serve"
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 120.0
+# How long a harness's server (without a config file) lets its workers finish when stopped.
+GRACEFUL_SECONDS = 5
 
 
 class ServerError(Exception):
@@ -72,12 +74,15 @@ class Server:
 
     @classmethod
     def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
-                 log: Path | None = None, config: Path | None = None) -> "Server":
-        """gunicorn's defaults (sync workers) but for the options given, or a config file's;
-        without the control socket, whose one path a user's servers would share."""
-        argv = [sys.executable, "-m", "gunicorn", *(["--config", str(config)] if config else []),
-                "--workers", str(workers), "--bind", f"{HOST}:{port}", "--no-control-socket",
-                "--graceful-timeout", "5", *(["--preload"] if preload else []), app]
+                 log: Path | None = None, config: Path | None = None, options: tuple[str, ...] = ()) -> "Server":
+        """gunicorn with a config file's settings, or else its defaults (sync workers) but for
+        `preload`, a graceful timeout of GRACEFUL_SECONDS (a harness's server stops quickly) and
+        no control socket (whose one path a user's servers would share); either way with the
+        workers, address and further `options` given."""
+        settings = ["--config", str(config)] if config else [
+            "--no-control-socket", "--graceful-timeout", str(GRACEFUL_SECONDS), *(["--preload"] if preload else [])]
+        argv = [sys.executable, "-m", "gunicorn", *settings, "--workers", str(workers), "--bind", f"{HOST}:{port}",
+                *options, app]
         return cls(app, argv, index_root, port, log)
 
     @classmethod
@@ -85,10 +90,12 @@ class Server:
         return cls.gunicorn(REAL_APP, index_root, port, **kw)
 
     @classmethod
-    def production(cls, index_root: Path, port: int, workers: int = 2, log: Path | None = None) -> "Server":
+    def production(cls, index_root: Path, port: int, workers: int = 2, log: Path | None = None,
+                   options: tuple[str, ...] = ()) -> "Server":
         """The real app as `scripts/serve` runs it (deploy/gunicorn.conf.py: its worker class and
-        settings), without building an index first."""
-        return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF)
+        settings), without building an index first; `options` on top of the file's."""
+        return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF,
+                            options=options)
 
     @classmethod
     def minimal_app(cls, index_root: Path, port: int, **kw) -> "Server":

@@ -35,6 +35,9 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 
 CONFIG = Path(__file__).with_name("nginx.conf")
 FAIL_SECONDS = 2
+# A replica stopped for a restart or a roll lets its requests in flight finish for this long,
+# not scripts/serve's 30 s: the other replica answers meanwhile, and a roll waits on each stop.
+GRACEFUL_SECONDS = 5
 NGINX_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
@@ -54,7 +57,8 @@ class Replica:
         self.server: Server | None = None
 
     def start(self) -> None:
-        self.server = Server.production(self.root, self.port, workers=self.workers)
+        self.server = Server.production(self.root, self.port, workers=self.workers,
+                                        options=("--graceful-timeout", str(GRACEFUL_SECONDS)))
         self.server.check_index()
 
     def stop(self, kill: bool = False) -> None:
