@@ -321,3 +321,20 @@ def test_json_keeps_chinese_readable(client):
     raw = client.get("/api/rules/702.30c").get_data(as_text=True)
     assert "多重增幅" in raw and "\\u" not in raw
     assert json.loads(raw)["number"] == "702.30c"
+
+
+def test_arguments_and_cookies_answer_like_werkzeugs_without_raising():
+    """`Arguments.get` skips Werkzeug's raised and caught KeyError for an absent name, and
+    must answer exactly what Werkzeug's `get` does otherwise."""
+    from werkzeug.datastructures import ImmutableMultiDict
+
+    from webapp.respond import AnswerRequest, Arguments
+
+    pairs = [("limit", "5"), ("limit", "7"), ("q", "x"), ("empty", "")]
+    ours, theirs = Arguments(pairs), ImmutableMultiDict(pairs)
+    for name, default, convert in [("limit", None, None), ("limit", 0, int), ("q", 3, int), ("empty", "d", None),
+                                   ("format", None, None), ("format", "html", None), ("format", 9, int)]:
+        assert ours.get(name, default, convert) == theirs.get(name, default, convert)
+    request = AnswerRequest.from_values("/api/search?q=x&script=hans", headers={"Cookie": "script=hant"})
+    assert isinstance(request.args, Arguments) and isinstance(request.cookies, Arguments)
+    assert (request.args.get("format"), request.cookies.get("script"), request.new_script) == (None, "hant", "hans")

@@ -17,12 +17,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app
 from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
-from .respond import library, new_script_cookie
+from .respond import AnswerRequest, header_names, library
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
 # because a new index may be switched in at any time; asking again costs a 304.
@@ -45,58 +45,58 @@ def code_version(package: Path = Path(__file__).parent) -> str:
     return digest.hexdigest()[:10]
 
 
-def _cacheable() -> bool:
-    return (request.method in ("GET", "HEAD") and request.endpoint not in (None, "static")
-            and not request.path.startswith(UNCACHED))
+def _cacheable(req: AnswerRequest) -> bool:
+    return (req.method in ("GET", "HEAD") and req.endpoint not in (None, "static")
+            and not req.path.startswith(UNCACHED))
 
 
-def validator() -> str:
+def validator(req: AnswerRequest) -> str:
     """The ETag value of this request's answer. Without an open index only answers that do
     not need one succeed (the embed script, the forum sample), and they name no build."""
     try:
         build = library().folder.name
     except IndexUnavailable:
         build = "none"
-    fmt = "json" if request.wants_json else "html"
-    return f"{build}.{request.view_script or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
+    fmt = "json" if req.wants_json else "html"
+    return f"{build}.{req.view_script or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
 
 
-def not_modified():
+def not_modified(req: AnswerRequest) -> Response | None:
     """Before the view: a client that holds this answer's validator gets a 304 at once (its
     `Vary` is added after, as every answer's: webapp.respond.finish)."""
-    if not request.if_none_match or not _cacheable():
+    if not req.if_none_match or not _cacheable(req):
         return None
-    etag = validator()
-    if not request.if_none_match.contains_weak(etag):
+    etag = validator(req)
+    if not req.if_none_match.contains_weak(etag):
         return None
     response = Response(status=304)
     response.set_etag(etag, weak=True)
-    _lifetime(response)
+    _lifetime(req, response)
     return response
 
 
-def _lifetime(response: Response) -> None:
+def _lifetime(req: AnswerRequest, response: Response) -> None:
     # An answer that sets the script cookie (webapp.respond.finish, which runs after this) is
     # this reader's alone: a shared cache must not hand the cookie to others.
-    scope = "private" if new_script_cookie() else "public"
+    scope = "private" if req.new_script else "public"
     response.headers.add("Cache-Control", f"{scope}, max-age={ANSWER_SECONDS}")  # it has none yet
 
 
-def validate(response: Response) -> None:
+def validate(req: AnswerRequest, response: Response) -> None:
     """After the view: a successful answer gets its validator, and a lifetime unless its view
     gave one; errors are left as they are."""
-    if response.status_code == 200 and _cacheable():
-        if "Cache-Control" not in response.headers:
-            _lifetime(response)
-        response.set_etag(validator(), weak=True)
+    if response.status_code == 200 and _cacheable(req):
+        if "cache-control" not in header_names(response):
+            _lifetime(req, response)
+        response.set_etag(validator(req), weak=True)
 
 
-def compress(response: Response) -> Response:
+def compress(req: AnswerRequest, response: Response) -> Response:
     """Flask-Compress's work on an answer, for a client that accepts an encoding; a request
     accepting none needs nothing of it. Every answer varies by Accept-Encoding, compressed or
     not: its `Vary` names it (webapp.respond.finish writes it)."""
-    request.varies_by("Accept-Encoding")
-    if not request.headers.get("Accept-Encoding"):
+    req.varies_by("Accept-Encoding")
+    if not req.environ.get("HTTP_ACCEPT_ENCODING"):
         return response
     return current_app.extensions["kb.compress"].after_request(response)
 

@@ -3,7 +3,7 @@ they do is written in one place (Flask runs after-request hooks in the reverse o
 were installed in, and each hook costs its own dispatch on every request)."""
 from __future__ import annotations
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 
 from .caching import compress, not_modified, validate
 from .respond import AnswerRequest, check_common_args, finish
@@ -11,16 +11,19 @@ from .respond import AnswerRequest, check_common_args, finish
 
 def before() -> Response | None:
     """The arguments every address shares are checked (400, 414), then a client that holds
-    the answer already gets its 304 without the view running."""
-    check_common_args()
-    return not_modified()
+    the answer already gets its 304 without the view running. (Each hook takes the request
+    from Flask's proxy once: every attribute read through the proxy looks it up again.)"""
+    req = request._get_current_object()
+    check_common_args(req)
+    return not_modified(req)
 
 
 def after(response: Response) -> Response:
     """The validator and lifetime, compression, then what every answer carries (its security
     headers, `Vary` and the script cookie)."""
-    validate(response)
-    return finish(compress(response))
+    req = request._get_current_object()
+    validate(req, response)
+    return finish(req, compress(req, response))
 
 
 def install(app: Flask) -> None:

@@ -12,7 +12,7 @@ import re
 from urllib.parse import urlencode, urlsplit
 
 from flask import Request, abort, current_app, g, jsonify, make_response, redirect, render_template, request
-from werkzeug.datastructures import MultiDict
+from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.utils import cached_property
 
 from indexer.knowledge.display import SCRIPTS
@@ -43,9 +43,23 @@ MAX_ADDRESS_BYTES = 4096
 JSON_ONLY = ("/api/", "/healthz")
 
 
+class Arguments(ImmutableMultiDict):
+    """A request's arguments and cookies, whose `get` answers an absent name's default
+    without raising: Werkzeug's raises and catches BadRequestKeyError, an HTTP exception
+    costly to make, and every request asks for names it seldom has (format, script, limit)."""
+
+    def get(self, key, default=None, type=None):
+        if key not in self:
+            return default
+        return super().get(key, default, type)
+
+
 class AnswerRequest(Request):
     """Flask's request, with what its answer is chosen by worked out once: views, templates,
     the validator (webapp.caching) and the response hooks each ask, several times a request."""
+
+    parameter_storage_class = Arguments
+    dict_storage_class = Arguments
 
     @cached_property
     def vary(self) -> list[str]:
@@ -86,6 +100,13 @@ class AnswerRequest(Request):
         """The script of this request's answer: JSON defaults to the text as written, pages
         to Traditional."""
         return self.asked_script or (None if self.wants_json else DEFAULT_PAGE_SCRIPT)
+
+    @cached_property
+    def new_script(self) -> str | None:
+        """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
+        than the cookie holds (None: no cookie set)."""
+        script = self.args.get("script") if self.method == "GET" else None
+        return script if script in SCRIPTS and self.cookies.get(SCRIPT_COOKIE) != script else None
 
 
 def wants_json() -> bool:
@@ -133,53 +154,53 @@ def int_arg(name: str, default: int) -> int:
     return int(value)
 
 
-def check_common_args() -> None:
+def check_common_args(req: AnswerRequest) -> None:
     """`format` and `script` mean the same on every GET; a bad value is a clear 400. An
     address longer than MAX_ADDRESS_BYTES is a 414 in the error shape (scripts/serve lets
     gunicorn pass request lines up to twice as long, so its own page is seldom what answers)."""
-    address = request.environ.get("RAW_URI") or request.full_path
+    address = req.environ.get("RAW_URI") or req.full_path
     if len(address) > MAX_ADDRESS_BYTES:
         abort(414, f"The address is too long: {len(address)} bytes (at most {MAX_ADDRESS_BYTES}).")
-    if request.method != "GET":
+    if req.method != "GET":
         return
-    fmt = request.args.get("format")
+    args = req.args
+    fmt = args.get("format")
     if fmt is not None and fmt not in ANSWER_FORMATS:
         abort(400, f"format must be one of {', '.join(ANSWER_FORMATS)}, not {fmt[:20]!r}")
-    script = request.args.get("script")
+    script = args.get("script")
     if script is not None and script not in SCRIPTS:
         abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")
 
 
-def finish(response):
+def finish(req: AnswerRequest, response):
     """What every answer carries: its `Vary`, the security policy and headers, CORS for the
     API, a local `Location`, and the script cookie when `?script=` chose another one."""
     headers = response.headers
-    if "Vary" in headers:  # the view's own, or Flask-Compress's
-        response.vary.update(request.vary)
-    elif request.vary:
-        headers.add("Vary", ", ".join(request.vary))
+    present = header_names(response)
+    if "vary" in present:  # the view's own, or Flask-Compress's
+        response.vary.update(req.vary)
+    elif req.vary:
+        headers.add("Vary", ", ".join(req.vary))
     # Added, not set: no view gives these but the policy (which it keeps), and setting a
     # header searches every header of the answer first.
-    added = SECURITY_HEADERS if "Content-Security-Policy" in headers else POLICY_AND_SECURITY_HEADERS
-    method = request.method
-    if request.path.startswith("/api/"):
-        added += PREFLIGHT_HEADERS if method == "OPTIONS" else CORS_HEADERS
+    added = SECURITY_HEADERS if "content-security-policy" in present else POLICY_AND_SECURITY_HEADERS
+    if req.path.startswith("/api/"):
+        added += PREFLIGHT_HEADERS if req.method == "OPTIONS" else CORS_HEADERS
     for name, value in added:
         headers.add(name, value)
-    if "Location" in headers:
+    if "location" in present:
         headers["Location"] = local_address(headers["Location"])
-    script = new_script_cookie()
+    script = req.new_script
     if script is not None:
         response.set_cookie(SCRIPT_COOKIE, script, max_age=SCRIPT_COOKIE_SECONDS, samesite="Lax",
-                            httponly=True, secure=request.is_secure)
+                            httponly=True, secure=req.is_secure)
     return response
 
 
-def new_script_cookie() -> str | None:
-    """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
-    than the cookie holds (None: no cookie set)."""
-    script = request.args.get("script") if request.method == "GET" else None
-    return script if script in SCRIPTS and request.cookies.get(SCRIPT_COOKIE) != script else None
+def header_names(response) -> set[str]:
+    """The names of an answer's headers, lower-cased, in one pass over its few headers:
+    `name in response.headers` raises and catches an HTTP exception for a name it lacks."""
+    return {name.lower() for name, _ in response.headers}
 
 
 def same_view_url(args: dict, **view_args) -> str:
