@@ -11,8 +11,6 @@ from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text
 from .snippets import Snippets
 
-_RECORD_FIELDS = ("id", "kind", "rule", "edition", "title", "names", "text")
-
 
 class Results:
     def __init__(self, catalogue: Catalogue, sources: dict[str, dict], snippets: Snippets, cache_bytes: int):
@@ -29,30 +27,36 @@ class Results:
         rule order) and the rule in other editions or documents (`other_editions`, one each)."""
         record = group[0]
         snippet, snippet_lang = self.snippets.snippet(record, engine_query, script)
-        fields = self._fields(record.id, script)
-        same = [r for r in group[1:] if (r.edition, r.source) == (record.edition, record.source)]
+        fields, source = self._fields(record.id, script)
+        own = (record.edition, record.source)
+        same: list[Record] = []
         others: dict[tuple, Record] = {}
         for r in group[1:]:
-            if (r.edition, r.source) != (record.edition, record.source):
-                others.setdefault((r.edition, r.source), r)
+            key = (r.edition, r.source)
+            if key == own:
+                same.append(r)
+            elif key not in others:
+                others[key] = r
+        if len(same) > 1:
+            same.sort(key=lambda r: rule_sort_key(r.number or ""))
         return {
-            **{key: fields[key] for key in _RECORD_FIELDS},
+            **fields,
             "current": record.edition == self.catalogue.current_edition if record.source.startswith("cr-") else None,
             "snippet": snippet,
             "snippet_lang": snippet_lang,
-            "source": fields["source"],
-            "subrules": [{"id": r.id, "rule": r.number}
-                         for r in sorted(same, key=lambda r: rule_sort_key(r.number or ""))],
+            "source": source,
+            "subrules": [{"id": r.id, "rule": r.number} for r in same],
             "other_editions": [
                 {"id": r.id, "edition": r.edition, "rule": r.number, "source": r.source}
                 for r in others.values()
             ],
         }
 
-    def _describe(self, record_id: str, script: str | None) -> dict:
+    def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict]:
+        """The record's fields as a result starts with them, and its source."""
         record = self.catalogue.records[record_id]
         source = self.sources.get(record.source, {})
-        return {
+        return ({
             "id": record.id,
             "kind": record.kind,
             "rule": record.number,
@@ -60,5 +64,4 @@ class Results:
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(record, script),
-            "source": {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)},
-        }
+        }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)})

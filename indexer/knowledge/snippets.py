@@ -34,24 +34,27 @@ Highlight = Callable[[str, "str | None"], "str | None"]
 
 def needles(texts: list[str]) -> list[str]:
     """Strings to look for when placing a snippet: each query word in its marking form
-    (`indexer.search.marking`: Simplified, lower case) and, for long Latin words, their first
-    five letters, which survive stemming (kicker, kicked)."""
-    out = []
+    (`indexer.search.marking`: Simplified, lower case), a long Latin word by its first five
+    letters only, which survive stemming (kicker, kicked) and occur wherever the word does."""
+    out: dict[str, None] = {}
     for text in texts:
         for word in marking_form(text).split():
-            out.append(word)
-            if len(word) > 5 and word.isascii():
-                out.append(word[:5])
-    return out
+            out[word[:5] if len(word) > 5 and word.isascii() else word] = None
+    return list(out)
 
 
 def window_start(form: str, needles: list[str]) -> int:
     """Where a long text's snippet window starts: a little before the first occurrence of a
-    needle in the text's marking form (its start if none)."""
+    needle in the text's marking form (its start if none). Each needle is looked for only
+    before the first occurrence found so far."""
     if len(form) <= WINDOW:
         return 0
-    found = [pos for pos in (form.find(n) for n in needles) if pos >= 0]
-    return max(0, min(found) - LEAD) if found else 0
+    first = len(form)
+    for needle in needles:
+        at = form.find(needle, 0, first + len(needle) - 1)
+        if at >= 0:
+            first = at
+    return max(0, first - LEAD) if first < len(form) else 0
 
 
 class Snippets:
