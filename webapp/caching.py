@@ -64,7 +64,8 @@ def validator(req: AnswerRequest) -> str:
 def not_modified(req: AnswerRequest) -> Response | None:
     """Before the view: a client that holds this answer's validator gets a 304 at once (its
     `Vary` is added after, as every answer's: webapp.respond.finish)."""
-    if not req.if_none_match or not _cacheable(req):
+    # Werkzeug parses the header into an object even when the request has none.
+    if not req.environ.get("HTTP_IF_NONE_MATCH") or not _cacheable(req):
         return None
     etag = validator(req)
     if not req.if_none_match.contains_weak(etag):

@@ -62,6 +62,14 @@ class AnswerRequest(Request):
     dict_storage_class = Arguments
 
     @cached_property
+    def cookies(self) -> Arguments:
+        """Werkzeug's, which finds the Cookie header by walking every header of the request:
+        most requests (the API's) have none, which the WSGI environment tells at once."""
+        if "HTTP_COOKIE" not in self.environ:
+            return Arguments()
+        return super().cookies
+
+    @cached_property
     def vary(self) -> list[str]:
         """The request headers this answer was chosen by, in the order they were read: its
         `Vary` (see `finish`)."""
