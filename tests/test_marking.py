@@ -126,6 +126,26 @@ def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_
     assert compared > 100
 
 
+def test_reading_the_words_around_the_querys_only_marks_what_reading_the_whole_text_marks(corpus_texts):
+    """A query with a number, a symbol or a Cyrillic word is read token by token from the
+    last space before the first place one of its words may start to the last such place; a
+    Latin word beyond ASCII (here one in no text), whose stems may start otherwise, has the
+    whole text read. With words of every kind drawn from each text, both give the same marks."""
+    analyzer = text_analyzer()
+    rng = random.Random(13)
+    compared = 0
+    for text in rng.sample(corpus_texts, 400):
+        text = text[:400]
+        tokens = [t.text for t in analyzer(text, mode="query")]
+        if not tokens:
+            continue
+        words = frozenset(rng.sample(tokens, min(3, len(tokens)))) | {"987654321"}
+        around = marking.Marker(words)
+        assert around.matches(text) == marking.Marker(words | {"ŋŋŋŋ"}).matches(text), (text, words)
+        compared += around.probes is not None and bool(around.matches(text))
+    assert compared > 150
+
+
 def test_a_texts_own_noncharacters_open_no_mark():
     """Marks go into a fragment as two noncharacters while it is escaped; a text holding
     them shows U+FFFD there, and only its words are marked."""

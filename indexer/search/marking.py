@@ -109,6 +109,8 @@ def _in_latin_word(text: str, start: int) -> bool:
 
 def _subrule_letter(text: str, start: int) -> bool:
     """Whether the letter at `start` ends a rule number (the a of 603.6a), not a word."""
+    if not text[start - 1:start].isdecimal():  # as `\d` reads it: no rule number ends here
+        return False
     after = text[start + 1:start + 2]
     return _RULE_DIGITS.search(text, max(0, start - 24), start) is not None and not (after.isascii() and after.isalpha())
 
@@ -125,13 +127,21 @@ class Marker:
         self.han = sorted({to_hans(w) for w in words if HAN_RUN.fullmatch(w)}, key=lambda w: (-len(w), w))
         prefixes: set[str] = set()
         self.by_prefix = True
+        probes: set[str] | None = set(self.han) | {w for w in words if HAN_RUN.fullmatch(w)}
         for word in words:
             if word.isascii() and word.isalpha():
                 prefix = word[:max(1, min(3, len(word) - 1))]
                 prefixes.update((prefix, prefix[:-1] + "y") if prefix.endswith("i") else (prefix,))
             elif not HAN_RUN.fullmatch(word):
                 self.by_prefix = False
+                if probes is not None:
+                    probes = None if _LATIN_WORD.fullmatch(word) else probes | {word}
         self.prefixes = sorted(prefixes)
+        # Strings one of which every token the words match holds (a rule number or symbol
+        # itself or a subrule's parent, a Chinese word, an English word's first letters), so
+        # that `_by_token` reads only the tokens around them; None when a word is a Latin
+        # word beyond ASCII, whose stems' first letters are not known.
+        self.probes = None if probes is None else sorted(probes | prefixes)
 
     def matches(self, text: str, form: str | None = None) -> list[tuple[int, int]]:
         """(start, end) of every place in `text` that the analyzer would give one of the
@@ -158,12 +168,27 @@ class Marker:
         return found
 
     def _by_token(self, form: str) -> list[tuple[int, int]]:
+        """Reads the tokens from the last space before the first probe (no token holds a
+        space, so the tokens read from there are the text's) to the last probe: in a long
+        text's window, the words before the query's first word are not read."""
         words, found = self.words, []
-        for m in _TOKEN.finditer(form):
+        first, last = 0, len(form)
+        low = form.lower()
+        if self.probes is not None and len(low) == len(form):
+            at = [(low.find(p), low.rfind(p)) for p in self.probes]
+            at = [pair for pair in at if pair[0] >= 0]
+            if not at:
+                return found
+            first = low.rfind(" ", 0, min(a for a, _ in at)) + 1
+            last = max(b for _, b in at)
+        for m in _TOKEN.finditer(form, first):
             kind = m.lastgroup
             start = m.start()
+            if start > last:
+                break
             if kind == "han":
-                found.extend((start + s, start + e) for s, e in _han_spans(m.group(), self.han))
+                if self.han:
+                    found.extend((start + s, start + e) for s, e in _han_spans(m.group(), self.han))
                 continue
             low = m.group().lower()
             if kind == "latin":
@@ -192,7 +217,8 @@ class Marker:
                 groups[-1].append(span)
             else:
                 groups.append([span])
-        best = sorted(sorted(range(len(groups)), key=lambda i: -len(groups[i]))[:TOP])
+        best = (range(len(groups)) if len(groups) <= TOP
+                else sorted(sorted(range(len(groups)), key=lambda i: -len(groups[i]))[:TOP]))
         out, previous_end = [], 0
         for i in best:
             group = groups[i]
@@ -209,18 +235,18 @@ def _part(part: str) -> str:
 
 def _start(text: str, start: int, limit: int) -> int:
     """A fragment's start moved forward out of a Latin word and past spaces and punctuation."""
-    while start < limit and start > 0 and _WORD_CHAR.match(text[start - 1]) and _WORD_CHAR.match(text[start]):
+    while start < limit and start > 0 and _WORD_CHAR.match(text, start - 1) and _WORD_CHAR.match(text, start):
         start += 1
-    while start < limit and not _EDGE_CHAR.match(text[start]):
+    while start < limit and not _EDGE_CHAR.match(text, start):
         start += 1
     return start
 
 
 def _end(text: str, end: int, limit: int) -> int:
     """A fragment's end moved back out of a Latin word and before spaces and punctuation."""
-    while end > limit and end < len(text) and _WORD_CHAR.match(text[end - 1]) and _WORD_CHAR.match(text[end]):
+    while end > limit and end < len(text) and _WORD_CHAR.match(text, end - 1) and _WORD_CHAR.match(text, end):
         end -= 1
-    while end > limit and not _EDGE_CHAR.match(text[end - 1]):
+    while end > limit and not _EDGE_CHAR.match(text, end - 1):
         end -= 1
     return end
 
