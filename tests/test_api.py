@@ -338,3 +338,16 @@ def test_arguments_and_cookies_answer_like_werkzeugs_without_raising():
     request = AnswerRequest.from_values("/api/search?q=x&script=hans", headers={"Cookie": "script=hant"})
     assert isinstance(request.args, Arguments) and isinstance(request.cookies, Arguments)
     assert (request.args.get("format"), request.cookies.get("script"), request.new_script) == (None, "hant", "hans")
+
+
+@pytest.mark.parametrize("payload", [{"query": "中文 \"x\"", "total": 2, "results": [{"id": "a", "score": 2.5, "url": None}]},
+                                     {1: "a number key", "nested": {2: [True, {"3.5": 3.5}]}}, [{}, [], ""]])
+def test_json_answers_are_the_standard_encoders_bytes(app, payload):
+    """Keys that are not strings too, which orjson only takes when asked to."""
+    from flask.json.provider import DefaultJSONProvider
+
+    standard = DefaultJSONProvider(app)
+    standard.ensure_ascii, standard.sort_keys = False, False
+    assert app.json.dumps(payload) == standard.dumps(payload, separators=(",", ":"))
+    with app.app_context():
+        assert app.json.response(payload).get_data(as_text=True) == standard.dumps(payload, separators=(",", ":")) + "\n"

@@ -22,7 +22,7 @@ from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
-from .respond import AnswerRequest, header_names, library
+from .respond import AnswerRequest, header_names
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
 # because a new index may be switched in at any time; asking again costs a 304.
@@ -54,7 +54,7 @@ def validator(req: AnswerRequest) -> str:
     """The ETag value of this request's answer. Without an open index only answers that do
     not need one succeed (the embed script, the forum sample), and they name no build."""
     try:
-        build = library().folder.name
+        build = req.library.folder.name
     except IndexUnavailable:
         build = "none"
     fmt = "json" if req.wants_json else "html"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode, urlsplit
 
-from flask import Request, abort, current_app, g, jsonify, make_response, redirect, render_template, request
+from flask import Request, abort, current_app, jsonify, make_response, redirect, render_template, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.utils import cached_property
 
@@ -110,6 +110,14 @@ class AnswerRequest(Request):
         return self.asked_script or (None if self.wants_json else DEFAULT_PAGE_SCRIPT)
 
     @cached_property
+    def library(self) -> Library:
+        """The library this request uses, fixed for the whole request (a rebuild that switches
+        the index mid-request is seen by the next request). Raises IndexUnavailable."""
+        extensions = current_app.extensions
+        with extensions["kb.library.lock"]:
+            return extensions["kb.library"].get()
+
+    @cached_property
     def new_script(self) -> str | None:
         """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
         than the cookie holds (None: no cookie set)."""
@@ -134,13 +142,8 @@ def respond(template: str, payload: dict, **page):
 
 
 def library() -> Library:
-    """The library this request uses, fixed for the whole request (a rebuild that switches
-    the index mid-request is seen by the next request). Raises IndexUnavailable."""
-    found = g.get("library")
-    if found is None:
-        with current_app.extensions["kb.library.lock"]:
-            found = g.library = current_app.extensions["kb.library"].get()
-    return found
+    """This request's library (`AnswerRequest.library`). Raises IndexUnavailable."""
+    return request.library
 
 
 def reader_script(default: str | None = DEFAULT_PAGE_SCRIPT) -> str | None:
