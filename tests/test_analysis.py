@@ -188,6 +188,22 @@ def test_bigram_analyzer():
     assert texts("乾枯 tapped 702.30a", mode="query", analyzer=big) == ["干枯", "tap", "702.30a"]
 
 
+def test_query_texts_are_the_analyzers_query_tokens():
+    """`query_texts` works a query's tokens out without running the analyzer's filters: the
+    same texts, for every line of the documents, with both analyzers; another analyzer
+    runs whole."""
+    big = bigram_analyzer()
+    lines = [line for doc in DOCS.values() for line in doc.splitlines()]
+    lines += ["Tapped PERSISTING Creatures’ 702.30A ７０２．３０ａ {藍/黑}{CHAOS} +1/+1 Éclair", "乾枯 tapped 702.30a"]
+    for analyzer in (ana, big):
+        for line in lines:
+            assert list(analysis.query_texts(analyzer, line)) == texts(line, mode="query", analyzer=analyzer), line
+    other = analysis.MixedScriptTokenizer("words") | analysis.EnglishFilter()  # not lower-cased
+    for text in ("PERSISTING Creatures", "乾枯 702.30A {CHAOS}"):
+        assert list(analysis.query_texts(other, text)) == texts(text, mode="query", analyzer=other)
+    assert list(analysis.query_texts(other, "{CHAOS}")) == ["{CHAOS}"] != list(analysis.query_texts(ana, "{CHAOS}"))
+
+
 def test_words_and_bigrams_agree_on_text_without_chinese():
     """A query's text without Chinese is analysed once for the body and the recall field:
     every line of the documents, its Chinese taken out, gives both analyzers' the same tokens."""

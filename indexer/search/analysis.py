@@ -59,7 +59,7 @@ from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
     "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
-    "text_analyzer", "bigram_analyzer", "same_outside_chinese",
+    "query_texts", "text_analyzer", "bigram_analyzer", "same_outside_chinese",
     "Segmenter", "segmenter_for", "attach_segmenter",
     "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
     "UserDictionaryError", "warm_up",
@@ -120,8 +120,14 @@ class MixedScriptTokenizer(Tokenizer):
             yield _token(norm, value, "raw", start_pos, start_char, 0, len(value),
                          positions=positions, chars=chars, removestops=removestops, mode=mode)
             return
-        alternatives = mode != "query"
-        pos = start_pos
+        for piece, start, end, pos, kind in self._pieces(norm, alternatives=mode != "query"):
+            yield _token(piece, value[start:end], kind, start_pos + pos, start_char, start, end,
+                         positions=positions, chars=chars, removestops=removestops, mode=mode)
+
+    def _pieces(self, norm: str, alternatives: bool) -> Iterator[tuple[str, int, int, int, str]]:
+        """(text, start, end, position, kind) of each token of a normalised text, with the
+        alternatives when asked (see the class docstring)."""
+        pos = 0
         for m in _TOKEN.finditer(norm):
             kind = m.lastgroup
             start, end = m.span()
@@ -136,9 +142,14 @@ class MixedScriptTokenizer(Tokenizer):
                     pieces += _symbol_parts(text)
             for piece, s, e, step, piece_kind in pieces:
                 pos += step
-                yield _token(piece, value[start + s:start + e], piece_kind, pos, start_char, start + s, start + e,
-                             positions=positions, chars=chars, removestops=removestops, mode=mode)
+                yield piece, start + s, start + e, pos, piece_kind
             pos += 1
+
+    def query_texts(self, value: str) -> Iterator[tuple[str, str]]:
+        """(text, kind) of each token of `value` in query mode: what `__call__` yields,
+        without a Token object for each (`query_texts`, the module's function)."""
+        for piece, _, _, _, kind in self._pieces(_normalize(value), alternatives=False):
+            yield piece, kind
 
     def _chinese(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
         """(text, start, end, position step, kind) for one Simplified Chinese run. The step is
@@ -215,6 +226,24 @@ class RuleParentFilter(Filter):
                 parent = t.copy()
                 parent.text = rule_parent(t.text)
                 yield parent
+
+
+# The parts of the analyzers this module makes, in order: what `query_texts` knows of them.
+_CHAIN = (MixedScriptTokenizer, LowercaseFilter, EnglishFilter, RuleParentFilter)
+
+
+def query_texts(analyzer, text: str) -> Iterator[str]:
+    """The texts of the tokens `analyzer` yields for `text` in query mode.
+
+    For an analyzer made here (`text_analyzer`, `bigram_analyzer`) they come from its
+    tokenizer's pieces, each lower-cased and an English word stemmed, as its filters would
+    (RuleParentFilter adds a rule's parent only when indexing): without a Token object and
+    a generator of each filter for every token, which cost more than the tokens themselves
+    in a query's analysis. Any other analyzer runs whole."""
+    parts = getattr(analyzer, "items", ())
+    if tuple(map(type, parts)) != _CHAIN:
+        return (token.text for token in analyzer(text, mode="query"))
+    return (_stem(piece.lower()) if kind == "latin" else piece.lower() for piece, kind in parts[0].query_texts(text))
 
 
 def text_analyzer():

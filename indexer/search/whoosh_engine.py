@@ -26,7 +26,7 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 
 from . import marking
-from .analysis import Segmenter, attach_segmenter, same_outside_chinese
+from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from indexer.documents.memo import approximate_bytes, bounded_cache
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
@@ -254,7 +254,8 @@ class WhooshBackend(SearchBackend):
         self._han_free_field = {
             name: next(other for other in FIELD_WEIGHTS if same_outside_chinese(self._analyzers[other], analyzer))
             for name, analyzer in self._analyzers.items()}
-        self._token_cache = bounded_cache(cache_bytes)(self._analyse_query)
+        self._token_cache = bounded_cache(cache_bytes)(self._analyse_fields)
+        self._field_at = {name: n for n, name in enumerate(FIELD_WEIGHTS)}
         self._clause_cache = bounded_cache(cache_bytes, _clauses_bytes)(self._make_clauses)
         self._postings = postings
         self._record_ids = self._ids_by_number(record_ids)
@@ -289,15 +290,23 @@ class WhooshBackend(SearchBackend):
             raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
 
     def _tokens(self, field: str, text: str) -> tuple[str, ...]:
-        """The query tokens of `text` for one field (cached: glossary expansions and popular
-        queries repeat)."""
+        """The query tokens of `text` for one field."""
+        return self._token_cache(text)[self._field_at[field]]
+
+    def _analyse_fields(self, text: str) -> tuple[tuple[str, ...], ...]:
+        """The query tokens of `text` for each field, in FIELD_WEIGHTS' order: remembered per
+        text (glossary expansions and popular queries repeat), all fields at once, as a query
+        asks for them all. Fields of one analyzer share its tokens, analysed once."""
         fields = self._token_field if HAN_RUN.search(text) else self._han_free_field
-        return self._token_cache(fields[field], text)
+        analysed: dict[str, tuple[str, ...]] = {}
+        for name in dict.fromkeys(fields.values()):
+            analysed[name] = self._analyse_query(name, text)
+        return tuple(analysed[fields[name]] for name in FIELD_WEIGHTS)
 
     def _analyse_query(self, field: str, text: str) -> tuple[str, ...]:
         tokens: dict[str, None] = {}
-        for token in self._analyzers[field](text, mode="query"):
-            tokens[token.text] = None
+        for token in query_texts(self._analyzers[field], text):
+            tokens[token] = None
             if len(tokens) >= MAX_QUERY_TOKENS:
                 break
         return tuple(tokens)
@@ -327,9 +336,11 @@ class WhooshBackend(SearchBackend):
         the query then matches nothing, rather than being only its phrases)."""
         boosts: dict[tuple[str, str], float] = {}
         for text, weight in terms:
-            for field, field_weight in FIELD_WEIGHTS.items():
-                for tok in self._tokens(field, text):
-                    boosts[(field, tok)] = max(boosts.get((field, tok), 0.0), weight * field_weight)
+            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text)):
+                boost = weight * field_weight
+                for tok in tokens:
+                    key = (field, tok)
+                    boosts[key] = max(boosts.get(key, 0.0), boost)
         most = COMMON_SHARE * self._doc_count
         frequency = {key: self._postings.frequency(*key) for key in boosts}
         # Common in any field is common in all: "ability" of "landfall ability" is rare among
