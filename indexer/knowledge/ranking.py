@@ -78,8 +78,11 @@ class Ranker:
             twins = catalogue.twin_at[docs]
             candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
             candidate[docs] = candidate[-1] = True
-            brought = np.flatnonzero(~candidate[twins])
-            brought = np.sort(brought[np.unique(twins[brought], return_index=True)[1]])
+            missing = np.flatnonzero(~candidate[twins])
+            first: dict[int, int] = {}  # each twin once, with the first candidate of it
+            for at, twin in zip(missing.tolist(), twins[missing].tolist()):
+                first.setdefault(twin, at)
+            brought = np.fromiter(first.values(), np.int64, len(first))
             if parsed.filters:
                 brought = np.array([i for i in brought.tolist()
                                     if passes(catalogue.by_position[twins[i]], parsed.filters)], np.int64)
@@ -94,7 +97,8 @@ class Ranker:
                     given[at] = passes(catalogue.by_position[at], parsed.filters)
             total = np.zeros(len(catalogue.by_position))
             total[docs] = scores
-            total[given] += bonus[given]
+            bonused = np.flatnonzero(given)
+            total[bonused] += bonus[bonused]
             member = given
             member[docs] = True
             # A keyword's heading rule is followed by its subrules, in rule order.

@@ -433,8 +433,9 @@ class WhooshBackend(SearchBackend):
             if field != RECALL_FIELD:
                 outside_recall.append(found)
         matched = np.zeros(count, bool)
+        found_by_terms = np.concatenate(docs) if docs else None
         if docs:
-            matched[np.concatenate(docs)] = True
+            matched[found_by_terms] = True
         if common:
             outside = np.zeros(count, bool)
             if outside_recall:
@@ -445,7 +446,7 @@ class WhooshBackend(SearchBackend):
                 weighted.append(term_scores * boost * outside[found])
         if not docs:
             return np.zeros(count), matched
-        return np.bincount(np.concatenate(docs), np.concatenate(weighted), count), matched
+        return np.bincount(np.concatenate(docs) if common else found_by_terms, np.concatenate(weighted), count), matched
 
     def _require(self, scores: np.ndarray, matched: np.ndarray | None,
                  must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
