@@ -145,12 +145,6 @@ class MixedScriptTokenizer(Tokenizer):
                 yield piece, start + s, start + e, pos, piece_kind
             pos += 1
 
-    def query_texts(self, value: str) -> Iterator[tuple[str, str]]:
-        """(text, kind) of each token of `value` in query mode: what `__call__` yields,
-        without a Token object for each (`query_texts`, the module's function)."""
-        for piece, _, _, _, kind in self._pieces(_normalize(value), alternatives=False):
-            yield piece, kind
-
     def _chinese(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
         """(text, start, end, position step, kind) for one Simplified Chinese run. The step is
         1 for each primary token after the first and 0 for alternatives."""
@@ -242,8 +236,11 @@ def query_texts(analyzer, text: str) -> Iterator[str]:
     in a query's analysis. Any other analyzer runs whole."""
     parts = getattr(analyzer, "items", ())
     if tuple(map(type, parts)) != _CHAIN:
-        return (token.text for token in analyzer(text, mode="query"))
-    return (_stem(piece.lower()) if kind == "latin" else piece.lower() for piece, kind in parts[0].query_texts(text))
+        yield from (token.text for token in analyzer(text, mode="query"))
+        return
+    for piece, _, _, _, kind in parts[0]._pieces(_normalize(text), alternatives=False):
+        piece = piece.lower()
+        yield _stem(piece) if kind == "latin" else piece
 
 
 def text_analyzer():

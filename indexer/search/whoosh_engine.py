@@ -199,6 +199,16 @@ class _PostingsFile:
         start, end = self._terms.get(field, {}).get(token, (0, 0))
         return end - start
 
+    def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """`frequency` of each (field, token) term: a query's terms in one call, as a call
+        and an argument tuple for each cost more than its two look-ups."""
+        spans, none = self._terms, {}
+        found = {}
+        for term in terms:
+            start, end = spans.get(term[0], none).get(term[1], (0, 0))
+            found[term] = end - start
+        return found
+
     def tokens(self, field: str) -> Iterator[str]:
         return iter(self._terms.get(field, {}))
 
@@ -340,9 +350,10 @@ class WhooshBackend(SearchBackend):
                 boost = weight * field_weight
                 for tok in tokens:
                     key = (field, tok)
-                    boosts[key] = max(boosts.get(key, 0.0), boost)
+                    if key not in boosts or boosts[key] < boost:  # the best weight any form gives
+                        boosts[key] = boost
         most = COMMON_SHARE * self._doc_count
-        frequency = {key: self._postings.frequency(*key) for key in boosts}
+        frequency = self._postings.frequencies(boosts)
         # Common in any field is common in all: "ability" of "landfall ability" is rare among
         # titles, yet matching it there would rank every heading about abilities first.
         too_common = {tok for (_, tok), count in frequency.items() if count > most}
