@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import html
 import re
+from operator import itemgetter
 from pathlib import Path
 from typing import Iterable
 
@@ -89,8 +90,8 @@ def _han_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
         while at >= 0:
             found.append((at, at + len(word)))
             at = text.find(word, at + 1)
-    if len(words) > 1:
-        found.sort(key=lambda span: (span[0], -span[1]))
+    if len(words) > 1:  # by start, the longest first: the words' order, which a stable sort keeps
+        found.sort(key=itemgetter(0))
     out, end = [], 0
     for span in found:
         if span[0] >= end:
@@ -124,24 +125,26 @@ class Marker:
 
     def __init__(self, words: frozenset[str]):
         self.words = words
-        self.han = sorted({to_hans(w) for w in words if HAN_RUN.fullmatch(w)}, key=lambda w: (-len(w), w))
+        han: set[str] = set()
         prefixes: set[str] = set()
-        self.by_prefix = True
-        probes: set[str] | None = set(self.han) | {w for w in words if HAN_RUN.fullmatch(w)}
+        others: set[str] = set()
         for word in words:
             if word.isascii() and word.isalpha():
                 prefix = word[:max(1, min(3, len(word) - 1))]
                 prefixes.update((prefix, prefix[:-1] + "y") if prefix.endswith("i") else (prefix,))
-            elif not HAN_RUN.fullmatch(word):
-                self.by_prefix = False
-                if probes is not None:
-                    probes = None if _LATIN_WORD.fullmatch(word) else probes | {word}
+            elif HAN_RUN.fullmatch(word):
+                han.add(word)
+            else:
+                others.add(word)
+        self.han = sorted({to_hans(w) for w in han}, key=lambda w: (-len(w), w))
         self.prefixes = sorted(prefixes)
+        self.by_prefix = not others
         # Strings one of which every token the words match holds (a rule number or symbol
         # itself or a subrule's parent, a Chinese word, an English word's first letters), so
         # that `_by_token` reads only the tokens around them; None when a word is a Latin
         # word beyond ASCII, whose stems' first letters are not known.
-        self.probes = None if probes is None else sorted(probes | prefixes)
+        self.probes = (None if any(_LATIN_WORD.fullmatch(w) for w in others)
+                       else sorted(han.union(self.han, others, prefixes)))
 
     def matches(self, text: str, form: str | None = None) -> list[tuple[int, int]]:
         """(start, end) of every place in `text` that the analyzer would give one of the
