@@ -94,3 +94,29 @@ def test_short_texts_are_remembered_within_their_budget_and_long_ones_are_not(mo
         assert chinese._short_hans.bytes() <= 2000
     finally:
         chinese._short_hans.resize(chinese.SIMPLIFIED_BYTES)
+
+
+def test_short_texts_are_remembered_in_traditional_within_their_budget(monkeypatch):
+    """A rule title shown in Traditional is converted once for all the editions that have
+    it; the memory stays within its budget, and a long text is never kept."""
+    calls = collections.Counter()
+    real = chinese.convert_same_length
+
+    def counted(text, config):
+        calls[text] += 1
+        return real(text, config)
+
+    monkeypatch.setattr(chinese, "convert_same_length", counted)
+    chinese._short_hant.resize(2000)
+    try:
+        for _ in range(3):
+            assert to_hant("状态动作") == "狀態動作" and to_hant("persist") == "persist"
+        assert calls == {"状态动作": 1}
+        long_text = "状态" * chinese.SHORT_CHARS
+        assert to_hant(long_text) == to_hant(long_text) == "狀態" * chinese.SHORT_CHARS
+        assert calls[long_text] == 2
+        for n in range(200):
+            assert to_hant(f"状态{n}") == f"狀態{n}"
+        assert chinese._short_hant.bytes() <= 2000
+    finally:
+        chinese._short_hant.resize(chinese.TRADITIONAL_BYTES)

@@ -19,6 +19,7 @@ import dataclasses
 import gc
 import random
 
+from indexer.documents import chinese
 from indexer.documents.references import rule_sort_key
 from indexer.knowledge.library import Library
 from indexer.knowledge.settings import CacheSizes, size_process_caches
@@ -78,9 +79,10 @@ def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_inde
 
 def test_the_process_caches_take_their_budgets_from_the_settings():
     try:
-        size_process_caches(dataclasses.replace(CacheSizes(), stems=10_000))
+        size_process_caches(dataclasses.replace(CacheSizes(), stems=10_000, traditional=20_000))
         for i in range(1_000):
             analysis._stem(f"distinct{i}words")
         assert 0 < analysis._stem.bytes() <= 10_000 and analysis._stem.entries() < 1_000
+        assert chinese._short_hant.max_bytes() == 20_000
     finally:
         size_process_caches(CacheSizes())

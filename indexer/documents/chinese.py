@@ -84,9 +84,12 @@ def convert_same_length(text: str, config: str) -> str:
 # text is converted by the analysis of each field, by its glossary look-ups and for its
 # snippets' marks, and glossary forms recur from query to query. Longer texts (a record's,
 # a snippet's) are converted as they come. What those remembered may hold is the process's,
-# shared by every build (Settings' `KB_CACHE_SIMPLIFIED`).
+# shared by every build (Settings' `KB_CACHE_SIMPLIFIED`). Short texts are remembered in
+# Traditional too: a result's names and titles shown in both scripts, the same few hundred
+# rule titles converted for each of the rules' editions (`KB_CACHE_TRADITIONAL`).
 SHORT_CHARS = 64
 SIMPLIFIED_BYTES = 2 * 2**20
+TRADITIONAL_BYTES = 2**20
 
 
 def to_hans(text: str) -> str:
@@ -115,7 +118,14 @@ def to_hant(text: str) -> str:
     reader; one character for each character of `text`."""
     if not HAN_RUN.search(text):
         return text
+    return _short_hant(text) if len(text) <= SHORT_CHARS else _hant(text)
+
+
+def _hant(text: str) -> str:
     return convert_same_length(text, TO_HANT_CONFIG)
+
+
+_short_hant = cleared_when_full(TRADITIONAL_BYTES)(_hant)
 
 
 def warm_up() -> None:

@@ -48,6 +48,7 @@ class CacheSizes:
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys
     simplified: int = chinese.SIMPLIFIED_BYTES  # the process's: short texts in Simplified
+    traditional: int = chinese.TRADITIONAL_BYTES  # the process's: short texts in Traditional
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,4 @@ def size_process_caches(caches: CacheSizes) -> None:
     analysis._stem.resize(caches.stems)
     references.rule_sort_key.resize(caches.rule_numbers)
     chinese._short_hans.resize(caches.simplified)
+    chinese._short_hant.resize(caches.traditional)
