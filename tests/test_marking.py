@@ -146,6 +146,20 @@ def test_reading_the_words_around_the_querys_only_marks_what_reading_the_whole_t
     assert compared > 150
 
 
+def test_every_fragment_is_escaped_also_where_it_repeats_the_one_before():
+    """A fragment with nothing to escape is joined with its marks as it is; one whose marks
+    start before it (where the fragment before it ended) is escaped from its first mark."""
+    assert marking.Marker(frozenset({"kicker"})).mark("Kicker costs") == "<mark>Kicker</mark> costs"
+    text = ("iven time, the game has one face-up plane whose abilities affect the game or one face-up "
+            "phenomenon that's being encountered. If an ability of the plane or phenomenon says 'you' on it, "
+            "'you' refers to the player who's taking the current turn. The player who's taking the current "
+            "turn is considered to")
+    out = marking.Marker(frozenset({"player", "turn", "that"})).mark(text)
+    assert out.endswith("… <mark>turn</mark>. The <mark>player</mark> who&#x27;s taking the current "
+                        "<mark>turn</mark> is considered to")
+    assert "'" not in out
+
+
 def test_a_texts_own_noncharacters_open_no_mark():
     """Marks go into a fragment as two noncharacters while it is escaped; a text holding
     them shows U+FFFD there, and only its words are marked."""

@@ -44,6 +44,8 @@ _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 # Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.
 _OPEN, _CLOSE = "\ufdd0", "\ufdd1"
 _OWN_NONCHARACTERS = str.maketrans({_OPEN: "\ufffd", _CLOSE: "\ufffd"})
+# What `html.escape` changes, and the noncharacters a text's own marks would be mistaken for.
+_TO_ESCAPE = re.compile(f"[&<>\"'{_OPEN}{_CLOSE}]")
 
 
 FILE = "marking.txt"
@@ -255,14 +257,20 @@ def _end(text: str, end: int, limit: int) -> int:
 
 
 def _marked(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> str:
-    """`text[start:end]` escaped, with `spans` in <mark>: the marks go in as two
-    noncharacters, so that the fragment is escaped at once rather than piece by piece (a
-    text's own noncharacters show as U+FFFD)."""
+    """`text[start:end]` escaped, with `spans` in <mark>. A fragment with nothing to escape
+    (most) is joined with the marks as they are; else the marks go in as two noncharacters,
+    so that the fragment is escaped at once rather than piece by piece (a text's own
+    noncharacters show as U+FFFD)."""
+    # (A fragment starting after the last one ended can hold marks before its start.)
+    plain = _TO_ESCAPE.search(text, min(start, spans[0][0]), end) is None
+    opening, closing = ("<mark>", "</mark>") if plain else (_OPEN, _CLOSE)
     parts, done = [], start
     for s, e in spans:
-        parts += (text[done:s], _OPEN, text[s:e], _CLOSE)
+        parts += (text[done:s], opening, text[s:e], closing)
         done = e
     parts.append(text[done:end])
+    if plain:
+        return "".join(parts)
     if text.find(_OPEN, start, end) >= 0 or text.find(_CLOSE, start, end) >= 0:
         parts = [p if p in (_OPEN, _CLOSE) else p.translate(_OWN_NONCHARACTERS) for p in parts]
     return html.escape("".join(parts), quote=True).replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>")
