@@ -70,9 +70,15 @@ def test_importing_creates_no_converter_and_warm_up_creates_both():
     assert chinese.TO_HANS_CONFIG == "t2s.json" and chinese.TO_HANT_CONFIG == "s2tw.json"
 
 
-def test_short_texts_are_remembered_within_their_budget_and_long_ones_are_not(monkeypatch):
-    """A query's words are converted once however often its analysis and look-ups ask; the
-    memory of them stays within its budget, and a record's long text is never kept."""
+@pytest.mark.parametrize("convert, memo, budget, word, converted", [
+    (to_hans, "_short_hans", chinese.SIMPLIFIED_BYTES, "記著乾枯", "记着干枯"),
+    (to_hant, "_short_hant", chinese.TRADITIONAL_BYTES, "状态动作", "狀態動作"),
+])
+def test_short_texts_are_remembered_within_their_budget_and_long_ones_are_not(
+        monkeypatch, convert, memo, budget, word, converted):
+    """A query's words, and a rule title shown in Traditional for all the editions that have
+    it, are converted once however often they are asked for; the memory of them stays within
+    its budget, and a record's long text is never kept."""
     calls = collections.Counter()
     real = chinese.convert_same_length
 
@@ -81,42 +87,17 @@ def test_short_texts_are_remembered_within_their_budget_and_long_ones_are_not(mo
         return real(text, config)
 
     monkeypatch.setattr(chinese, "convert_same_length", counted)
-    chinese._short_hans.resize(2000)
+    remembered = getattr(chinese, memo)
+    remembered.resize(2000)
     try:
         for _ in range(3):
-            assert to_hans("記著乾枯") == "记着干枯" and to_hans("persist") == "persist"
-        assert calls == {"記著乾枯": 1}
-        long_text = "乾枯" * chinese.SHORT_CHARS
-        assert to_hans(long_text) == to_hans(long_text) == "干枯" * chinese.SHORT_CHARS
+            assert convert(word) == converted and convert("persist") == "persist"
+        assert calls == {word: 1}
+        long_text = word[:2] * chinese.SHORT_CHARS
+        assert convert(long_text) == convert(long_text) == converted[:2] * chinese.SHORT_CHARS
         assert calls[long_text] == 2
         for n in range(200):  # distinct words: the memory empties and starts again
-            assert to_hans(f"乾枯{n}") == f"干枯{n}"
-        assert chinese._short_hans.bytes() <= 2000
+            assert convert(f"{word[:2]}{n}") == f"{converted[:2]}{n}"
+        assert remembered.bytes() <= 2000
     finally:
-        chinese._short_hans.resize(chinese.SIMPLIFIED_BYTES)
-
-
-def test_short_texts_are_remembered_in_traditional_within_their_budget(monkeypatch):
-    """A rule title shown in Traditional is converted once for all the editions that have
-    it; the memory stays within its budget, and a long text is never kept."""
-    calls = collections.Counter()
-    real = chinese.convert_same_length
-
-    def counted(text, config):
-        calls[text] += 1
-        return real(text, config)
-
-    monkeypatch.setattr(chinese, "convert_same_length", counted)
-    chinese._short_hant.resize(2000)
-    try:
-        for _ in range(3):
-            assert to_hant("状态动作") == "狀態動作" and to_hant("persist") == "persist"
-        assert calls == {"状态动作": 1}
-        long_text = "状态" * chinese.SHORT_CHARS
-        assert to_hant(long_text) == to_hant(long_text) == "狀態" * chinese.SHORT_CHARS
-        assert calls[long_text] == 2
-        for n in range(200):
-            assert to_hant(f"状态{n}") == f"狀態{n}"
-        assert chinese._short_hant.bytes() <= 2000
-    finally:
-        chinese._short_hant.resize(chinese.TRADITIONAL_BYTES)
+        remembered.resize(budget)
