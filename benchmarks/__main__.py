@@ -16,7 +16,7 @@ from pathlib import Path
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 
-from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages
+from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
@@ -78,6 +78,8 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(coldstart.report(index_root))
     elif part == "profile":
         print(profile_app.report(index_root))
+        print("\nBy stage, without the profiler (benchmarks.stages), first-asked queries:\n")
+        print(stages.report(index_root))
     elif part == "memory":
         print(memory.report(with_rules=not args.quick))
     elif part == "hostile":

@@ -1,14 +1,15 @@
-"""Cold: queries never asked before, each asked once, the real app against a naive peer.
+"""Cold: queries never asked before, each asked once, the real app against a naive peer and the floor.
 
-Thousands of distinct generated queries (benchmarks.cold_queries) go once to each of two
+Thousands of distinct generated queries (benchmarks.cold_queries) go once to each of three
 gunicorn servers with the same settings (2 sync workers, --preload, loopback): the real app's
-/api/search and the naive Flask + Whoosh + jieba app (benchmarks.naive_app) over the same
-records. wrk asks them (benchmarks.wrk: 8 connections, every query exactly once, each
-request timed), in turns of 500 queries per server, the servers alternating which goes
-first, so that whatever else the machine does weighs on both alike. Then the first turn's
-queries are asked again, for the table of repeated queries (what the per-process memos make
-of them), and each server's /healthz as many times as there are queries: the most this
-client and gunicorn's request handling let through with no search at all, in the same run.
+/api/search, the naive Flask + Whoosh + jieba app (benchmarks.naive_app) over the same
+records, and the engine alone over the real app's index (`TARGETS`). wrk asks them
+(benchmarks.wrk: 8 connections, every query exactly once, each request timed), in turns of
+500 queries per server, each server going first in turn, so that whatever else the machine
+does weighs on all alike. Then the first turn's queries are asked again, for the table of
+repeated queries (what the per-process memos make of them), and each server's /healthz as
+many times as there are queries: the most this client and gunicorn's request handling let
+through with no search at all, in the same run.
 
 The same queries are also asked in-process, once each, through `Library.search` (the time a
 worker spends on a first-asked query, without HTTP).
@@ -33,6 +34,11 @@ from .server import Server, free_port
 from .wrk import CONNECTIONS, ask_once
 
 NAIVE_APP = "benchmarks.naive_app:app"
+# Each server's search endpoint. The engine alone (benchmarks.minimal_app's /api/engine) parses
+# and expands the query as the real app does and answers the engine's top ten ids: no ranking
+# bonuses, edition groups, result records or snippets. It is the floor of what a search over
+# this index costs in this stack, so the real app's requests/s cannot pass its.
+TARGETS = {"real app": "/api/search", "naive peer": "/api/search", "engine alone": "/api/engine"}
 TURN = 500
 GOAL_RPS_RATIO, GOAL_P99_RATIO, GOAL_DOCS_RATIO = 3.0, 0.5, 1.5
 GOAL_P50_MS, GOAL_P99_MS = 2.0, 8.0
@@ -74,8 +80,8 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
     naive_root.mkdir()
     NaiveWhoosh().index(result.records, naive_root)
     queries = [q for _, q in generate(result.records, count)]
-    paths_ = [f"/api/search?q={quote(q, safe='')}" for q in queries]
-    turns = [paths_[i:i + TURN] for i in range(0, len(paths_), TURN)]
+    turns = {name: [[f"{endpoint}?q={quote(q, safe='')}" for q in queries[i:i + TURN]]
+                    for i in range(0, len(queries), TURN)] for name, endpoint in TARGETS.items()}
 
     library = Library(current_folder(real_root))
     library.search(WARM_UP_QUERY)
@@ -92,25 +98,26 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
     gc.unfreeze()
     library.close()
 
-    runs: dict[str, list[dict]] = {"real app": [], "naive peer": []}
-    again: dict[str, list[dict]] = {"real app": [], "naive peer": []}
-    ceiling: dict[str, list[dict]] = {"real app": [], "naive peer": []}
-    with Server.real_app(real_root, free_port()) as real, Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive:
+    runs: dict[str, list[dict]] = {name: [] for name in TARGETS}
+    again: dict[str, list[dict]] = {name: [] for name in TARGETS}
+    ceiling: dict[str, list[dict]] = {name: [] for name in TARGETS}
+    with Server.real_app(real_root, free_port()) as real, Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive, \
+            Server.minimal_app(real_root, free_port()) as engine:
         real.check_index()
+        engine.check_index()
         naive.wait_for("/healthz")
-        servers = {"real app": real, "naive peer": naive}
-        warm = [f"/api/search?q={quote(WARM_UP_QUERY)}"] * (connections * 2)
-        for server in servers.values():  # every worker opens its index and loads its analysis
-            ask_once(server.port, warm, connections)
-        for n, turn in enumerate(turns):
-            order = list(servers.items()) if n % 2 == 0 else list(servers.items())[::-1]
-            for name, server in order:
-                runs[name].append(_ask(server, turn, connections))
+        servers = {"real app": real, "naive peer": naive, "engine alone": engine}
+        for name, server in servers.items():  # every worker opens its index and loads its analysis
+            ask_once(server.port, [f"{TARGETS[name]}?q={quote(WARM_UP_QUERY)}"] * (connections * 2), connections)
+        names = list(servers)
+        for n in range(len(turns["real app"])):
+            for name in names[n % len(names):] + names[:n % len(names)]:  # each goes first in turn
+                runs[name].append(_ask(servers[name], turns[name][n], connections))
         for name, server in servers.items():
-            again[name].append(_ask(server, turns[0], connections))
+            again[name].append(_ask(server, turns[name][0], connections))
         for name, server in servers.items():
-            ceiling[name].append(_ask(server, ["/healthz"] * len(paths_), connections))
-    return {"records": len(result.records), "queries": len(queries), "turns": len(turns),
+            ceiling[name].append(_ask(server, ["/healthz"] * len(queries), connections))
+    return {"records": len(result.records), "queries": len(queries), "turns": len(turns["real app"]),
             "cold": {k: _figures(v) for k, v in runs.items()}, "again": {k: _figures(v) for k, v in again.items()},
             "ceiling": {k: _figures(v) for k, v in ceiling.items()},
             "inprocess": (percentile(times, 50), percentile(times, 99), max(times))}
@@ -131,6 +138,10 @@ def _goals(measured: dict[str, dict]) -> list[list[str]]:
         goal = GOAL_RPS_RATIO if label == WHOLE else GOAL_DOCS_RATIO
         rows.append([f"{label}: requests/s ≥ {goal:g}× the peer's",
                      f"real / naive = **{rps:.2f}×** ({real['rps']:.0f} / {naive['rps']:.0f})", _met(rps >= goal)])
+        floor = m["cold"]["engine alone"]
+        rows.append([f"{label}: the floor, the engine alone's requests/s (the most the real app could reach)",
+                     f"engine alone / naive = {floor['rps'] / naive['rps']:.2f}× "
+                     f"({floor['rps']:.0f} / {naive['rps']:.0f})", "—"])
         if label == WHOLE:
             rows.append([f"{label}: p99 ≤ {GOAL_P99_RATIO:g} of the peer's",
                          f"real / naive = **{p99:.2f}** ({ms(real['p99'])} / {ms(naive['p99'])} ms)",
@@ -161,7 +172,7 @@ def report(paths: list[Path], count: int = 3000, connections: int = CONNECTIONS,
             m = measured[label] = measure_corpus(corpus_paths, work, count, connections)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        for target in ("real app", "naive peer"):
+        for target in TARGETS:
             cold_rows.append(_row(f"{label} ({m['records']} records)", target, m["cold"][target]))
             again_rows.append(_row(label, target, m["again"][target]))
             ceiling_rows.append(_row(label, target, m["ceiling"][target]))

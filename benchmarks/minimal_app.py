@@ -7,7 +7,8 @@ library would run (the same parsing and glossary expansion):
 - /api/search: through Whoosh's own searcher and matchers (`search_with_whoosh`), the way a
   minimal Flask + Whoosh service would search this index. The ceiling the issue's goal names.
 - /api/engine: through the engine's own evaluation (`engine.search`, what the real app
-  calls), so that the real app's distance from it is the cost of everything the app adds.
+  calls), so that the real app's distance from it is the cost of everything the app adds:
+  the cold benchmark's floor (benchmarks.cold).
 """
 from __future__ import annotations
 
