@@ -4,9 +4,10 @@ cProfile (benchmarks.profile_app) charges every Python call, so it inflates the 
 of many small calls (marking, the web layer) against those that run in numpy or C. Here each
 stage's function is wrapped by a timer instead, a few calls a request in all: every
 generated query (benchmarks.cold_queries) is asked once through the web app's WSGI call, as
-gunicorn calls it, and each stage's wall-clock time is summed over its outermost calls (a
-search the hints make again is counted once, inside the first). What is not the library's
-is the web layer's: Flask, the hooks, the hints, the addresses and the JSON.
+gunicorn calls it, and each stage's wall-clock time is summed over its calls (no stage's
+function calls itself; the search the hints make again for an old word's official name is a
+second call of Library.search). What is not the library's is the web layer's: Flask, the
+hooks, the hints, the addresses and the JSON.
 
 `python -m benchmarks.stages INDEX_ROOT [--queries N]` (INDEX_ROOT holds a build's CURRENT).
 """
@@ -50,23 +51,18 @@ STAGES = [
 
 @contextmanager
 def timed_stages() -> Iterator[dict[str, float]]:
-    """While open, each stage's function adds its outermost calls' seconds to the dict."""
+    """While open, each stage's function adds its calls' seconds to the dict."""
     seconds = {label: 0.0 for label, *_ in STAGES}
-    active: set[str] = set()
     originals = []
 
     def timer(label, function):
         @functools.wraps(function)
         def timed(*args, **kwargs):
-            if label in active:
-                return function(*args, **kwargs)
-            active.add(label)
             started = time.perf_counter()
             try:
                 return function(*args, **kwargs)
             finally:
                 seconds[label] += time.perf_counter() - started
-                active.discard(label)
         return timed
 
     for label, owner, name, _ in STAGES:
@@ -110,7 +106,7 @@ def report(index_root: Path, count: int = 3000) -> str:
     rows.append(["  the web layer (Flask, hooks, hints, addresses, JSON)", f"{web / count * 1000:.3f}",
                  f"{web / total:.0%}"])
     return (f"{index_root} ({len(library.records)} records): {count} distinct generated queries, each asked once "
-            "through the WSGI call; wall-clock ms a request, each stage's outermost calls.\n\n"
+            "through the WSGI call; wall-clock ms a request, each stage's calls summed.\n\n"
             + table(["stage", "ms a request", "share"], rows))
 
 
