@@ -9,6 +9,7 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 
@@ -48,6 +49,16 @@ LABELS = {
     "superseded": ("舊版規則", "Superseded edition"),
     "today": ("現行規則中", "In today's rules"),
     "not_in_today": ("已無此規則", "no longer a rule"),
+    "last_in": ("最後出現於", "last in"),
+    "what_changed": ("版本間的變更", "What changed"),
+    "added": ("新增", "Added"),
+    "removed": ("刪除", "Removed"),
+    "renumbered": ("改編號", "Renumbered"),
+    "renamed": ("改名", "Renamed"),
+    "changed": ("文字修改", "Changed"),
+    "split": ("分拆", "Split"),
+    "merged": ("合併", "Merged"),
+    "same": ("未變更", "Unchanged"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
     "examples": ("範例", "Examples"),
@@ -249,9 +260,13 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                      for v in info["editions"]],
         "keyword_numbers": [{"edition": e, "number": n, "url": f"/rules/{n}?edition={e}", "current": e == edition}
                             for e, n in info["keyword_numbers"].items()],
+        # The rule in every edition its lineage reaches (`indexer.search.lineage`): how it came
+        # from the edition before (`relation`), the text, the word diff, and that step's list
+        # of changes between the two editions.
         "history": [{"edition": v.edition, "number": v.number, "url": f"/rules/{v.number}?edition={v.edition}",
-                     "current": v.edition == edition, "text": blocks(v.text, script),
-                     "changes": _changes(history[i - 1], v, script) if i else []}
+                     "current": v.edition == edition, "relation": v.relation, "text": blocks(v.text, script),
+                     "changes": _changes(history[i - 1], v, script) if i else [],
+                     "changes_url": changes_url(history[i - 1].edition, v.edition, v.number) if i else None}
                     for i, v in enumerate(history)],
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
@@ -261,17 +276,34 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
 
 
 def _today(today: dict, script: str | None) -> dict | None:
-    """What an older edition's rule is in today's rules, for the first lines of its page."""
+    """What an older edition's rule is in today's rules, for the first lines of its page:
+    today's number of the same rule, what its own number names today, or where its lineage
+    ended (the last edition that had it)."""
     if not today:
         return None
     now = today.get("number_now")
+    ended = today.get("ended")
     return {
         "edition": today["edition"],
         "same_rule": ({"number": today["same_rule"], "url": f"/rules/{today['same_rule']}?edition={today['edition']}"}
                       if "same_rule" in today else None),
         "number_now": ({"number": now.number, "name": display_title(now, script), "url": record_url(now)}
                        if now else None),
+        "ended": _ending_view(ended) if ended else None,
     }
+
+
+def _ending_view(ending: dict) -> dict:
+    """The end of a lineage as a page shows it: the last edition, its number there, the
+    edition that dropped it and that step's changes."""
+    return {**ending, "url": f"/rules/{ending['last_number']}?edition={ending['last']}",
+            "changes_url": changes_url(ending["last"], ending["gone_in"], ending["last_number"])}
+
+
+def changes_url(old: str, new: str, key: str | None = None) -> str:
+    """The list of changes from edition `old` to `new`, or one rule's entry in it."""
+    query = {"from": old, "to": new, **({"rule": key} if key else {})}
+    return "/changes?" + urlencode(query)
 
 
 def rule_preview(library: Library, number: str, script: str | None) -> dict | None:

@@ -22,6 +22,8 @@ from indexer.search.folding import fold_key
 from indexer.search.lines import MappedLines
 from indexer.search.marking import marking_forms
 
+from indexer.search.lineage import Edge, record_key
+
 from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
@@ -40,7 +42,7 @@ def _newness(record: Record) -> tuple[str, bool]:
 
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
-                 edition_labels: dict[str, str] | None = None):
+                 edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
         # A document's own edition label (2016-01) and the rules edition it quotes (2016-09-30).
         self.edition_labels = dict(edition_labels or {})
         self.records = {r.id: r for r in records}
@@ -106,7 +108,7 @@ class Catalogue:
         self._title_keys = list(self.titles)
         self._title_text = "\n".join(self._title_keys)
         self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
-        self.editions = EditionTables(records)
+        self.editions = EditionTables(records, lineage)
         self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
         # The newest rules edition is today's: a bare number or word means it.
         self.current_edition = max((r.edition for r in records if r.edition and r.source == f"cr-{r.edition}"),
@@ -155,11 +157,11 @@ class Catalogue:
                                   for r in records], np.int64)
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
-        # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
+        # Rules with rulings (a FAQ's), by (edition, number): they follow their rule's lineage.
         self._ruled: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
-            if r.kind == "rule" and r.rulings:
-                self._ruled[self.group_key(r)].append(r)
+            if r.kind == "rule" and r.rulings and r.edition:
+                self._ruled[(r.edition, r.number)].append(r)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -299,15 +301,12 @@ class Catalogue:
         return self.by_position[at] if at >= 0 else None
 
     def _twin_today(self, record: Record) -> Record | None:
-        """`current_twin`, worked out."""
-        twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
-        key = self.group_key(record)
-        if twin is None and key[0] == "keyword-rule":
-            twin = self.keyword_head_today(key[1])
-        if twin is None and key[0] == "cr-term":  # a term that became obsolete changed its id
-            entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
-            twin = next((e for e in entries if e.source == f"cr-{self.current_edition}"), None)
-        return twin if twin is not None and self.group_key(twin) == key else None
+        """`current_twin`, worked out: where the lineage takes the record's rule or entry in
+        today's edition, when that is the same result (its group)."""
+        key = record_key(record)
+        now = self.editions.follow(record.edition, key, self.current_edition) if key and record.edition else None
+        twin = self.editions.record(self.current_edition, now) if now else None
+        return twin if twin is not None and self.group_key(twin) == self.group_key(record) else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
         """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""
@@ -316,8 +315,12 @@ class Catalogue:
 
     def ruled_records(self, record: Record) -> list[Record]:
         """Records of the same rule in any edition or document that carry rulings (the
-        Shadowmoor FAQ's 502.79 for today's 702.79 Persist)."""
-        return self._ruled.get(self.group_key(record), [])
+        Shadowmoor FAQ's 502.79 for today's 702.79 Persist): the rule's own (edition, number)
+        and every one its lineage reaches."""
+        if not record.edition or not record.number:
+            return []
+        return [r for e, n, _ in self.editions.lineage_of(record.edition, record.number)
+                for r in self._ruled.get((e, n), [])]
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines."""

@@ -67,7 +67,8 @@ class Library:
         records = self.build.records
         self.weights, self.caches = weights, caches
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
-        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
+        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels,
+                                   self.build.lineage)
         self.records = self.catalogue.records
         self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
@@ -112,7 +113,9 @@ class Library:
     def rule(self, number: str, edition: str | None = None) -> dict | None:
         page = rule_page(self.catalogue, number, edition)
         if page is not None:
-            terms = self._terms_of_rule.get((page["record"].number, page["edition"]), [])
+            # The terms the glossary says the rule defines, in any edition its lineage reaches
+            # (the glossary names multikicker's 702.30c of 2010 and 702.33c of today, not 2016's 702.32c).
+            terms = [t for v in page["history"] for t in self._terms_of_rule.get((v.number, v.edition), [])]
             # A subrule's page shows its rule's rulings that name what the subrule defines.
             page["named_rulings"] = (subrule_rulings(self.catalogue, terms, page["record"])
                                      if number[-1].isalpha() else [])
