@@ -23,16 +23,20 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    of what is left, plus bonuses for context: the parents were matched to each other
    (`PARENT_BONUS`), the number stayed (`NUMBER_BONUS`). Pairs are taken best first, one to
    one, down to `MATCH_AT` (`MEDIUM_MATCH_AT`, `SHORT_MATCH_AT` for shorter texts, where a
-   few shared words or letters make a high ratio: `Flanking` and `Flashback`). Headings go first, so that
-   their subrules have matched parents to earn the bonus. A matched pair is `same`,
+   few shared words or letters make a high ratio: `Flanking` and `Flashback`). Headings go
+   first, so that their subrules have matched parents to earn the bonus (or, where the old
+   parent went to another rule, the penalty). A matched pair is `same`,
    `changed` (same number, other text) or `renumbered`.
 5. A rule still unmatched whose number the next edition has, unmatched, with a text that
    holds the old one or is held in it (`partial_ratio` at least `CONTAINED_AT`): `changed`.
-6. Splits and merges: an entry left without a partner whose text is contained
-   (`partial_ratio` at least `CONTAINED_AT`) in the text of a matched neighbour's partner on
-   the other side (the partner of its parent or of the entry just before or after it) was
-   split from it (`split`, on every edge of the entry split) or merged into it (`merged`).
-7. What is left is `added` (no entry before) or `removed` (none after).
+6. Headings still unmatched whose subrules went, most of them, under one unmatched heading
+   of the next edition: that heading (2008's 217.5 In Play is 2009's 403 Battlefield).
+7. Splits and merges: an entry left without a partner whose text is contained
+   (`partial_ratio` at least `CONTAINED_AT`) in the text of an entry of the other edition
+   in the gap it sits in (between the partners of the nearest matched entries before and
+   after it, at most `GAP` entries), or holds one's text, was split from it (`split`, on
+   every edge of the entry split) or merged into it (`merged`).
+8. What is left is `added` (no entry before) or `removed` (none after).
 
 The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome.
 """
@@ -40,7 +44,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -69,13 +73,17 @@ SHORT = 30
 SHORT_MATCH_AT = 90
 # Context bonuses: a pair whose parents were matched to each other, or that kept its number.
 # Enough to choose between near-equal candidates (the "General" rules of each section), too
-# little to carry an unrelated text over MATCH_AT.
+# little to carry an unrelated text over MATCH_AT. A pair whose old parent was matched to
+# another loses twice PARENT_BONUS: "Multiple instances of banding ... are redundant" stays
+# with banding rather than go to a new keyword's sentence that differs by one word.
 PARENT_BONUS = 10
 NUMBER_BONUS = 5
 # A text is part of another (a split or merge) when partial_ratio finds it there at this
 # similarity, and it is at least CONTAINED_MIN characters long (shorter ones are in everything).
 CONTAINED_AT = 90
 CONTAINED_MIN = 40
+# The widest gap between matched entries searched for the parts of a split or merge.
+GAP = 12
 
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": "-", "–": "-", "−": "-", "™": ""})
 _SPACE = re.compile(r"\s+")
@@ -152,6 +160,7 @@ class _Pair:
     def __init__(self, old: list[Entry], new: list[Entry]):
         self.old, self.new = old, new
         self.old_by = {e.key: e for e in old}
+        self.old_at = {e.key: n for n, e in enumerate(old)}
         self.new_by = {e.key: e for e in new}
         self.forward: dict[str, str] = {}
         self.back: dict[str, str] = {}
@@ -175,9 +184,19 @@ class _Pair:
         for depth in (0, 1, 2, 3):
             self._fuzzy(depth)
         self._kept_number()
+        for depth in (1, 0):
+            self._by_children(depth)
 
     def _parents_match(self, a: Entry, b: Entry) -> bool:
         return a.parent is not None and self.forward.get(a.parent) == b.parent
+
+    def _context(self, a: Entry, b: Entry) -> int:
+        """The bonus (or penalty) of a pair's context: parents matched to each other, or the
+        old one's parent matched to another (a subrule leaving its rule's successor for
+        another rule needs a closer text)."""
+        if self._parents_match(a, b):
+            return PARENT_BONUS
+        return -2 * PARENT_BONUS if a.parent in self.forward else 0
 
     def _same_text(self) -> None:
         for terms in (False, True):
@@ -219,12 +238,32 @@ class _Pair:
         candidates = []
         for i, j in zip(rows.tolist(), cols.tolist()):
             a, b = olds[i], news[j]
-            score = float(scores[i, j]) + PARENT_BONUS * self._parents_match(a, b) + NUMBER_BONUS * (a.key == b.key)
+            score = float(scores[i, j]) + self._context(a, b) + NUMBER_BONUS * (a.key == b.key)
             if score >= _needed(min(len(a.masked), len(b.masked))):
                 candidates.append((-score, i, j))
         for _, i, j in sorted(candidates):
             a, b = olds[i], news[j]
             if a.key not in self.forward and b.key not in self.back:
+                self.take(a, b)
+
+    def _by_children(self, depth: int) -> None:
+        """A heading left unmatched whose subrules went, most of them, under one unmatched
+        heading of the next edition: that heading (2008's 217.5 "In Play", whose subrules
+        are 2009's 403.x, is 403 "Battlefield"; 2022's 702.89 Totem Armor is 2026's Umbra
+        Armor)."""
+        children: dict[str, list[str]] = defaultdict(list)
+        for a in self.old:
+            if a.parent:
+                children[a.parent].append(a.key)
+        for a in self.left(self.old, self.forward, (False,)):
+            if a.depth != depth or not children.get(a.key):
+                continue
+            votes = Counter(self.new_by[self.forward[c]].parent for c in children[a.key] if c in self.forward)
+            if not votes:
+                continue
+            parent, count = votes.most_common(1)[0]
+            b = self.new_by.get(parent or "")
+            if b is not None and b.key not in self.back and count >= max(1, len(children[a.key]) / 2):
                 self.take(a, b)
 
     def _kept_number(self) -> None:
@@ -238,60 +277,72 @@ class _Pair:
                 if short and fuzz.partial_ratio(short, long) >= CONTAINED_AT:
                     self.take(a, b)
 
-    def _neighbours(self, side: list[Entry], at: int, by: dict[str, Entry]) -> list[Entry]:
-        """An entry's parent and the entries just before and after it, on its own side."""
-        found = [side[k] for k in (at - 1, at + 1) if 0 <= k < len(side) and side[k].depth == side[at].depth]
-        parent = by.get(side[at].parent or "")
-        return found + ([parent] if parent else [])
+    def _gap(self, side: list[Entry], at: int, matched: dict[str, str], other: list[Entry],
+             positions: dict[str, int]) -> list[Entry]:
+        """The entries of the other edition in the gap an unmatched entry sits in: between
+        the partners of the nearest matched entries before and after it (at most GAP)."""
+        before = next((positions[matched[side[k].key]] for k in range(at - 1, -1, -1) if side[k].key in matched), 0)
+        after = next((positions[matched[side[k].key]] for k in range(at + 1, len(side)) if side[k].key in matched),
+                     len(other) - 1)
+        if after < before:
+            before, after = after, before
+        return other[max(before, after - GAP): after + 1] if after - before > GAP else other[before: after + 1]
 
     def _contained(self, part: Entry, whole: Entry) -> bool:
-        return (len(part.masked) >= CONTAINED_MIN and len(whole.masked) > len(part.masked)
+        """Whether `part` is a part of `whole` (a rule of a rule, a glossary entry of an entry)."""
+        return ((part.depth == 3) == (whole.depth == 3) and len(part.masked) >= CONTAINED_MIN
+                and len(whole.masked) > len(part.masked)
                 and fuzz.partial_ratio(part.masked, whole.masked) >= CONTAINED_AT)
+
+    def _parts(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+        """(old key, new key) pairs of splits and of merges, found in the gaps around the
+        entries left unmatched."""
+        split: set[tuple[str, str]] = set()
+        merged: set[tuple[str, str]] = set()
+        old_at, new_at = self.old_at, {e.key: n for n, e in enumerate(self.new)}
+        for at, a in enumerate(self.old):
+            if a.key not in self.forward:
+                for b in self._gap(self.old, at, self.forward, self.new, new_at):
+                    if self._contained(b, a):
+                        split.add((a.key, b.key))
+                    elif self._contained(a, b):
+                        merged.add((a.key, b.key))
+        for at, b in enumerate(self.new):
+            if b.key not in self.back:
+                for a in self._gap(self.new, at, self.back, self.old, old_at):
+                    if self._contained(b, a):
+                        split.add((a.key, b.key))
+                    elif self._contained(a, b):
+                        merged.add((a.key, b.key))
+        return split, merged
 
     def edges(self, old_edition: str, new_edition: str) -> list[Edge]:
         self.align()
-        split: dict[str, list[str]] = defaultdict(list)    # old key -> further new keys
-        merged: dict[str, list[str]] = defaultdict(list)   # new key -> further old keys
-        for at, b in enumerate(self.new):
-            if b.key in self.back:
-                continue
-            for n in self._neighbours(self.new, at, self.new_by):
-                a = self.old_by.get(self.back.get(n.key, ""))
-                if a is not None and self._contained(b, a):
-                    split[a.key].append(b.key)
-                    break
-        for at, a in enumerate(self.old):
-            if a.key in self.forward:
-                continue
-            for n in self._neighbours(self.old, at, self.old_by):
-                b = self.new_by.get(self.forward.get(n.key, ""))
-                if b is not None and self._contained(a, b):
-                    merged[b.key].append(a.key)
-                    break
-        parted = {k for keys in split.values() for k in keys}
-        joined = {k for keys in merged.values() for k in keys}
+        split, merged = self._parts()
+        parts = split | merged
+        splitting = {a for a, _ in split}
+        merging = {b for _, b in merged}
         out = []
         for a in self.old:
             b_key = self.forward.get(a.key)
-            if b_key is None and a.key not in joined:
-                out.append(Edge(old_edition, a.key, new_edition, "", "removed", 0))
-                continue
             if b_key is not None:
                 score = self.scores[a.key]
-                relation = ("split" if a.key in split else "merged" if b_key in merged
+                relation = ("split" if a.key in splitting else "merged" if b_key in merging
                             else "same" if a.key == b_key and score == 100
                             else "changed" if a.key == b_key
                             else "renamed" if a.depth == 3 else "renumbered")
                 out.append(Edge(old_edition, a.key, new_edition, b_key, relation, score))
-            for extra in split.get(a.key, []):
-                out.append(Edge(old_edition, a.key, new_edition, extra, "split",
-                                round(fuzz.partial_ratio(self.new_by[extra].masked, a.masked))))
-        for b_key, keys in merged.items():
-            for a_key in keys:
-                out.append(Edge(old_edition, a_key, new_edition, b_key, "merged",
-                                round(fuzz.partial_ratio(self.old_by[a_key].masked, self.new_by[b_key].masked))))
+            elif not any(k == a.key for k, _ in parts):
+                out.append(Edge(old_edition, a.key, new_edition, "", "removed", 0))
+        for a_key, b_key in sorted(parts, key=lambda p: (self.old_at[p[0]], p[1])):
+            if self.forward.get(a_key) != b_key:
+                a, b = self.old_by[a_key], self.new_by[b_key]
+                short, long = sorted((a.masked, b.masked), key=len)
+                out.append(Edge(old_edition, a_key, new_edition, b_key, "split" if (a_key, b_key) in split
+                                else "merged", round(fuzz.partial_ratio(short, long))))
+        reached = {b for _, b in parts}
         for b in self.new:
-            if b.key not in self.back and b.key not in parted:
+            if b.key not in self.back and b.key not in reached:
                 out.append(Edge(old_edition, "", new_edition, b.key, "added", 0))
         return out
 
