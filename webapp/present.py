@@ -16,7 +16,7 @@ from markupsafe import Markup
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
-from indexer.knowledge.editions import word_diff
+from indexer.knowledge.editions import CHANGE_KINDS, word_diff
 from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
 
@@ -304,6 +304,66 @@ def changes_url(old: str, new: str, key: str | None = None) -> str:
     """The list of changes from edition `old` to `new`, or one rule's entry in it."""
     query = {"from": old, "to": new, **({"rule": key} if key else {})}
     return "/changes?" + urlencode(query)
+
+
+CHANGES_PER_PAGE = 50
+
+
+def changes_view(library: Library, old: str, new: str, kind: str | None, rule: str | None, page: int,
+                 script: str | None) -> dict | None:
+    """What changed from edition `old` to `new` (`EditionTables.changes`): counts per kind,
+    and one page of entries, each with both editions' rule and the word diff per language
+    both have (None for a page past the end). `kind` keeps one kind, `rule` one rule's
+    entry (its number in either edition). Only the page's entries are diffed."""
+    tables = library.catalogue.editions
+    found = tables.changes(old, new)
+    counts = {k: 0 for k in CHANGE_KINDS}
+    for change in found:
+        counts[change.kind] += 1
+    if kind:
+        found = [c for c in found if c.kind == kind]
+    if rule:
+        found = [c for c in found if rule in (c.old, c.new)]
+    pages = max(1, -(-len(found) // CHANGES_PER_PAGE))
+    if not 1 <= page <= pages:
+        return None
+    shown = found[(page - 1) * CHANGES_PER_PAGE: page * CHANGES_PER_PAGE]
+    here = {"from": old, "to": new, **({"kind": kind} if kind else {}), **({"rule": rule} if rule else {})}
+    return {
+        "title": f"{old} → {new}",
+        "from": old, "to": new, "kind": kind, "rule": rule,
+        "editions": tables.lineage_editions,
+        "counts": counts,
+        "total": len(found), "page": page, "pages": pages,
+        "previous": "/changes?" + urlencode({**here, "page": page - 1}) if page > 1 else None,
+        "next": "/changes?" + urlencode({**here, "page": page + 1}) if page < pages else None,
+        "changes": [_change_view(tables, change, old, new, script) for change in shown],
+    }
+
+
+def _change_view(tables, change, old: str, new: str, script: str | None) -> dict:
+    before = tables.record(old, change.old) if change.old else None
+    after = tables.record(new, change.new) if change.new else None
+    diffs = []
+    if before is not None and after is not None:
+        for lang in LANGS:
+            a, b = before.text.get(lang), after.text.get(lang)
+            if a and b and a != b:
+                diffs.append({"lang": shown_lang(lang, script),
+                              "pieces": [[op, display(piece, lang, script)] for op, piece in word_diff(a, b)]})
+    return {"kind": change.kind,
+            "old": _changed_entry(before, change.old, old, script),
+            "new": _changed_entry(after, change.new, new, script),
+            "diff": diffs,
+            # The text of an entry added or removed, or one whose languages differ (a diff per language).
+            "text": blocks((after or before).text, script) if not diffs and (after or before) else []}
+
+
+def _changed_entry(record: Record | None, key: str, edition: str, script: str | None) -> dict | None:
+    if record is None:
+        return None
+    return {"key": key, "number": record.number, "edition": edition, "title": display_title(record, script),
+            "url": record_url(record)}
 
 
 def rule_preview(library: Library, number: str, script: str | None) -> dict | None:

@@ -114,6 +114,9 @@ class EditionTables:
             self._pairs[(edge.from_edition, edge.to_edition)].append(edge)
         # The editions the lineage aligns, oldest first.
         self.lineage_editions = sorted({e for pair in self._pairs for e in pair})
+        # What changed between two editions, worked out when first asked: at most one list
+        # per pair of editions held, so bounded by the editions, not by the requests.
+        self._changes: dict[tuple[str, str], list[Change]] = {}
         # Each edition's keys in the lineage, in its own order (rules, then glossary).
         self._keys: dict[str, list[str]] = defaultdict(list)
         for (old, new), edges in self._pairs.items():
@@ -210,6 +213,11 @@ class EditionTables:
         went is no change between these two."""
         if not (old in self.lineage_editions and new in self.lineage_editions and old < new):
             return []
+        if (old, new) not in self._changes:
+            self._changes[(old, new)] = self._changes_between(old, new)
+        return self._changes[(old, new)]
+
+    def _changes_between(self, old: str, new: str) -> list[Change]:
         reached: dict[str, str] = {}    # new key -> old key
         removed = []
         for key in self._keys[old]:
