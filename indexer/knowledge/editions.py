@@ -15,8 +15,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from indexer.documents.chinese import HAN
 from indexer.documents.records import Record
@@ -200,11 +200,11 @@ class EditionTables:
         lineage. Empty for a rule without a keyword."""
         if not record.keyword or not record.number or not record.edition:
             return {}
-        heading = record
+        heading, number = record, record.number
         while heading.parent and (parent := self.index.get((record.edition, heading.parent))) is not None \
                 and (parent.keyword or "").lower() == record.keyword.lower():
-            heading = parent
-        return {v.edition: v.number for v in self.history(record.edition, heading.number)}
+            heading, number = parent, heading.parent or number
+        return {v.edition: v.number for v in self.history(record.edition, number)}
 
     def changes(self, old: str, new: str) -> list[Change]:
         """What changed from edition `old` to the newer `new` along the lineage: every entry

@@ -24,7 +24,7 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     when that is another rule (702.79 in 2009 was devour; today it is persist). Empty for a
     rule of today's edition, or in a knowledge base without editions."""
     today = catalogue.current_edition
-    if not today or record.edition == today or not record.edition:
+    if not today or record.edition == today or not record.edition or record.number is None:
         return {}
     found: dict = {"edition": today}
     now = catalogue.editions.follow(record.edition, record.number, today)
@@ -63,7 +63,7 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "children": children,
         "editions": catalogue.editions.editions_of(number),
         "keyword_numbers": catalogue.editions.keyword_numbers(primary),
-        "history": catalogue.editions.history(edition, number),
+        "history": catalogue.editions.history(edition, number) if edition else [],
         "previous": previous,
         "next": following,
         # Whether this is today's edition (None in a knowledge base without rules editions).

@@ -1,12 +1,12 @@
 """One index build opened: everything its answers depend on, owned by one object.
 
 A build folder holds the records and sources, the folded texts and the texts' marking forms
-(`lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words it was segmented with, the glossary it was built with
-and the engine's files. Opening it reads and checks every one of them before anything is in
-use: a missing or damaged part raises `IndexUnavailable` (and nothing else), so whoever
-serves the previous build keeps serving it. Nothing here changes process state: the
-segmenter and glossary are this build's, so two builds open in one process never change
-each other's answers.
+(`lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words
+it was segmented with, the glossary it was built with and the engine's files. Opening it
+reads and checks every one of them before anything is in use: a missing or damaged part
+raises `IndexUnavailable` (and nothing else), so whoever serves the previous build keeps
+serving it. Nothing here changes process state: the segmenter and glossary are this
+build's, so two builds open in one process never change each other's answers.
 
 The build writes a manifest of every file's size and SHA-256 last. Opening checks every file
 against it first: the line files and the engine's segments are read through memory maps,
@@ -47,8 +47,8 @@ def write_manifest(folder: Path) -> None:
     (folder / MANIFEST).write_text(json.dumps(files, indent=1), encoding="utf-8")
 
 
-def verify(folder: Path) -> dict[str, list]:
-    """The manifest of `folder` once every file it lists has its size and checksum; raises
+def verify(folder: Path) -> dict[str, int]:
+    """The size of each file the manifest of `folder` lists, once every file it lists has its size and checksum; raises
     IndexUnavailable naming the first that does not."""
     try:
         files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))

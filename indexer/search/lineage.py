@@ -43,11 +43,12 @@ The gold list of tests/lineage_gold.tsv, found by reading the files, checks the 
 from __future__ import annotations
 
 import csv
+import itertools
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 from rapidfuzz import fuzz, process
@@ -219,10 +220,10 @@ class _Pair:
     def _same_title(self) -> None:
         news: dict[tuple, list[Entry]] = defaultdict(list)
         for b in self.new:
-            if b.key not in self.back and (b.heading and b.keyword or b.name):
+            if b.key not in self.back and ((b.heading and b.keyword) or b.name):
                 news[(b.keyword, b.name)].append(b)
         for a in self.old:
-            if a.key not in self.forward and (a.heading and a.keyword or a.name):
+            if a.key not in self.forward and ((a.heading and a.keyword) or a.name):
                 found = [b for b in news.get((a.keyword, a.name), []) if b.key not in self.back]
                 if len(found) == 1:
                     self.take(a, found[0])
@@ -236,7 +237,7 @@ class _Pair:
                                dtype=np.float32, score_cutoff=MATCH_AT - PARENT_BONUS - NUMBER_BONUS)
         rows, cols = np.nonzero(scores)
         candidates = []
-        for i, j in zip(rows.tolist(), cols.tolist()):
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
             a, b = olds[i], news[j]
             score = float(scores[i, j]) + self._context(a, b) + NUMBER_BONUS * (a.key == b.key)
             if score >= _needed(min(len(a.masked), len(b.masked))):
@@ -362,7 +363,7 @@ def align(records: Iterable[Record]) -> list[Edge]:
     names = list(editions)
     out: list[Edge] = []
     previous = entries(editions[names[0]]) if names else []
-    for old, new in zip(names, names[1:]):
+    for old, new in itertools.pairwise(names):
         following = entries(editions[new])
         out.extend(_Pair(previous, following).edges(old, new))
         previous = following
