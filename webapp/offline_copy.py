@@ -13,8 +13,9 @@ time, so the browser runs no Chinese segmenter or converter and no stemmer:
   them; the recall field's character bigrams need no words), English word stems, and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
-  headings the ranking boosts, each record's edition group and rule order, and which
-  records cite each rule;
+  headings the ranking boosts, each record's edition group and rule order, which
+  records cite each rule, and where the lineage takes a document's rule of an older
+  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
 * the records' texts in the script they were written in and, for Chinese, in the other one.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
+from .present import today_view
 from .urls import record_url
 
 FILE = "offline.json.gz"
@@ -106,6 +108,9 @@ def build(library, name: str) -> dict:
                 item[name] = [_both_scripts(part) for part in getattr(r, name)]
         if r.aliases:
             item["aliases"] = r.aliases
+        if r.kind == "rule" and r.edition != edition:
+            # A document's rule of an older edition: where the lineage takes it today.
+            item["today"] = today_view(library, r)
         out_records.append({k: v for k, v in item.items() if v is not None})
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)

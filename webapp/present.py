@@ -26,7 +26,7 @@ from .urls import record_url
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions")
+                 "other_editions", "today", "not_in_today", "last_in")
 CYRILLIC = re.compile("[\u0400-\u04ff]")
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
@@ -377,7 +377,19 @@ def rule_preview(library: Library, number: str, script: str | None) -> dict | No
     texts = [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
              for b in blocks(merge_texts(records), script)]
     return {"number": number, "edition": records[0].edition, "title": _rule_heading(number, records, script),
-            "text": texts, "url": f"/rules/{number}"}
+            "text": texts, "url": f"/rules/{number}", "today": today_view(library, records[0])}
+
+
+def today_view(library: Library, record: Record) -> dict | None:
+    """Where the lineage takes an older edition's rule today (`Catalogue.today_of`), with
+    the address of today's rule or of the last edition's: what a preview of an old number
+    (a forum post's 502.79) and a search's jump to one add."""
+    today = library.catalogue.today_of(record)
+    if not today:
+        return None
+    if "id" in today:
+        return {"edition": today["edition"], "number": today["number"], "url": record_url(library.records[today["id"]])}
+    return {"edition": today["edition"], "ended": _ending_view(today["ended"])}
 
 
 def _rule_heading(number: str, records: list[Record], script: str | None) -> str:

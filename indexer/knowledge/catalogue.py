@@ -309,12 +309,24 @@ class Catalogue:
     def _twin_today(self, record: Record) -> Record | None:
         """`current_twin`, worked out: where the lineage takes the record's rule or entry in
         today's edition, when that is the same result (its group)."""
+        found = self.today_of(record)
+        twin = self.records[found["id"]] if found and "id" in found else None
+        return twin if twin is not None and self.group_key(twin) == self.group_key(record) else None
+
+    def today_of(self, record: Record) -> dict | None:
+        """Where the lineage takes an older edition's rule or glossary entry in today's
+        edition ({"edition", "number", "id"}: 2008's 104.3f is 107.4e), or where it ended
+        ({"edition", "ended": {"last", "last_number", "gone_in"}}: 2008's 300.3); None for
+        today's records and records no lineage holds."""
         key, today = record_key(record), self.current_edition
-        if not key or not record.edition or not today:
+        if not key or not record.edition or not today or record.edition == today:
             return None
         now = self.editions.follow(record.edition, key, today)
         twin = self.editions.record(today, now) if now else None
-        return twin if twin is not None and self.group_key(twin) == self.group_key(record) else None
+        if twin is not None:
+            return {"edition": today, "number": twin.number, "id": twin.id}
+        ending = self.editions.ending(record.edition, key)
+        return {"edition": today, "ended": ending} if ending else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
         """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""

@@ -27,15 +27,13 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     if not today or record.edition == today or not record.edition or record.number is None:
         return {}
     found: dict = {"edition": today}
-    now = catalogue.editions.follow(record.edition, record.number, today)
-    if now is not None:
-        found["same_rule"] = now
-    else:
-        ending = catalogue.editions.ending(record.edition, record.number)
-        if ending:
-            found["ended"] = ending
+    lineage = catalogue.today_of(record) or {}
+    if "number" in lineage:
+        found["same_rule"] = lineage["number"]
+    if "ended" in lineage:
+        found["ended"] = lineage["ended"]
     same_number = catalogue.rule_records(record.number, today)[:1]
-    if same_number and same_number[0].number != now:
+    if same_number and same_number[0].number != found.get("same_rule"):
         found["number_now"] = same_number[0]
     return found
 

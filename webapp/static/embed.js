@@ -173,6 +173,14 @@
       p.textContent = block.text;
       b.appendChild(p);
     });
+    var today = data.today;
+    if (today) {  // an older edition's number: today's rule, or the last edition that had it
+      var now = createElement("div");
+      now.style.marginTop = "4px";
+      now.textContent = today.number ? "現行規則 Today (" + today.edition + "): " + today.number
+        : "已無此規則 No longer a rule: last in " + today.ended.last;
+      b.appendChild(now);
+    }
     var open = createElement("a");
     open.href = a.href;
     open.textContent = "開啟 Open →";

@@ -477,6 +477,7 @@
     var ranked = records.map(function (i) { return [i, 10.0]; });
     var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
     if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
     if (last !== undefined) {  // the rest of the range, in rule order
       (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
         var r = self.records[i];
