@@ -61,14 +61,14 @@ def test_persist_number_in_every_edition(tables):
 
 
 def test_persist_followed_from_502_79(tables):
-    history = tables.rule_history("502.79", "2008-05-01")
+    history = tables.history("2008-05-01", "502.79")
     assert {v.edition: v.number for v in history} == PERSIST
     assert [v.text["en"] for v in history] == ["Persist"] * 7
     assert history[-1].text["zh_hans"] == "留存"
 
 
 def test_subrule_followed_by_its_text(tables):
-    history = tables.rule_history("702.79a")  # latest edition holding it: 2026-04-17
+    history = tables.history("2026-04-17", "702.79a")
     assert [(v.edition, v.number) for v in history] == [(e, n + "a") for e, n in PERSIST.items()]
     assert "from play" in history[0].text["en"] and "from the battlefield" in history[-1].text["en"]
     diff = word_diff(history[0].text["en"], history[-1].text["en"])
@@ -79,23 +79,23 @@ def test_subrule_followed_by_its_text(tables):
 
 
 def test_devour_followed_back_from_2026(tables):
-    history = tables.rule_history("702.82", "2026-01-16")
+    history = tables.history("2026-01-16", "702.82")
     assert [(v.edition, v.number) for v in history] == [
         ("2009-07-11", "702.79"), ("2010-02-01", "702.79"), ("2016-09-30", "702.81"),
         ("2022-11-18", "702.82"), ("2026-01-16", "702.82"), ("2026-04-17", "702.82")]
 
 
 def test_rule_without_keyword_followed_by_its_text(tables):
-    history = tables.rule_history("100.4", "2008-05-01")
+    history = tables.history("2008-05-01", "100.4")
     assert [v.edition for v in history] == sorted(PERSIST)
     assert history[0].text["en"] == "There is no maximum deck size."
-    assert tables.rule_history("999.9") == []
-    assert tables.rule_history("702.79", "1999-01-01") == []
+    assert tables.history("2026-04-17", "999.9") == []
+    assert tables.history("1999-01-01", "702.79") == []
 
 
 def test_a_subrules_history_is_its_own_not_its_sections(tables):
     """Today's 118.4 was 2009's 116.4 (not the section 116) and 2016's 117.4."""
-    history = tables.rule_history("118.4", "2026-04-17")
+    history = tables.history("2026-04-17", "118.4")
     assert [(v.edition, v.number) for v in history][:3] == [
         ("2009-07-11", "116.4"), ("2010-02-01", "116.4"), ("2016-09-30", "117.4")]
     assert history[2].relation == "renumbered"
@@ -130,7 +130,7 @@ def test_mixed_sources_keyed_by_edition_and_number(records, lineage):
     # Without the 2008 rules file no lineage holds 2008: the FAQ's rule is its own history.
     later = [r for r in records if r.edition != "2008-05-01"]
     alone = EditionTables([faq, *later], align(later))
-    assert [(v.edition, v.number, v.record) for v in alone.rule_history("502.79", "2008-05-01")] == [
+    assert [(v.edition, v.number, v.record) for v in alone.history("2008-05-01", "502.79")] == [
         ("2008-05-01", "502.79", faq)]
     assert [(v.edition, v.name) for v in alone.editions_of("502.79")] == [("2008-05-01", "persist")]
 

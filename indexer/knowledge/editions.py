@@ -183,17 +183,6 @@ class EditionTables:
                 found.append(Version(e, k, record, relation))
         return found
 
-    def rule_history(self, number: str, edition: str | None = None) -> list[Version]:
-        """Rule `number` of `edition` (default: the latest edition that has it) in every edition
-        its lineage reaches, oldest first. Empty when no edition has the rule."""
-        number = number.lower()
-        holders = self._holders.get(number, [])
-        if edition is None and holders:
-            edition = holders[-1]
-        if edition is None or (edition, number) not in self.index:
-            return []
-        return self.history(edition, number)
-
     def keyword_numbers(self, record: Record) -> dict[str, str]:
         """edition -> the number of a keyword's rule in that edition, oldest first (persist:
         2008-05-01 502.79, 2009-07-11 702.76, ..., 2026-04-17 702.79): its titled rule's
