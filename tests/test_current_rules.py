@@ -193,3 +193,12 @@ def test_what_changed_in_the_latest_update(kb_client):
     moved = kb_client.get("/api/changes?from=2022-11-18&to=2026-04-17&rule=702.89").get_json()["changes"]
     assert [(c["kind"], c["old"]["number"], c["new"]["number"]) for c in moved] == [("changed", "702.89", "702.89")]
     assert any(op == "insert" and "Umbra" in piece for op, piece in moved[0]["diff"][0]["pieces"])
+
+
+def test_quotations_follow_their_rule_to_todays_number(kb_client):
+    """The keyword digest quotes 2009's 702.79 (devour) and the Shadowmoor FAQ 2008's 502.79
+    (persist): today's 702.82 and 702.79 name them, and 702.79 not the digest's devour."""
+    devour = {r["id"] for r in kb_client.get("/api/rules/702.82").get_json()["quoted_elsewhere"]}
+    assert "keyword-digest:rule:702.79" in devour
+    persist = {r["id"] for r in kb_client.get("/api/rules/702.79").get_json()["quoted_elsewhere"]}
+    assert "shadowmoor-faq:rule:502.79" in persist and "keyword-digest:rule:702.79" not in persist

@@ -157,11 +157,12 @@ class Catalogue:
                                   for r in records], np.int64)
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
-        # Rules with rulings (a FAQ's), by (edition, number): they follow their rule's lineage.
-        self._ruled: dict[tuple, list[Record]] = defaultdict(list)
+        # The documents' rules (a FAQ's quotation, its rulings), by (edition, number): they
+        # follow their rule's lineage to every edition.
+        self._quoted: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
-            if r.kind == "rule" and r.rulings and r.edition:
-                self._ruled[(r.edition, r.number)].append(r)
+            if r.kind == "rule" and r.edition and r.source != f"cr-{r.edition}":
+                self._quoted[(r.edition, r.number)].append(r)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -333,14 +334,19 @@ class Catalogue:
         heads = (self.records[i] for i in self.keyword_heads.get(keyword, ()))
         return next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
 
-    def ruled_records(self, record: Record) -> list[Record]:
-        """Records of the same rule in any edition or document that carry rulings (the
-        Shadowmoor FAQ's 502.79 for today's 702.79 Persist): the rule's own (edition, number)
-        and every one its lineage reaches."""
+    def quotations(self, record: Record) -> list[Record]:
+        """The documents' records of the same rule in any edition (the keyword digest's 702.79
+        of 2009 for today's 702.82 Devour): the rule's own (edition, number) and every one
+        its lineage reaches, oldest edition first."""
         if not record.edition or not record.number:
             return []
         return [r for e, n, _ in self.editions.lineage_of(record.edition, record.number)
-                for r in self._ruled.get((e, n), [])]
+                for r in self._quoted.get((e, n), [])]
+
+    def ruled_records(self, record: Record) -> list[Record]:
+        """`quotations` that carry rulings (the Shadowmoor FAQ's 502.79 for today's 702.79
+        Persist)."""
+        return [r for r in self.quotations(record) if r.rulings]
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines."""

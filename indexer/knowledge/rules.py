@@ -69,6 +69,8 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         # Rulings on this rule in other editions' documents (a subrule's page keeps its own).
         "followed": [r for r in catalogue.ruled_records(primary) if r not in records]
         if not number[-1].isalpha() else [],
+        # The documents quoting the same rule in other editions, along its lineage.
+        "quoted_elsewhere": [r for r in catalogue.quotations(primary) if r not in records],
         "today": rule_today(catalogue, primary),
     }
 
