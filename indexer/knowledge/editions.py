@@ -20,11 +20,13 @@ from dataclasses import dataclass
 
 from indexer.documents.chinese import HAN
 from indexer.documents.records import Record
-from indexer.search.lineage import Edge, plain, record_key
+from indexer.search.lineage import Edge, record_key
 
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
 # or any other single character. Chinese is compared by characters, English by words.
 _DIFF_UNIT = re.compile(rf"[{HAN}]|(?:(?![{HAN}])[^\W_])+(?:['’](?:(?![{HAN}])[^\W_])+)*|\s+|.", re.S)
+# The most work (tokens of one text times the other's) a diff of a list of changes may take.
+DIFF_WORK = 60_000
 # What changed between two editions, in the order a list of changes shows it.
 CHANGE_KINDS = ("added", "removed", "renumbered", "renamed", "changed")
 
@@ -78,11 +80,6 @@ def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
     return index
 
 
-def _plain(record: Record) -> dict[str, str]:
-    """A record's texts as the lineage compares them (typography and spacing aside)."""
-    return {lang: plain(text) for lang, text in record.text.items()}
-
-
 def _best(edges: list[Edge], own: str) -> Edge | None:
     """The edge a rule follows where it has several (a split, a merge): the most similar
     text, then the one that kept its key."""
@@ -112,6 +109,9 @@ class EditionTables:
             if edge.to_key:
                 self._back[(edge.to_edition, edge.to_key)].append(edge)
             self._pairs[(edge.from_edition, edge.to_edition)].append(edge)
+        # The edge each entry follows each way (`step`), chosen once.
+        self._next = {at: _best(edges, at[1]) for at, edges in self._forward.items()}
+        self._previous = {at: _best(edges, at[1]) for at, edges in self._back.items()}
         # The editions the lineage aligns, oldest first.
         self.lineage_editions = sorted({e for pair in self._pairs for e in pair})
         # What changed between two editions, worked out when first asked: at most one list
@@ -136,8 +136,7 @@ class EditionTables:
     def step(self, edition: str, key: str, forward: bool = True) -> Edge | None:
         """The lineage edge a rule or entry follows into the next (or previous) edition: None
         where its lineage ends (removed; added) or the edition is not aligned."""
-        table = self._forward if forward else self._back
-        return _best(table.get((edition, key), []), key)
+        return (self._next if forward else self._previous).get((edition, key))
 
     def ending(self, edition: str, key: str) -> dict | None:
         """Where the lineage of a rule of `edition` ends before the newest edition: the last
@@ -154,13 +153,19 @@ class EditionTables:
     def follow(self, edition: str, key: str, target: str) -> str | None:
         """The key a rule or entry of `edition` has in `target` (older or newer), along the
         lineage, or None where its lineage does not reach it."""
-        forward = target > edition
+        return self._walk(edition, key, target)[0]
+
+    def _walk(self, edition: str, key: str, target: str) -> tuple[str | None, bool]:
+        """`follow`, and whether every step on the way kept the text (typography aside: a
+        score of 100)."""
+        forward, kept = target > edition, True
         while edition != target:
             edge = self.step(edition, key, forward)
             if edge is None:
-                return None
+                return None, False
+            kept = kept and edge.score == 100
             edition, key = (edge.to_edition, edge.to_key) if forward else (edge.from_edition, edge.from_key)
-        return key
+        return key, kept
 
     def lineage_of(self, edition: str, key: str) -> list[tuple[str, str, str]]:
         """(edition, key, relation from the edition before) of a rule or entry in every
@@ -206,25 +211,32 @@ class EditionTables:
             self._changes[(old, new)] = self._changes_between(old, new)
         return self._changes[(old, new)]
 
+    def _text_changed(self, old: str, new: str, key: str) -> bool:
+        """Whether the text of an entry that changed on the way between two editions still
+        differs between them, in a language both have (a text may change and change back)."""
+        before, after = self.record(old, key), self.record(new, key)
+        if before is None or after is None:
+            return False
+        return any(before.text[lang] != after.text[lang] for lang in before.text if lang in after.text)
+
     def _changes_between(self, old: str, new: str) -> list[Change]:
-        reached: dict[str, str] = {}    # new key -> old key
+        reached: dict[str, tuple[str, bool]] = {}    # new key -> old key, text kept all the way
         removed = []
         for key in self._keys[old]:
-            now = self.follow(old, key, new)
+            now, kept = self._walk(old, key, new)
             if now is None:
                 removed.append(Change("removed", key, ""))
             else:
-                reached.setdefault(now, key)
+                reached.setdefault(now, (key, kept))
         found = []
         for key in self._keys[new]:
-            was = reached.get(key)
-            if was is None:
+            if key not in reached:
                 found.append(Change("added", "", key))
                 continue
-            before, after = self.record(old, was), self.record(new, key)
+            was, kept = reached[key]
             if was != key:
                 found.append(Change("renamed" if key.startswith("term:") else "renumbered", was, key))
-            elif before is not None and after is not None and _plain(before) != _plain(after):
+            elif not kept and self._text_changed(old, new, key):
                 found.append(Change("changed", was, key))
         return found + removed
 
@@ -234,10 +246,22 @@ def tokens(text: str) -> list[str]:
     return _DIFF_UNIT.findall(text)
 
 
+def bounded_diff(old: str, new: str) -> list[tuple[str, str]] | None:
+    """`word_diff`, or None when the texts are too long to compare within a request's share
+    of CPU (the tokens' product over DIFF_WORK: the rewrites of whole rules, such as 2008's
+    409.1b against today's, 434 by 586 tokens, took 19 ms alone), where both texts are shown
+    instead."""
+    a, b = tokens(old), tokens(new)
+    return _diff(a, b) if len(a) * len(b) <= DIFF_WORK else None
+
+
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:
     """How `new` differs from `old`, as (op, text) pieces with op "equal", "delete" or
     "insert"; joining the equal and delete pieces gives `old`, the equal and insert ones `new`."""
-    a, b = tokens(old), tokens(new)
+    return _diff(tokens(old), tokens(new))
+
+
+def _diff(a: list[str], b: list[str]) -> list[tuple[str, str]]:
     pieces: list[tuple[str, str]] = []
 
     def emit(op: str, words: list[str]) -> None:
