@@ -138,7 +138,7 @@ def entries(records: Iterable[Record]) -> list[Entry]:
                                bool(title) and plain(title) == plain(text)))
         elif r.kind == "term":
             name = r.names.get("en") or next(iter(r.names.values()), "")
-            key = "term:" + r.id.rsplit(":term:", 1)[-1]
+            key = term_key(r)
             bare = plain(OBSOLETE_MARK.sub("", name))
             found.append(Entry(key, None, 3, plain(text), masked(f"{bare}: {text}"), None, False, bare))
     rules = sorted((e for e in found if e.depth < 3), key=lambda e: rule_sort_key(e.key))
