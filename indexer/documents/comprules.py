@@ -33,7 +33,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, slug
+from .records import Record, Reference, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -572,7 +572,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
     primary = files[langs[0]]
     titles = [next(t for t, lang in TITLES.items() if lang == code) for code in langs]
     return {
-        "id": f"cr-{edition}", "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
+        "id": rules_file_source(edition), "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
         "title": " / ".join(titles) + f" ({edition})", "family": FAMILY, "languages": langs,
         "product": "", "date": edition, "edition": edition, "urls": [],
         "encoding": {files[lang].path.name: files[lang].encoding for lang in langs},
@@ -581,7 +581,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
     """Records of one edition from its files (one per language), and warnings about pairing."""
-    source, warnings = f"cr-{edition}", list[str]()
+    source, warnings = rules_file_source(edition), list[str]()
     records = _rule_records(source, edition, files, warnings) + _term_records(source, edition, files, warnings)
     return records, warnings
 

@@ -69,7 +69,6 @@ class Library:
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
         self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
         self.records = self.catalogue.records
-        self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)

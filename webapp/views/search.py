@@ -27,7 +27,7 @@ def search():
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "official": None, "suggestions": []}
     more = min(limit * 2, MAX_LIMIT) if answer["total"] > limit and limit < MAX_LIMIT else None
-    return respond("search.html", answer, more_limit=more, newest_edition=lib.newest_edition)
+    return respond("search.html", answer, more_limit=more, current_edition=lib.catalogue.current_edition)
 
 
 def _suggestions() -> tuple[str, list[dict]]:
