@@ -271,8 +271,9 @@ class Catalogue:
     def group_key(self, record: Record) -> tuple:
         """What makes records one result: a rule with its subrules, in every edition and
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
-        number and heading, as the rules file of its edition has them); a rules glossary
-        entry in every edition; any other record alone."""
+        number and heading, as the rules file of its edition has them); a glossary entry in
+        every edition of the rules and in the project glossary, by its English name; any
+        other record alone."""
         return self.group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
@@ -291,8 +292,9 @@ class Catalogue:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
-        if record.kind == "term" and record.source.startswith("cr-"):
-            # Mana Burn of 2008 is today's Mana Burn (Obsolete).
+        if record.kind == "term" and (record.source.startswith("cr-") or record.source == GLOSSARY_SOURCE):
+            # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
+            # persist (its forms in every script) is the rules glossary's Persist: one entry.
             return ("cr-term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
 

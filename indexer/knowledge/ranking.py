@@ -62,12 +62,16 @@ class Ranker:
         score by kind, today's twins, the bonuses (`_bonuses`), the superseded share, the
         order."""
         weights, catalogue = self.weights, self.catalogue
-        docs, scores = self.engine.positions(engine_query, weights.candidates)
+        # An edition-limited search ranks every record of that edition that matches: an
+        # edition is a few thousand records, and a judge reading an old edition asks for all
+        # it says on the words, not for the best few hundred of them.
+        limit = len(catalogue.by_position) if "edition" in parsed.filters else weights.candidates
+        docs, scores = self.engine.positions(engine_query, limit)
         scores = scores * self._kind_weight[docs]
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         if forms:
-            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters)
+            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
         if len(scores):
             scores = scores / (scores.max() or 1.0)
         if "edition" not in parsed.filters:
@@ -134,13 +138,13 @@ class Ranker:
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
     def _add_term_texts(self, docs: np.ndarray, scores: np.ndarray, forms: list[str],
-                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                        filters: dict[str, str], limit: int) -> tuple[np.ndarray, np.ndarray]:
         """Candidates for a query that is a term of several words (`mana burn`): the texts
         holding its other forms (法術力灼傷), from their own search, the best of them level
         with the best candidate. Among the query's words' many matches (every text about mana)
         they would not make the candidates, yet they are what the term finds in Chinese."""
         found, found_scores = self.engine.positions(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
-                                                    self.weights.candidates)
+                                                    limit)
         found_scores = found_scores * self._kind_weight[found]
         top = scores.max() if len(scores) else 1.0
         best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
