@@ -15,11 +15,13 @@ so any URL round-trips, and the whole metadata file is parsed again before it is
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.client
 import os
 import socket
+import ssl
 import stat
 import tempfile
 import threading
@@ -65,7 +67,7 @@ class _Deadline:
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
-    def __enter__(self) -> "_Deadline":
+    def __enter__(self) -> _Deadline:
         self._timer.start()
         return self
 
@@ -86,10 +88,8 @@ class _Deadline:
 
 
 def _shut(sock: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):
         sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
 
 
 class _WatchedHTTP(http.client.HTTPConnection):
@@ -123,11 +123,12 @@ class _HTTPHandler(urllib.request.HTTPHandler):
 
 class _HTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, deadline: _Deadline):
-        super().__init__()
+        self.context = ssl.create_default_context()
+        super().__init__(context=self.context)
         self.deadline = deadline
 
     def https_open(self, req):
-        return self.do_open(functools.partial(_WatchedHTTPS, deadline=self.deadline), req, context=self._context)
+        return self.do_open(functools.partial(_WatchedHTTPS, deadline=self.deadline), req, context=self.context)
 
 
 def _download(url: str, seconds: float = TIMEOUT_SECONDS) -> bytes:

@@ -1,6 +1,7 @@
 """The library of whichever build the index root names, reopened when a rebuild switches it."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import time
@@ -45,7 +46,8 @@ class LiveLibrary:
 
     CHECK_SECONDS = 1.0
 
-    def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
+    def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(),
+                 caches: CacheSizes = CacheSizes()):
         self.root = root
         self.weights, self.caches = weights, caches
         self._library: Library | None = None
@@ -59,7 +61,7 @@ class LiveLibrary:
         self.current: Path | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "LiveLibrary":
+    def from_settings(cls, settings: Settings) -> LiveLibrary:
         size_process_caches(settings.caches)
         live = cls(settings.index_root, settings.weights, settings.caches)
         if settings.check_seconds is not None:
@@ -106,8 +108,9 @@ class LiveLibrary:
                 if damage is not None:
                     self._fail(served.folder, damage)
             if served.folder in self._failed:
+                damaged = served.folder
                 del served
-                self._replace_damaged()
+                self._replace_damaged(damaged)
                 return
             if self.current is None or served.folder == self.current or self.current in self._failed:
                 self._report()
@@ -131,10 +134,9 @@ class LiveLibrary:
         if released:
             release_free_memory()
 
-    def _replace_damaged(self) -> None:
+    def _replace_damaged(self, damaged: Path) -> None:
         """The served build is damaged: the newest other build that opens replaces it, opened
         before the damaged one is let go, which serves on when none does."""
-        damaged = self._library.folder
         wanted = [self.current] if self.current is not None else []
         wanted += build_folders(self.root)
         for folder in dict.fromkeys(wanted):
@@ -183,7 +185,5 @@ def release_free_memory() -> None:
     """Returns the free pages of the C heap to the system (glibc's malloc_trim; elsewhere
     nothing): glibc keeps what a switched-from library freed for later allocations, and
     the worker's resident memory stayed at the peak of the switch."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass

@@ -160,7 +160,8 @@ class IndexBuild:
             verify(self.folder)
         except IndexUnavailable as exc:
             return str(exc)
-        self.signature, self.checked = now, time.monotonic()  # changed and checked whole again (touched, or restored as it was)
+        # Changed, and whole again (touched, or restored as it was).
+        self.signature, self.checked = now, time.monotonic()
         return None
 
     def check(self) -> str | None:

@@ -8,8 +8,8 @@ hostile: 4.9 and 5.7 MB for the whole knowledge base).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 
 class MappedLines:
