@@ -23,6 +23,7 @@ text, and CRLF, CR and LF each end one line.
 from __future__ import annotations
 
 import codecs
+import datetime
 import re
 import time
 from collections import Counter, defaultdict
@@ -337,15 +338,25 @@ def _clean(text: str) -> str:
 
 
 def _effective_date(lines: list[str], stop: int, path: Path) -> str:
-    for line in lines[:stop]:
+    """The effective date the file states, as YYYY-MM-DD: a day that does not exist
+    ("February 31") is an error naming its line, never an edition."""
+    for number, line in enumerate(lines[:stop], 1):
         if m := _DATE_EN.search(line):
             month = _MONTHS.get(m.group(1))
             if month:
-                return f"{int(m.group(3)):04d}-{month:02d}-{int(m.group(2)):02d}"
+                return _checked_date(int(m.group(3)), month, int(m.group(2)), path, number)
         if m := _DATE_ZH.search(line):
-            return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            return _checked_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), path, number)
     raise RulesError(path, "no effective date before the rules "
                            "('These rules are effective as of …' or '此规则于…起生效')", 1)
+
+
+def _checked_date(year: int, month: int, day: int, path: Path, line: int) -> str:
+    try:
+        return datetime.date(year, month, day).isoformat()
+    except ValueError:
+        raise RulesError(path, f"the effective date {year:04d}-{month:02d}-{day:02d} is not a day of the calendar",
+                         line) from None
 
 
 def _body_start(lines: list[str], path: Path) -> int:
