@@ -235,7 +235,7 @@ _LOST_PUNCTUATION = [
 LOST_QUOTES_AT_LEAST = 20
 
 
-def restore_lost_punctuation(text: str, restorations: list["Restoration"] | None = None) -> str:
+def restore_lost_punctuation(text: str, restorations: list[Restoration] | None = None) -> str:
     """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
     2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
     character for character, so every line and offset stays where it was.
@@ -280,8 +280,8 @@ def load_restorations(path: Path = RESTORATIONS) -> list[Restoration]:
         if len(fields) != 5:
             raise ValueError(f"{path.name}:{n}: want 5 tab-separated fields, got {len(fields)}")
         row = Restoration(*fields)
-        if len(row.written) != len(row.restored) or any(
-                a != b and a != "?" for a, b in zip(row.written, row.restored)) or row.written == row.restored:
+        if len(row.written) != len(row.restored) or row.written == row.restored or any(
+                a != b and a != "?" for a, b in zip(row.written, row.restored, strict=True)):
             raise ValueError(f"{path.name}:{n}: the restored text must be the written one with its '?' changed")
         rows.append(row)
     return rows
@@ -295,7 +295,8 @@ def _entry_span(text: str, where: str) -> tuple[int, int] | None:
     if re.fullmatch(r"\d{3}(?:\.\d+[a-z]?)?", where):
         heading, end = re.compile(rf"{line}{re.escape(where)}\.?[ \t]"), re.compile(rf"{line}\d{{3}}\.")
     else:
-        heading, end = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)"), re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
+        heading = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)")
+        end = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
     starts = [m.end() for m in heading.finditer(text)]
     if not starts:
         return None
@@ -312,7 +313,7 @@ def restore_recorded(text: str, restorations: list[Restoration]) -> tuple[str, l
     for row in (r for r in restorations if r.edition == edition):
         span = _entry_span(text, row.where)
         at = text.find(row.written, *span) if span else -1
-        if at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
+        if span is None or at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
             missed.append(row)
             continue
         text = text[:at] + row.restored + text[at + len(row.written):]
