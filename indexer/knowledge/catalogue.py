@@ -315,8 +315,9 @@ class Catalogue:
     def group_key(self, record: Record) -> tuple:
         """What makes records one result: a rule with its subrules, in every edition and
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
-        number and heading, as the rules file of its edition has them); a rules glossary
-        entry in every edition; any other record alone."""
+        number and heading, as the rules file of its edition has them); a glossary entry in
+        every edition of the rules and in the project glossary, by its English name; any
+        other record alone."""
         return self.group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
@@ -335,9 +336,10 @@ class Catalogue:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
-        if record.kind == "term" and from_rules_file(record):
-            # Mana Burn of 2008 is today's Mana Burn (Obsolete).
-            return ("rules-term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
+        if record.kind == "term" and (from_rules_file(record) or record.source == GLOSSARY_SOURCE):
+            # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
+            # persist (its forms in every script) is the rules glossary's Persist: one entry.
+            return ("term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
 
     def _official(self, number: str, edition: str | None) -> Record | None:
@@ -357,7 +359,7 @@ class Catalogue:
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":
             twin = self.keyword_head_today(key[1])
-        if twin is None and key[0] == "rules-term":  # a term that became obsolete changed its id
+        if twin is None and key[0] == "term":  # a term that became obsolete changed its id
             entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
             twin = next((e for e in entries if self.of_todays_rules(e)), None)
         return twin if twin is not None and self.group_key(twin) == key else None

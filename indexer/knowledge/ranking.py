@@ -64,7 +64,11 @@ class Ranker:
         order. Each step reads and gives (positions, scores) arrays."""
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
-        docs, scores = self._candidates(engine_query, forms)
+        # An edition-limited search ranks every record of that edition that matches: an
+        # edition is a few thousand records, and a judge reading an old edition asks for all
+        # it says on the words, not for the best few hundred of them.
+        limit = len(self.catalogue.by_position) if "edition" in parsed.filters else self.weights.candidates
+        docs, scores = self._candidates(engine_query, forms, limit)
         if "edition" not in parsed.filters:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
@@ -77,14 +81,14 @@ class Ranker:
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
 
-    def _candidates(self, engine_query: EngineQuery, forms: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """The engine's best records, each score weighted by the record's kind, with the
-        texts of a several-word term's other forms (`_add_term_texts`), scaled so that the
-        best is 1: the bonuses are fractions of that."""
-        docs, scores = self.engine.positions(engine_query, self.weights.candidates)
+    def _candidates(self, engine_query: EngineQuery, forms: list[str], limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's best `limit` records, each score weighted by the record's kind, with
+        the texts of a several-word term's other forms (`_add_term_texts`), scaled so that
+        the best is 1: the bonuses are fractions of that."""
+        docs, scores = self.engine.positions(engine_query, limit)
         scores = scores * self._kind_weight[docs]
         if forms:
-            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters)
+            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
         if len(scores):
             scores = scores / (scores.max() or 1.0)
         return docs, scores
@@ -165,13 +169,13 @@ class Ranker:
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
     def _add_term_texts(self, docs: np.ndarray, scores: np.ndarray, forms: list[str],
-                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                        filters: dict[str, str], limit: int) -> tuple[np.ndarray, np.ndarray]:
         """Candidates for a query that is a term of several words (`mana burn`): the texts
         holding its other forms (法術力灼傷), from their own search, the best of them level
         with the best candidate. Among the query's words' many matches (every text about mana)
         they would not make the candidates, yet they are what the term finds in Chinese."""
         found, found_scores = self.engine.positions(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
-                                                    self.weights.candidates)
+                                                    limit)
         found_scores = found_scores * self._kind_weight[found]
         top = scores.max() if len(scores) else 1.0
         best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
