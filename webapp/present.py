@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference, rules_file_source
-from indexer.documents.script_ranges import CYRILLIC
+from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.editions import word_diff
 from indexer.knowledge.library import Library
@@ -28,6 +28,8 @@ LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
                  "other_editions")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
+# The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
+SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.

@@ -10,7 +10,7 @@ from indexer.documents.records import KINDS
 from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
-from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
+from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, SCRIPT_RANGES, keyword_spans, label, text_language
 from .respond import library, reader_script, same_view_url
 from .urls import record_url
 
@@ -24,6 +24,8 @@ def install(app: Flask) -> None:
             return same_view_url({**request.args.to_dict(), "script": value})
 
         return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
+                # The character ranges search.js tells a text's language by, as `text_language` does.
+                "script_ranges": SCRIPT_RANGES,
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
                 "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
                               for key in (*KINDS, *SCRIPT_LABELS)}}

@@ -34,8 +34,11 @@
     return node;
   }
 
-  function hasHan(text) { return /[\u3400-\u9fff\uf900-\ufaff]/.test(text); }
-  function textLang(text) { return hasHan(text) ? zhLang : (/[\u0400-\u04ff]/.test(text) ? "bg" : "en"); }
+  // A text's language as the server tells it (webapp/present.py: text_language), by the
+  // character ranges the page carries (indexer/documents/script_ranges.py).
+  var ranges = JSON.parse(document.documentElement.getAttribute("data-script-ranges"));
+  var HAS_HAN = new RegExp("[" + ranges.han + "]", "u"), HAS_CYRILLIC = new RegExp("[" + ranges.cyrillic + "]", "u");
+  function textLang(text) { return HAS_HAN.test(text) ? zhLang : (HAS_CYRILLIC.test(text) ? "bg" : "en"); }
 
   function searchUrl(q, extra) {
     var params = new URLSearchParams({ q: q, script: script });
