@@ -14,7 +14,7 @@ from typing import Iterable
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import rule_sort_key
@@ -31,6 +31,15 @@ def _is_heading(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
+
+
+def _heading_key(rule: Record) -> str | None:
+    """What a query names a heading rule by: its keyword (702.79 persist), or the English title
+    of a section (405 Stack, 111 Tokens), which heads its rules in search although it is no
+    keyword (its rules are not one rule whose number moves between editions)."""
+    if rule.keyword:
+        return rule.keyword
+    return rule.title["en"].lower() if "." not in rule.number and rule.title.get("en") and _is_heading(rule) else None
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -79,8 +88,9 @@ class Catalogue:
                     self._children_of[(r.edition, r.parent)].append(r)
                     self._children_of[(r.edition, r.parent, r.source)].append(r)
                 parent = keyed.get((r.source, r.parent))
-                if r.keyword and not (parent and parent.keyword == r.keyword):
-                    self.keyword_heads[r.keyword].append(r.id)
+                head = _heading_key(r)
+                if head and not (parent and _heading_key(parent) == head):
+                    self.keyword_heads[head].append(r.id)
                     for title in r.title.values():
                         self.titles[fold_key(title)].append(r.id)
             elif r.kind == "section":
@@ -92,7 +102,9 @@ class Catalogue:
                     if name:
                         self.names[fold_key(name)].append(r.id)
                         if r.kind == "term" and OBSOLETE_MARK.search(name):
-                            self.obsolete[fold_key(OBSOLETE_MARK.sub("", name))].append(r.id)
+                            # by each of its names: "Remove from the Game, Removed, ..." too
+                            for plain in dict.fromkeys([OBSOLETE_MARK.sub("", name), *obsolete_names(name)]):
+                                self.obsolete[fold_key(plain)].append(r.id)
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
@@ -322,5 +334,12 @@ class Catalogue:
         return self._ruled.get(self.group_key(record), [])
 
     def is_keyword_head(self, record: Record) -> bool:
-        """Whether the record is the heading rule of the keyword it defines."""
-        return bool(record.keyword) and record.id in self.keyword_heads.get(record.keyword, ())
+        """Whether the record is the heading rule of the keyword it defines (or a section's
+        heading: `heading_key`)."""
+        key = self.heading_key(record)
+        return bool(key) and record.id in self.keyword_heads.get(key, ())
+
+    @staticmethod
+    def heading_key(record: Record) -> str | None:
+        """The key of `keyword_heads` a heading rule is under (`_heading_key`)."""
+        return _heading_key(record) if record.kind == "rule" else None

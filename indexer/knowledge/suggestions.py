@@ -42,7 +42,7 @@ class Suggestions:
                         opens = term_named[folded]
                     entries[folded, name, r.kind, opens.id] = None
             elif r.kind == "rule" and catalogue.is_keyword_head(r):
-                today = catalogue.keyword_head_today(r.keyword) or r
+                today = catalogue.keyword_head_today(catalogue.heading_key(r)) or r
                 for title in r.title.values():
                     entries[fold_key(title), title, "rule", today.id] = None
         self._entries = sorted(entries, key=lambda s: (len(s[0]), s[0]))
