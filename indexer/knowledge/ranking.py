@@ -95,7 +95,10 @@ class Ranker:
         key = fold_key(text)
         if key and not parsed.phrases:
             heads = self._heads(text)
-            bonus, given = self._bonuses(text, key, heads, docs.tolist(), forms)
+            # The text bonuses read each candidate's text: those of an edition-limited search,
+            # a whole edition's matches, go to its best `candidates` as a search's do.
+            bonus, given = self._bonuses(text, key, heads, docs[:weights.candidates].tolist()
+                                         if "edition" in parsed.filters else docs.tolist(), forms)
             if parsed.filters:
                 for at in np.flatnonzero(given).tolist():
                     given[at] = passes(catalogue.by_position[at], parsed.filters)
