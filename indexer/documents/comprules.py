@@ -23,6 +23,7 @@ text, and CRLF, CR and LF each end one line.
 from __future__ import annotations
 
 import codecs
+import datetime
 import re
 import time
 from collections import Counter, defaultdict
@@ -33,7 +34,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, slug
+from .records import Record, Reference, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -102,7 +103,7 @@ class RulesFile:
     terms: list[RulesEntry]  # glossary entries in file order
     seconds: float = 0.0
 
-    def summary(self) -> "FileSummary":
+    def summary(self) -> FileSummary:
         return FileSummary(
             file=str(self.path), lang=self.lang, edition=self.edition, encoding=self.encoding,
             sections=sum(1 for u in self.units if "." not in u.key),
@@ -189,7 +190,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
             except UnicodeDecodeError as exc:
                 good = body[: exc.start].decode(codec)
                 raise RulesError(path, f"not valid {name} after its byte order mark: byte "
-                                       f"0x{body[exc.start]:02x} cannot be decoded", _line_at(good, len(good))) from None
+                                       f"0x{body[exc.start]:02x} cannot be decoded",
+                                 _line_at(good, len(good))) from None
     best = charset_normalizer.from_bytes(data, cp_isolation=list(_LEGACY)).best()
     if best is None or best.encoding not in _LEGACY:
         try:
@@ -197,7 +199,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
         except UnicodeDecodeError as exc:
             good = data[: exc.start].decode("utf-8")
             raise RulesError(path, f"cannot be decoded as UTF-8, Windows-1252 or GB18030: byte "
-                                   f"0x{data[exc.start]:02x} at offset {exc.start}", _line_at(good, len(good))) from None
+                                   f"0x{data[exc.start]:02x} at offset {exc.start}",
+                             _line_at(good, len(good))) from None
         raise RulesError(path, "cannot be decoded: it does not read as text in UTF-8, Windows-1252 or GB18030")
     name = _LEGACY[best.encoding]
     return data.decode(name), name
@@ -232,7 +235,7 @@ _LOST_PUNCTUATION = [
 LOST_QUOTES_AT_LEAST = 20
 
 
-def restore_lost_punctuation(text: str, restorations: list["Restoration"] | None = None) -> str:
+def restore_lost_punctuation(text: str, restorations: list[Restoration] | None = None) -> str:
     """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
     2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
     character for character, so every line and offset stays where it was.
@@ -277,8 +280,8 @@ def load_restorations(path: Path = RESTORATIONS) -> list[Restoration]:
         if len(fields) != 5:
             raise ValueError(f"{path.name}:{n}: want 5 tab-separated fields, got {len(fields)}")
         row = Restoration(*fields)
-        if len(row.written) != len(row.restored) or any(
-                a != b and a != "?" for a, b in zip(row.written, row.restored)) or row.written == row.restored:
+        if len(row.written) != len(row.restored) or row.written == row.restored or any(
+                a != b and a != "?" for a, b in zip(row.written, row.restored, strict=True)):
             raise ValueError(f"{path.name}:{n}: the restored text must be the written one with its '?' changed")
         rows.append(row)
     return rows
@@ -292,7 +295,8 @@ def _entry_span(text: str, where: str) -> tuple[int, int] | None:
     if re.fullmatch(r"\d{3}(?:\.\d+[a-z]?)?", where):
         heading, end = re.compile(rf"{line}{re.escape(where)}\.?[ \t]"), re.compile(rf"{line}\d{{3}}\.")
     else:
-        heading, end = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)"), re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
+        heading = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)")
+        end = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
     starts = [m.end() for m in heading.finditer(text)]
     if not starts:
         return None
@@ -309,7 +313,7 @@ def restore_recorded(text: str, restorations: list[Restoration]) -> tuple[str, l
     for row in (r for r in restorations if r.edition == edition):
         span = _entry_span(text, row.where)
         at = text.find(row.written, *span) if span else -1
-        if at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
+        if span is None or at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
             missed.append(row)
             continue
         text = text[:at] + row.restored + text[at + len(row.written):]
@@ -335,15 +339,25 @@ def _clean(text: str) -> str:
 
 
 def _effective_date(lines: list[str], stop: int, path: Path) -> str:
-    for line in lines[:stop]:
+    """The effective date the file states, as YYYY-MM-DD: a day that does not exist
+    ("February 31") is an error naming its line, never an edition."""
+    for number, line in enumerate(lines[:stop], 1):
         if m := _DATE_EN.search(line):
             month = _MONTHS.get(m.group(1))
             if month:
-                return f"{int(m.group(3)):04d}-{month:02d}-{int(m.group(2)):02d}"
+                return _checked_date(int(m.group(3)), month, int(m.group(2)), path, number)
         if m := _DATE_ZH.search(line):
-            return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            return _checked_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), path, number)
     raise RulesError(path, "no effective date before the rules "
                            "('These rules are effective as of …' or '此规则于…起生效')", 1)
+
+
+def _checked_date(year: int, month: int, day: int, path: Path, line: int) -> str:
+    try:
+        return datetime.date(year, month, day).isoformat()
+    except ValueError:
+        raise RulesError(path, f"the effective date {year:04d}-{month:02d}-{day:02d} is not a day of the calendar",
+                         line) from None
 
 
 def _body_start(lines: list[str], path: Path) -> int:
@@ -405,7 +419,8 @@ class _Parser:
         for i in range(start, len(self.lines)):
             if self.lines[i].strip() == heading:
                 return i
-        raise self.error(len(self.lines) - 1, f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
+        raise self.error(len(self.lines) - 1,
+                         f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
     def _rules(self, start: int, stop: int) -> list[RulesEntry]:
         units: list[RulesEntry] = []
@@ -545,7 +560,9 @@ def _rule_records(source: str, edition: str, files: dict[str, RulesFile], warnin
         judge = text.get(primary) or next(iter(text.values()))
         if "." not in number or (not number[-1].isalpha() and _is_heading(judge)):
             headings[number] = text
-        title, keyword, up = {}, None, number
+        title: dict[str, str] = {}
+        keyword: str | None = None
+        up: str | None = number
         while up and not title:
             title = headings.get(up, {})
             up = rule_parent(up)
@@ -607,7 +624,7 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
     langs = list(files)
     if "en" in files and len(files) == 2:
         other = next(lang for lang in langs if lang != "en")
-        groups = [{lang: t for lang, t in zip(("en", other), pair) if t is not None}
+        groups = [{lang: t for lang, t in zip(("en", other), pair, strict=True) if t is not None}
                   for pair in _pair_terms(files["en"].terms, files[other].terms)]
         alone = sum(1 for g in groups if len(g) == 1)
         if alone:
@@ -615,7 +632,8 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
                             f"{files['en'].path.name} and {files[other].path.name}; each is kept in its own language")
     else:
         groups = [{lang: t} for lang in langs for t in files[lang].terms]
-    records, spellings = [], Counter()
+    records: list[Record] = []
+    spellings: Counter[str] = Counter()
     for group in groups:
         primary = "en" if "en" in group else next(iter(group))
         base = slug(group[primary].key)
@@ -637,7 +655,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
     primary = files[langs[0]]
     titles = [next(t for t, lang in TITLES.items() if lang == code) for code in langs]
     return {
-        "id": f"cr-{edition}", "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
+        "id": rules_file_source(edition), "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
         "title": " / ".join(titles) + f" ({edition})", "family": FAMILY, "languages": langs,
         "product": "", "date": edition, "edition": edition, "urls": [],
         "encoding": {files[lang].path.name: files[lang].encoding for lang in langs},
@@ -646,7 +664,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
     """Records of one edition from its files (one per language), and warnings about pairing."""
-    source, warnings = f"cr-{edition}", []
+    source, warnings = rules_file_source(edition), list[str]()
     records = _rule_records(source, edition, files, warnings) + _term_records(source, edition, files, warnings)
     return records, warnings
 
@@ -742,10 +760,11 @@ def link_obsolete_terms(records: list[Record]) -> None:
                        for ref in last.references if ref.where == "text"]
         else:
             sent = _SEE_TERM.findall(record.text.get("en", ""))
-            last = next((r for n in sent[-1:] for r in live.get(n.casefold(), []) if r.edition == record.edition), None)
-            if last is None:
+            target = next((r for n in sent[-1:] for r in live.get(n.casefold(), []) if r.edition == record.edition),
+                          None)
+            if target is None:
                 continue
-            numbers = [ref.number for ref in last.references if ref.where == "text"]
+            last, numbers = target, [ref.number for ref in target.references if ref.where == "text"]
         record.references.extend(Reference(number, where="attrs", edition=last.edition)
                                  for number in dict.fromkeys(numbers))
 
@@ -756,11 +775,11 @@ def _most_specific(headings: dict[tuple, list[Record]], edition: str | None, num
     by the entry's name (217.5, In Play)."""
     level = [number]
     while level:
-        below = [r for n in level for r in headings.get((edition, n), ())]
+        below = [r for n in level for r in headings.get((edition, n), ()) if r.number]
         for rule in below:
-            if rule.text.get("en", "").casefold() == title:
+            if rule.number and rule.text.get("en", "").casefold() == title:
                 return rule.number
-        level = [r.number for r in below if not r.number[-1].isalpha()]
+        level = [r.number for r in below if r.number and not r.number[-1].isalpha()]
     return number
 
 

@@ -30,9 +30,9 @@ from .grouping import EditionGrouping
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
+from .settings import CacheSizes
 from .snippets import Snippets
 from .spelling import Spelling
-from .settings import CacheSizes
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -76,7 +76,6 @@ class Library:
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
         self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
         self.records = self.catalogue.records
-        self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)
@@ -203,7 +202,7 @@ class Library:
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
             superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
-            groups = [group for group, old in zip(groups, superseded) if not old] or groups
+            groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)

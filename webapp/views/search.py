@@ -34,7 +34,7 @@ def search():
     # Past the most one page may hold, the next page of results.
     following = shown if answer["total"] > shown and answer["results"] and limit == MAX_LIMIT else None
     return respond("search.html", answer, more_limit=more, next_offset=following, offset=offset, edition=edition,
-                   newest_edition=lib.newest_edition)
+                   current_edition=lib.catalogue.current_edition)
 
 
 def _suggestions() -> tuple[str, list[dict]]:
