@@ -13,7 +13,8 @@ import re
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.records import LANGS, Record, Reference
+from indexer.documents.records import LANGS, Record, Reference, rules_file_source
+from indexer.documents.script_ranges import CYRILLIC
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.editions import word_diff
 from indexer.knowledge.library import Library
@@ -26,7 +27,7 @@ LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
                  "other_editions")
-CYRILLIC = re.compile("[\u0400-\u04ff]")
+CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.
@@ -128,7 +129,7 @@ def text_language(text: str, script: str | None) -> str:
     joining several): Chinese if it has Chinese, Bulgarian if Cyrillic, else English."""
     if HAN_RUN.search(text):
         return "zh_hans" if script == "hans" else "zh_hant"
-    if CYRILLIC.search(text):
+    if CYRILLIC_LETTER.search(text):
         return "bg"
     return "en"
 
@@ -385,6 +386,9 @@ def source_view(library: Library, source_id: str, script: str | None) -> dict | 
     meta = library.sources.get(source_id)
     if meta is None:
         return None
-    return {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
+    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
             "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
+    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
+        view["rules_source"] = rules_file_source(meta["rules_edition"])
+    return view
 

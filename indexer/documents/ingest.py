@@ -21,7 +21,7 @@ from . import comprules
 from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
-from .records import Record, Reference, slug
+from .records import RULES_FILE_PREFIX, Record, Reference, rules_file_source, slug
 from .timeline import resolve_editions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +74,9 @@ def decode_document(path: Path, data: bytes) -> str:
 
 
 def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
+    if source.id.startswith(RULES_FILE_PREFIX):
+        raise CorpusError(source.path, f"source id {source.id!r}: an id beginning {RULES_FILE_PREFIX!r} names "
+                                       f"a rules file's records; give the document another")
     parse = parser_for(source.family)
     if parse is None:
         raise CorpusError(source.path, f"unknown document family {source.family!r}")
@@ -254,7 +257,7 @@ def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: Inges
     for s in rules.summaries:
         counts = {"sections": s.sections, "rules": s.rules, "examples": s.examples, "glossary terms": s.terms}
         detail = f"edition {s.edition}, {s.lang}, {s.encoding}, {s.seconds:.2f} s"
-        result.summaries.append(Summary(s.file, f"cr-{s.edition}", counts, [], detail))
+        result.summaries.append(Summary(s.file, rules_file_source(s.edition), counts, [], detail))
         result.inputs.append(Path(s.file))
     if rules.warnings:
         result.summaries[-1].warnings.extend(rules.warnings)

@@ -32,8 +32,10 @@ from .engine import IndexUnavailable
 from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The packages whose code decides what an index holds: changing any of them means a rebuild.
+# The packages whose code and data decide what an index holds (their Python, and tables such
+# as the rules files' recorded restorations): changing any of them means a rebuild.
 INDEXING_CODE = ("indexer/documents", "indexer/search")
+INDEXING_FILES = ("*.py", "*.tsv")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 LOCK = ".build.lock"
@@ -81,7 +83,8 @@ def corpus_hash(paths: list[Path]) -> str:
         first.setdefault(hashlib.sha256(data).digest(), path.resolve())
     for content, path in sorted(first.items(), key=lambda item: str(item[1])):
         digest.update(str(path).encode() + b"\0" + content)
-    for code in sorted(path for package in INDEXING_CODE for path in (ROOT / package).rglob("*.py")):
+    for code in sorted(path for package in INDEXING_CODE for pattern in INDEXING_FILES
+                       for path in (ROOT / package).rglob(pattern)):
         digest.update(code.read_bytes())
     return digest.hexdigest()
 

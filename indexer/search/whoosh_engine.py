@@ -31,12 +31,12 @@ from indexer.documents.records import Record
 from . import marking
 from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
+from .query import FILTERS
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
 # Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
 MAX_QUERY_TOKENS = 48
-FILTER_FIELDS = ("kind", "source", "edition", "lang")
 # A query token in more than this share of the records is dropped when rarer ones remain.
 COMMON_SHARE = 0.05
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -291,7 +291,7 @@ class WhooshBackend(SearchBackend):
             raise
         writer.commit()
         with ix.searcher(weighting=WEIGHTING) as searcher:
-            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTER_FIELDS))
+            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTERS))
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
@@ -344,8 +344,9 @@ class WhooshBackend(SearchBackend):
         token found in more than COMMON_SHARE of the records would bring in a large share of
         them, so while rarer tokens remain it finds nothing itself but still counts for the
         documents the rarer ones found: of the texts about damage, the one that also says
-        "end" and "turn" answers "what happens to damage at the end of the turn" (a query of
-        common words only keeps them all as terms). Not to those only the recall field's
+        "end" and "turn" answers "what happens to damage at the end of the turn" (a query
+        whose own words are all common keeps them as terms, however rare its glossary
+        expansions' words: `combat damage`). Not to those only the recall field's
         bigrams found: 法术 of 法术力灼烧 (mana burn) is in every Chinese text about mana, and
         "mana" would then rank all of them among the texts about mana burn. A phrase keeps
         its rare tokens (or its rarest): the documents holding them include all that hold
@@ -355,9 +356,13 @@ class WhooshBackend(SearchBackend):
         of made-up words is not looked up again when scored (one of them stays when all are:
         the query then matches nothing, rather than being only its phrases)."""
         boosts: dict[tuple[str, str], float] = {}
+        literal = max((weight for _, weight in terms), default=0.0)
+        own: set[str] = set()  # the tokens of the query's own text (its best weight)
         for text, weight in terms:
             for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text), strict=True):
                 boost = weight * field_weight
+                if weight == literal:
+                    own.update(tokens)
                 for tok in tokens:
                     key = (field, tok)
                     if key not in boosts or boosts[key] < boost:  # the best weight any form gives
@@ -367,6 +372,11 @@ class WhooshBackend(SearchBackend):
         # Common in any field is common in all: "ability" of "landfall ability" is rare among
         # titles, yet matching it there would rank every heading about abilities first.
         too_common = {tok for (_, tok), count in frequency.items() if count > most}
+        if own and own <= too_common:
+            # The query's own words, all common, stay terms even when a translation is rare:
+            # "stack" set aside for 堆叠 would find only the texts that have Chinese, never an
+            # English-only edition's rules about the stack.
+            too_common -= own
         chosen = {key: boost for key, boost in boosts.items() if key[1] not in too_common} or boosts
         common = {key: boost for key, boost in boosts.items() if key not in chosen}
         found = {key: boost for key, boost in chosen.items() if frequency[key]}
@@ -400,7 +410,7 @@ class WhooshBackend(SearchBackend):
             optional.matcher_type = Or.ARRAY_MATCHER
             union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
-        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTERS]
         hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None)
         return [(hit["id"], hit.score) for hit in hits]
 
@@ -423,7 +433,7 @@ class WhooshBackend(SearchBackend):
             if must:
                 scores, matched = self._require(scores, matched if terms else None, must)
             for name, value in query.filters.items():
-                if name in FILTER_FIELDS:
+                if name in FILTERS:
                     allowed = np.zeros(self._doc_count, bool)
                     allowed[self._postings.get(name, value)[0]] = True
                     matched &= allowed
