@@ -15,7 +15,7 @@ from typing import overload
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent, rules_file_source
 from indexer.documents.references import rule_sort_key
@@ -33,6 +33,16 @@ def _is_heading(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
+
+
+def _heading_key(rule: Record) -> str | None:
+    """What a query names a heading rule by: its keyword (702.79 persist), or the English title
+    of a section (405 Stack, 111 Tokens), which heads its rules in search although it is no
+    keyword (its rules are not one rule whose number moves between editions)."""
+    if rule.keyword:
+        return rule.keyword
+    section = rule.number is not None and "." not in rule.number
+    return rule.title["en"].lower() if section and rule.title.get("en") and _is_heading(rule) else None
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -130,26 +140,30 @@ class Catalogue:
                 self._referrers[(r.edition, ref[0])].append(r)
 
     def _index_rule(self, r: Record, number: str, parent: Record | None) -> None:
-        """A rule by its number and its parent's, and as its keyword's heading when its parent
-        (in the same document) does not define the same keyword."""
+        """A rule by its number and its parent's, and as its keyword's heading (or its section's:
+        `_heading_key`) when its parent (in the same document) is not under the same."""
         self.by_number[number].append(r)
         self._numbers_of[r.edition].add(number)
         if r.parent:
             self._children_of[(r.edition, r.parent)].append(r)
             self._children_of[(r.edition, r.parent, r.source)].append(r)
-        if r.keyword and not (parent and parent.keyword == r.keyword):
-            self.keyword_heads[r.keyword].append(r.id)
+        head = _heading_key(r)
+        if head and not (parent and _heading_key(parent) == head):
+            self.keyword_heads[head].append(r.id)
             for title in r.title.values():
                 self.titles[fold_key(title)].append(r.id)
 
     def _index_names(self, r: Record) -> None:
         """A card's, plane's or term's names and aliases in their folded form; an obsolete
-        term also by its name without the mark, which today's name is."""
+        term also by its name without the mark, which today's name is, and by each of the
+        names it lists."""
         for name in [*r.names.values(), *r.aliases]:
             if name:
                 self.names[fold_key(name)].append(r.id)
                 if r.kind == "term" and OBSOLETE_MARK.search(name):
-                    self.obsolete[fold_key(OBSOLETE_MARK.sub("", name))].append(r.id)
+                    # by each of its names too: "Remove from the Game, Removed, ..."
+                    for plain in dict.fromkeys([OBSOLETE_MARK.sub("", name), *obsolete_names(name)]):
+                        self.obsolete[fold_key(plain)].append(r.id)
 
     def _single_keyword_rules(self) -> dict[tuple[str, str], str]:
         """(source, number) of a rule that is its keyword's only rule in its document (702.79
@@ -375,5 +389,12 @@ class Catalogue:
         return self._ruled.get(self.group_key(record), [])
 
     def is_keyword_head(self, record: Record) -> bool:
-        """Whether the record is the heading rule of the keyword it defines."""
-        return record.keyword is not None and record.id in self.keyword_heads.get(record.keyword, ())
+        """Whether the record is the heading rule of the keyword it defines (or a section's
+        heading: `heading_key`)."""
+        key = self.heading_key(record)
+        return key is not None and record.id in self.keyword_heads.get(key, ())
+
+    @staticmethod
+    def heading_key(record: Record) -> str | None:
+        """The key of `keyword_heads` a heading rule is under (`_heading_key`)."""
+        return _heading_key(record) if record.kind == "rule" else None

@@ -269,10 +269,12 @@
   };
 
   OfflineIndex.prototype.engineSearch = function (query, limit) {
-    var boosts = new Map(), self = this, fields = this.data.fields;
+    var boosts = new Map(), self = this, fields = this.data.fields, own = new Set();
+    var literal = query.terms.reduce(function (best, term) { return Math.max(best, term[1]); }, 0);
     query.terms.forEach(function (term) {
       Object.keys(fields).forEach(function (field) {
         self.tokens(field, term[0]).forEach(function (tok) {
+          if (term[1] === literal) own.add(tok);
           var key = field + "\u0000" + tok, boost = term[1] * fields[field];
           if (!boosts.has(key) || boosts.get(key) < boost) boosts.set(key, boost);
         });
@@ -285,6 +287,10 @@
       var parts = key.split("\u0000");
       if (self.common[parts[0]].has(parts[1])) tooCommon.add(parts[1]);
     });
+    // The query's own words, all common, stay terms however rare its expansions' words.
+    if (own.size && Array.from(own).every(function (tok) { return tooCommon.has(tok); })) {
+      own.forEach(function (tok) { tooCommon.delete(tok); });
+    }
     boosts.forEach(function (boost, key) {
       (tooCommon.has(key.split("\u0000")[1]) ? common : rare).set(key, boost);
     });
@@ -404,7 +410,9 @@
 
   OfflineIndex.prototype.ranked = function (parsed, query) {
     var R = this.ranking, self = this, scores = new Map();
-    this.engineSearch(query, R.candidates).forEach(function (hit) {
+    // An edition-limited search ranks all that edition's matches (the server's Ranker.ranked).
+    var limit = parsed.filters.edition ? this.records.length : R.candidates;
+    this.engineSearch(query, limit).forEach(function (hit) {
       scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
     });
     var top = 0;
@@ -685,7 +693,9 @@
         }
       }
     }
-    var groups = this.collapse(ranked), self = this;
+    // As the server: an edition-limited search shows each matching record of it.
+    var apart = parsed.filters.edition && !answer.rule_jump;
+    var groups = apart ? ranked.map(function (pair) { return [pair[0]]; }) : this.collapse(ranked), self = this;
     answer.total = groups.length;
     answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, query, script); });
     answer.took_ms = Date.now() - started;
