@@ -2,7 +2,7 @@
 tag languages and link rule numbers in text."""
 from __future__ import annotations
 
-from flask import Flask, request
+from flask import Flask, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup
 
@@ -27,6 +27,14 @@ def install(app: Flask) -> None:
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
                 "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
                               for key in (*KINDS, *SCRIPT_LABELS)}}
+
+    @app.template_global()
+    def remembered(template: str, make, *args) -> Markup:
+        """`template` rendered with `data=make(library, *args)`, both remembered for the build
+        (`Library.page`): a book's contents, a whole section, a glossary are thousands of
+        links and texts to render, the same for every reader of one script. `args` must
+        name all the part depends on (the script among them)."""
+        return library().page(_rendered, template, make, *args)
 
     @app.template_filter("text_lang")
     def text_lang(text: str | None) -> str:
@@ -57,3 +65,7 @@ def install(app: Flask) -> None:
             pos = stop
         out.append(link_plain_text(text[pos:], resolver))
         return Markup("".join(out))
+
+
+def _rendered(lib, template: str, make, *args) -> Markup:
+    return Markup(render_template(template, data=lib.page(make, *args)))

@@ -27,7 +27,7 @@ from .editions import EditionTables
 NAMED_KINDS = ("card", "planar_card", "term")
 
 
-def _is_heading(rule: Record) -> bool:
+def is_titled_rule(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
@@ -213,6 +213,10 @@ class Catalogue:
         """Subrules of a rule in one edition (and one source when given), in rule order."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
+    def numbers_of(self, edition: str | None) -> set[str]:
+        """The rule numbers an edition has (in its rules file or a document quoting it)."""
+        return self._numbers_of.get(edition, set())
+
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
         """The rules just before and after `number` in its edition, in rule order: a judge
         reads on from 702.30g to 702.31 without going back up."""
@@ -274,7 +278,7 @@ class Catalogue:
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
-            if "." in heading and basis is not None and not _is_heading(basis):
+            if "." in heading and basis is not None and not is_titled_rule(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
                 heading = rule_parent(heading)
                 official = self._official(heading, record.edition)
