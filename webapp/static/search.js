@@ -251,7 +251,11 @@
         el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
     }
     if (data.results.length) nodes.push(el("ol", { "class": "results" }, data.results.map(result)));
-    else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
+    else {
+      nodes.push(el("p", { "class": "none" }, [label("no_results")]));
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
+    }
     if (data.suggestions && data.suggestions.length) {
       nodes.push(el("div", { "class": "perhaps" }, [el("p", {}, [label("suggestions"), ":"]),
         el("ul", {}, data.suggestions.map(function (s) {
