@@ -15,7 +15,9 @@ time, so the browser runs no Chinese segmenter or converter and no stemmer:
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
   headings the ranking boosts, each record's edition group and rule order, and which
   records cite each rule;
-* the records' texts in the script they were written in and, for Chinese, in the other one.
+* the records' texts in the script they were written in and, for Chinese, in the other one;
+* the book's chapter titles and the Chinese glossary's readings, so the table of contents and
+  the glossary open offline too.
 """
 from __future__ import annotations
 
@@ -146,6 +148,11 @@ def build(library, name: str) -> dict:
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
+        # What the book's pages need beside the records: the part headings of today's rules
+        # and their Chinese glossary's readings (`indexer.knowledge.book`).
+        "book": {"chapters": {number: {"title": _both_scripts(title), "langs": list(title)} for number, title
+                              in library.sources.get(f"cr-{edition}", {}).get("chapters", {}).items()},
+                 "readings": library.book.readings(edition) if edition else {}},
     }
 
 
