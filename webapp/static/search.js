@@ -251,17 +251,17 @@
         el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
     }
     if (data.results.length) nodes.push(el("ol", { "class": "results" }, data.results.map(result)));
-    else {
-      nodes.push(el("p", { "class": "none" }, [label("no_results")]));
-      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
-        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
-    }
+    else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
     if (data.suggestions && data.suggestions.length) {
       nodes.push(el("div", { "class": "perhaps" }, [el("p", {}, [label("suggestions"), ":"]),
         el("ul", {}, data.suggestions.map(function (s) {
           return el("li", {}, [el("a", { href: s.url }, [el("span", { "class": "kind" }, [label(s.kind)]), " ",
             el("span", { lang: textLang(s.text) }, [s.text])])]);
         }))]));
+    }
+    if (!data.results.length) {
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
     }
     results.replaceChildren.apply(results, nodes);
     count.replaceChildren(String(data.total) + " ", label("results"));
