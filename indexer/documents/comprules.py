@@ -103,7 +103,7 @@ class RulesFile:
     # contents names each section's chapter by them.
     chapters: dict[str, str] = field(default_factory=dict)
 
-    def summary(self) -> "FileSummary":
+    def summary(self) -> FileSummary:
         return FileSummary(
             file=str(self.path), lang=self.lang, edition=self.edition, encoding=self.encoding,
             sections=sum(1 for u in self.units if "." not in u.key),
@@ -190,7 +190,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
             except UnicodeDecodeError as exc:
                 good = body[: exc.start].decode(codec)
                 raise RulesError(path, f"not valid {name} after its byte order mark: byte "
-                                       f"0x{body[exc.start]:02x} cannot be decoded", _line_at(good, len(good))) from None
+                                       f"0x{body[exc.start]:02x} cannot be decoded",
+                                 _line_at(good, len(good))) from None
     best = charset_normalizer.from_bytes(data, cp_isolation=list(_LEGACY)).best()
     if best is None or best.encoding not in _LEGACY:
         try:
@@ -198,7 +199,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
         except UnicodeDecodeError as exc:
             good = data[: exc.start].decode("utf-8")
             raise RulesError(path, f"cannot be decoded as UTF-8, Windows-1252 or GB18030: byte "
-                                   f"0x{data[exc.start]:02x} at offset {exc.start}", _line_at(good, len(good))) from None
+                                   f"0x{data[exc.start]:02x} at offset {exc.start}",
+                             _line_at(good, len(good))) from None
         raise RulesError(path, "cannot be decoded: it does not read as text in UTF-8, Windows-1252 or GB18030")
     name = _LEGACY[best.encoding]
     return data.decode(name), name
@@ -338,7 +340,8 @@ class _Parser:
         for i in range(start, len(self.lines)):
             if self.lines[i].strip() == heading:
                 return i
-        raise self.error(len(self.lines) - 1, f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
+        raise self.error(len(self.lines) - 1,
+                         f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
     def _rules(self, start: int, stop: int, chapters: dict[str, str]) -> list[RulesEntry]:
         """The sections, rules and subrules between the Contents and the Glossary; the part
@@ -481,7 +484,9 @@ def _rule_records(source: str, edition: str, files: dict[str, RulesFile], warnin
         judge = text.get(primary) or next(iter(text.values()))
         if "." not in number or (not number[-1].isalpha() and _is_heading(judge)):
             headings[number] = text
-        title, keyword, up = {}, None, number
+        title: dict[str, str] = {}
+        keyword: str | None = None
+        up: str | None = number
         while up and not title:
             title = headings.get(up, {})
             up = rule_parent(up)
@@ -543,7 +548,7 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
     langs = list(files)
     if "en" in files and len(files) == 2:
         other = next(lang for lang in langs if lang != "en")
-        groups = [{lang: t for lang, t in zip(("en", other), pair) if t is not None}
+        groups = [{lang: t for lang, t in zip(("en", other), pair, strict=True) if t is not None}
                   for pair in _pair_terms(files["en"].terms, files[other].terms)]
         alone = sum(1 for g in groups if len(g) == 1)
         if alone:
@@ -551,7 +556,8 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
                             f"{files['en'].path.name} and {files[other].path.name}; each is kept in its own language")
     else:
         groups = [{lang: t} for lang in langs for t in files[lang].terms]
-    records, spellings = [], Counter()
+    records: list[Record] = []
+    spellings: Counter[str] = Counter()
     for group in groups:
         primary = "en" if "en" in group else next(iter(group))
         base = slug(group[primary].key)
@@ -600,7 +606,7 @@ def readings(names: list[str]) -> dict[str, str]:
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
     """Records of one edition from its files (one per language), and warnings about pairing."""
-    source, warnings = f"cr-{edition}", []
+    source, warnings = f"cr-{edition}", list[str]()
     records = _rule_records(source, edition, files, warnings) + _term_records(source, edition, files, warnings)
     return records, warnings
 

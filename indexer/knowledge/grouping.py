@@ -32,7 +32,7 @@ class EditionGrouping:
         """Ranked records (positions, best first) as groups in rank order, each a list of
         positions led by its representative."""
         groups: dict[int, list[int]] = {}
-        for at, key in zip(ranked.tolist(), self.catalogue.group_at[ranked].tolist()):
+        for at, key in zip(ranked.tolist(), self.catalogue.group_at[ranked].tolist(), strict=True):
             members = groups.get(key)
             if members is None:
                 groups[key] = [at]

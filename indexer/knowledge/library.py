@@ -31,9 +31,9 @@ from .grouping import EditionGrouping
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
+from .settings import CacheSizes
 from .snippets import Snippets
 from .spelling import Spelling
-from .settings import CacheSizes
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -222,7 +222,7 @@ class Library:
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
             superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
-            groups = [group for group, old in zip(groups, superseded) if not old] or groups
+            groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)

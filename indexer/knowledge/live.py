@@ -1,6 +1,7 @@
 """The library of whichever build the index root names, reopened when a rebuild switches it."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import time
@@ -39,7 +40,8 @@ class LiveLibrary:
 
     CHECK_SECONDS = 1.0
 
-    def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
+    def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(),
+                 caches: CacheSizes = CacheSizes()):
         self.root = root
         self.weights, self.caches = weights, caches
         self._library: Library | None = None
@@ -50,7 +52,7 @@ class LiveLibrary:
         self.current: Path | None = None
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "LiveLibrary":
+    def from_settings(cls, settings: Settings) -> LiveLibrary:
         size_process_caches(settings.caches)
         live = cls(settings.index_root, settings.weights, settings.caches)
         if settings.check_seconds is not None:
@@ -80,7 +82,7 @@ class LiveLibrary:
             if damage is not None:
                 self._failed[served.folder] = damage
             elif self.current is None or served.folder == self.current or self.current in self._failed:
-                self.problem = self._failed.get(self.current)
+                self.problem = self._failed.get(self.current) if self.current is not None else None
                 return
         del served
         released = self._library is not None
@@ -131,7 +133,5 @@ def release_free_memory() -> None:
     """Returns the free pages of the C heap to the system (glibc's malloc_trim; elsewhere
     nothing): glibc keeps what a switched-from library freed for later allocations, and
     the worker's resident memory stayed at the peak of the switch."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass

@@ -10,6 +10,7 @@ then what cites it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -80,7 +81,7 @@ class Ranker:
             candidate[docs] = candidate[-1] = True
             missing = np.flatnonzero(~candidate[twins])
             first: dict[int, int] = {}  # each twin once, with the first candidate of it
-            for at, twin in zip(missing.tolist(), twins[missing].tolist()):
+            for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
                 first.setdefault(twin, at)
             brought = np.fromiter(first.values(), np.int64, len(first))
             if parsed.filters:
@@ -143,13 +144,13 @@ class Ranker:
         found_scores = found_scores * self._kind_weight[found]
         top = scores.max() if len(scores) else 1.0
         best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
-        scored = dict(zip(docs.tolist(), scores.tolist()))
-        for at, score in zip(found.tolist(), (top * found_scores / best).tolist()):
+        scored = dict(zip(docs.tolist(), scores.tolist(), strict=True))
+        for at, score in zip(found.tolist(), (top * found_scores / best).tolist(), strict=True):
             scored[at] = max(scored.get(at, 0.0), score)
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
     def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: list[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+                 forms: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
         """Each record's bonus for answering the query exactly, by position, and which
         records have one: the best of name, obsolete term, keyword and heading, plus the
         literal-text bonus for candidates holding the query as written (or, for a term of
@@ -194,8 +195,8 @@ class Ranker:
                 given[at] = True
             held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
             found, count = np.unique(np.array(held, np.int64), return_counts=True)
-            share = count / len(words)
-            bonus[found] += weights.coverage * share ** 2 * self._kind_weight[found]
+            shares = count / len(words)
+            bonus[found] += weights.coverage * shares ** 2 * self._kind_weight[found]
             given[found] = True
         return bonus, given
 
@@ -220,6 +221,8 @@ class Ranker:
         subrules, then what quotes it; with the answer's `rule_jump` (None when no edition has
         the number under the filters), which names a range's `end`."""
         number = parsed.rule_number
+        if number is None:
+            return np.zeros(0, np.int64), None
         records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
                    if passes(r, parsed.filters)]
         if not records:

@@ -15,10 +15,10 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from tqdm import tqdm
 

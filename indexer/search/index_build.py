@@ -46,8 +46,8 @@ def write_manifest(folder: Path) -> None:
     (folder / MANIFEST).write_text(json.dumps(files, indent=1), encoding="utf-8")
 
 
-def verify(folder: Path) -> dict[str, list]:
-    """The manifest of `folder` once every file it lists has its size and checksum; raises
+def verify(folder: Path) -> dict[str, int]:
+    """The size of each file the manifest of `folder` lists, once every file it lists has its size and checksum; raises
     IndexUnavailable naming the first that does not."""
     try:
         files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))

@@ -5,8 +5,8 @@ workers share their pages.
 from __future__ import annotations
 
 import mmap
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 
 class MappedLines:

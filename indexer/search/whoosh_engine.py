@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from whoosh import index
@@ -23,12 +24,12 @@ from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
 from indexer.documents.chinese import HAN_RUN
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 
 from . import marking
 from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
-from indexer.documents.memo import approximate_bytes, bounded_cache
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
@@ -93,7 +94,7 @@ class _ScoredPostings:
         quantised document length), so the sums equal what its matchers would compute."""
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
-            docs = []
+            docs: list[np.ndarray] = []
             for leaf, offset in top.leaf_searchers():
                 if (field, token) in leaf.reader():
                     docs.append(np.fromiter(leaf.reader().postings(field, token).all_ids(), np.int32) + offset)
@@ -103,7 +104,9 @@ class _ScoredPostings:
         # top.idf: the searcher remembers every term's idf in a dict that never shrinks.
         idf = top.weighting.idf(top, field, token)
         avgfl = top.avg_field_length(field) or 1
-        docs, tfs, lengths = [], [], []
+        docs = []
+        tfs: list[Any] = []
+        lengths: list[np.ndarray] = []
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
@@ -164,7 +167,7 @@ class _PostingsFile:
         at = 0
         for field, (tokens, counts) in table.items():
             spans = self._terms[field] = {}
-            for token, count in zip(tokens, counts):
+            for token, count in zip(tokens, counts, strict=True):
                 spans[token] = (at, at + count)
                 at += count
         if at != len(self._docs) or at != len(self._scores):
@@ -202,7 +205,7 @@ class _PostingsFile:
     def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
         """`frequency` of each (field, token) term: a query's terms in one call, as a call
         and an argument tuple for each cost more than its two look-ups."""
-        spans, none = self._terms, {}
+        spans, none = self._terms, dict[str, tuple[int, int]]()
         found = {}
         for term in terms:
             start, end = spans.get(term[0], none).get(term[1], (0, 0))
@@ -288,7 +291,7 @@ class WhooshBackend(SearchBackend):
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-             record_ids: list[str] | None = None) -> "WhooshBackend":
+             record_ids: list[str] | None = None) -> WhooshBackend:
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
@@ -296,7 +299,7 @@ class WhooshBackend(SearchBackend):
                        cache_bytes, record_ids)
         except IndexUnavailable:
             raise
-        except Exception as exc:  # whoosh raises many types for damaged files
+        except Exception as exc:  # noqa: BLE001  (whoosh raises many types for damaged files)
             raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
 
     def _tokens(self, field: str, text: str) -> tuple[str, ...]:
@@ -346,7 +349,7 @@ class WhooshBackend(SearchBackend):
         the query then matches nothing, rather than being only its phrases)."""
         boosts: dict[tuple[str, str], float] = {}
         for text, weight in terms:
-            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text)):
+            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text), strict=True):
                 boost = weight * field_weight
                 for tok in tokens:
                     key = (field, tok)
@@ -396,7 +399,7 @@ class WhooshBackend(SearchBackend):
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         docs, scores = self._best(query, limit)
-        return [(self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+        return [(self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist(), strict=True)]
 
     def positions(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
         if self._record_ids is None:
@@ -424,8 +427,9 @@ class WhooshBackend(SearchBackend):
                 docs, found = docs[keep], found[keep]
             order = np.lexsort((docs, -found))[:limit]  # best first, then in index order
             return docs[order], found[order]
-        except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
-            raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
+        except Exception as exc:  # noqa: BLE001  (whoosh keeps no checksums: damage shows up as any error)
+            raise IndexUnavailable(
+                f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
     def _scores(self, terms: dict, common: dict) -> tuple[np.ndarray, np.ndarray]:
         """Every document's score, and whether a term matched it (a score may be 0).
@@ -444,9 +448,8 @@ class WhooshBackend(SearchBackend):
             if field != RECALL_FIELD:
                 outside_recall.append(found)
         matched = np.zeros(count, bool)
-        found_by_terms = np.concatenate(docs) if docs else None
-        if docs:
-            matched[found_by_terms] = True
+        found_by_terms = np.concatenate(docs) if docs else np.empty(0, np.int32)
+        matched[found_by_terms] = True
         if common:
             outside = np.zeros(count, bool)
             if outside_recall:
@@ -481,7 +484,7 @@ class WhooshBackend(SearchBackend):
         for token in self._postings.tokens(field):
             docs, scores = self._postings.get(field, token)
             yield token, len(docs) > most, [
-                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist(), strict=True)]
 
     def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
         """Record ids by document number: the build adds the records in their order, so the
@@ -510,7 +513,7 @@ class WhooshBackend(SearchBackend):
 
     def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
         """Marks the body tokens of the query's terms and phrases (`marking.Marker`)."""
-        tokens = set()
+        tokens: set[str] = set()
         for text in [t for t, _ in query.terms] + list(query.phrases):
             tokens.update(self._tokens("body", text))
         return marking.Marker(frozenset(tokens)).mark

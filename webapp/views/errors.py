@@ -3,7 +3,7 @@ and the same status and message on an HTML page, whichever route and whatever we
 from __future__ import annotations
 
 from flask import Blueprint, current_app, jsonify, make_response, render_template
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
@@ -27,10 +27,7 @@ MESSAGES = {
 
 def error_response(status: int, message: str):
     error = {"status": status, "message": message}
-    if wants_json():
-        response = jsonify({"error": error})
-    else:
-        response = make_response(render_template("error.html", error=error))
+    response = jsonify({"error": error}) if wants_json() else make_response(render_template("error.html", error=error))
     response.status_code = status
     return response
 
@@ -44,7 +41,7 @@ def http_error(exc: HTTPException):
     if status == 413:
         message = f"The request body is too large (at most {current_app.config['MAX_CONTENT_LENGTH']} bytes)."
     response = error_response(status, message)
-    if status == 405 and getattr(exc, "valid_methods", None):
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
         response.headers["Allow"] = ", ".join(exc.valid_methods)
     return response
 
