@@ -593,13 +593,16 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
 
 def readings(names: list[str]) -> dict[str, str]:
     """Each Chinese name's reading in Hanyu Pinyin, syllables with their tone numbers
-    (`重生`: `chong2 sheng1`), from pypinyin's dictionaries of words and characters: a word's
-    reading decides a character that has several (重 is chong in 重生, zhong in 重量), which
-    no order of code points or strokes knows. Letters and digits in a name stay as they
-    are. Imported here: its dictionaries take a second and 50 MB to load, which only a
-    build that reads a Chinese glossary needs."""
+    (`重生`: `chong2 sheng1`), from pypinyin with the words of CC-CEDICT (pypinyin-dict): a
+    word's reading decides a character that has several (重 is chong in 重置, zhong in 重量;
+    长 is chang in 长效), which no order of code points or strokes knows, and which
+    pypinyin's own phrase list gets wrong for 长效 and 重置. Letters and digits in a name
+    stay as they are. Imported here: the dictionaries take seconds and 50 MB to load, which
+    only a build that reads a Chinese glossary needs."""
     from pypinyin import Style, pinyin
+    from pypinyin_dict.phrase_pinyin_data import cc_cedict
 
+    cc_cedict.load()
     return {name: " ".join(" ".join(s[0] for s in pinyin(name, style=Style.TONE3, errors="default")).split())
             for name in names}
 
