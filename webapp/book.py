@@ -52,11 +52,11 @@ def contents_view(library: Library, edition: str, script: str | None) -> dict:
     for chapter in library.book.contents(edition):
         sections = []
         for section in chapter.sections:
-            number = section.record.number
+            number = section.record.number or ""
             sections.append({
                 "number": number, "url": rule_url(number, edition, current),
                 "title": titles(section.record.title, script),
-                "rules": [{"number": r.number, "url": rule_url(r.number, edition, current),
+                "rules": [{"number": r.number, "url": rule_url(r.number or "", edition, current),
                            "title": titles(own_title(r), script)} for r in section.rules],
             })
         chapters.append({"number": chapter.number, "anchor": f"chapter-{chapter.number}",
@@ -69,19 +69,19 @@ def place_view(library: Library, record: Record, script: str | None) -> dict | N
     """Where a rule of a rules edition stands in its book, for its breadcrumb: the contents,
     its chapter and its section (a section's own page names its chapter only). None for a
     rule of an edition without a rules file (a document's quotation only)."""
-    edition = record.edition
-    chapter = library.book.chapter(record.number, edition) if edition else None
-    if chapter is None:
+    edition, rule = record.edition, record.number
+    chapter = library.book.chapter(rule, edition) if edition and rule else None
+    if chapter is None or not edition or not rule:
         return None
     current = edition == library.catalogue.current_edition
     number, title = chapter
-    section = library.book.section(record.number, edition) if level(record.number) else None
+    section = library.book.section(rule, edition) if level(rule) else None
     return {
         "contents": book_url("/rules", edition, current),
         "chapter": {"number": number, "title": titles(title, script),
                     "url": book_url("/rules", edition, current, f"chapter-{number}")},
         "section": {"number": section.number, "title": titles(section.title, script),
-                    "url": rule_url(section.number, edition, current)} if section else None,
+                    "url": rule_url(section.number or "", edition, current)} if section else None,
     }
 
 

@@ -42,8 +42,8 @@ def add_hints(library: Library, answer: dict, limit: int, script: str | None) ->
     query = answer["query"]
     answer["official"] = official_name(library, query, script) if query.strip() else None
     if not answer["results"] and answer["official"]:
-        found = library.search(answer["official"]["name"], limit=limit, script=script)
-        answer.update({key: found[key] for key in ("total", "results")})
+        named = library.search(answer["official"]["name"], limit=limit, script=script)
+        answer.update({key: named[key] for key in ("total", "results")})
     found: list[dict] = []
     typed = query.strip()
     if typed and len(typed) <= 100:

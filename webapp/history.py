@@ -18,7 +18,8 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from indexer.documents.records import LANGS
 from indexer.knowledge.display import display, shown_lang

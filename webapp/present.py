@@ -14,8 +14,8 @@ from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference
-from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.book import level, own_title
+from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
@@ -279,10 +279,13 @@ def rules_under(library: Library, number: str, edition: str, script: str | None)
     """Every rule and subrule under a section or rule, in order, with its text and examples:
     all of it in one scroll (`depth` 1 for a rule, 2 for a subrule)."""
     current = edition == library.catalogue.current_edition
-    return [{"number": r.number, "edition": edition, "url": rule_url(r.number, edition, current), "depth": level(r.number),
-             "title": titles(own_title(r), script) if level(r.number) == 1 else [],
-             "text": blocks(r.text, script), "examples": [blocks(e, script) for e in r.examples]}
-            for r in library.book.descendants(number, edition)]
+    out = []
+    for r in library.book.descendants(number, edition):
+        at = r.number or ""
+        out.append({"number": at, "edition": edition, "url": rule_url(at, edition, current), "depth": level(at),
+                    "title": titles(own_title(r), script) if level(at) == 1 else [],
+                    "text": blocks(r.text, script), "examples": [blocks(e, script) for e in r.examples]})
+    return out
 
 
 def _today(today: dict, script: str | None) -> dict | None:

@@ -76,9 +76,10 @@ class Book:
         titles = self._sources[edition].get("chapters", {})
         chapters: dict[str, list[Section]] = {}
         for record in self.catalogue.records_of_source(source):
-            if record.kind == "rule" and level(record.number) == 0:
-                rules = tuple(r for r in self.catalogue.children(record.number, edition, source))
-                chapters.setdefault(record.number[0], []).append(Section(record, rules))
+            number = record.number or ""
+            if record.kind == "rule" and number and level(number) == 0:
+                rules = tuple(self.catalogue.children(number, edition, source))
+                chapters.setdefault(number[0], []).append(Section(record, rules))
         return [Chapter(number, dict(titles.get(number, {})), tuple(sections)) for number, sections in chapters.items()]
 
     def chapter(self, number: str, edition: str) -> tuple[str, dict[str, str]] | None:
@@ -134,7 +135,7 @@ class Book:
         out: list[Record] = []
         for child in self._children(number, edition):
             out.append(child)
-            if level(child.number) == 1:
+            if child.number and level(child.number) == 1:
                 out.extend(self._children(child.number, edition))
         return out
 
@@ -157,4 +158,4 @@ class Book:
 def own_title(record: Record) -> dict[str, str]:
     """A rule's own title (702.79 "Persist"), empty for a numbered paragraph (510.1), which
     carries its section's title only to be found by it."""
-    return dict(record.title) if is_titled_rule(record) or level(record.number) == 0 else {}
+    return dict(record.title) if is_titled_rule(record) or level(record.number or "") == 0 else {}

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from indexer.documents.memo import bounded_cache, approximate_bytes
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
