@@ -95,7 +95,7 @@ def test_the_contents_page_links_every_section_in_the_readers_script(kb_client):
     assert '<a href="/rules/702.79"><span class="num">702.79</span> <span lang="en">Persist</span>' in html
     hans = main(kb_client.get("/rules?script=hans").get_data(as_text=True))
     assert '<span lang="zh-Hans">战斗伤害步骤</span>' in hans and "戰鬥" not in hans
-    assert kb_client.get("/rules.json").get_json() == kb_client.get("/api/toc").get_json()
+    assert kb_client.get("/rules?format=json").get_json() == kb_client.get("/api/toc").get_json()
 
 
 def test_an_older_editions_contents_are_its_own(kb_client):

@@ -101,7 +101,9 @@ def glossary_view(library: Library, edition: str, script: str | None) -> dict:
         if zh and zh in readings:
             reading = readings[zh]
             toneless = re.sub(r"\d", "", reading).lower()
-            chinese.append(((toneless, reading, zh), {**entry, "reading": reading}))
+            # Listed by its Chinese name, the Chinese comes first.
+            names = sorted(entry["names"], key=lambda n: not n["lang"].startswith("zh"))
+            chinese.append(((toneless, reading, zh), {**entry, "names": names, "reading": reading}))
     english.sort(key=lambda item: item[0])
     chinese.sort(key=lambda item: item[0])
     return {"edition": edition, "current": current, "editions": _editions(library, edition, "/glossary"),

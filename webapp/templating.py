@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, render_template, request
 from jinja2 import pass_context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from indexer.documents.records import KINDS
 from indexer.knowledge.display import display
@@ -50,6 +50,13 @@ def install(app: Flask) -> None:
     @app.template_filter("lang_tag")
     def lang_tag(lang: str | None) -> str:
         return LANG_TAGS.get(lang or "", "")
+
+    @app.template_filter("title_spans")
+    def title_spans(items: list[dict]) -> Markup:
+        """A title in each language it is given in (`book.titles`), each a span with its
+        lang: a filter, not a macro, as the contents and the glossary show thousands."""
+        return Markup(" ".join(f'<span lang="{LANG_TAGS.get(t["lang"], "")}">{escape(t["text"])}</span>'
+                               for t in items))
 
     @app.template_filter("linked")
     def linked(text: str, edition: str | None = None, terms: bool = False) -> Markup:

@@ -896,7 +896,10 @@
       var zh = r.names.zh_hans && r.langs.indexOf("zh_hans") >= 0 ? r.names.zh_hans : null;
       if (zh && readings[zh]) {
         var reading = readings[zh];
-        chinese.push([[reading.replace(/\d/g, "").toLowerCase(), reading, zh], Object.assign({ reading: reading }, entry)]);
+        var zhFirst = entry.names.filter(function (n) { return n.lang.indexOf("zh") === 0; })
+          .concat(entry.names.filter(function (n) { return n.lang.indexOf("zh") !== 0; }));
+        chinese.push([[reading.replace(/\d/g, "").toLowerCase(), reading, zh],
+                      Object.assign({}, entry, { names: zhFirst, reading: reading })]);
       }
     });
     english.sort(compareKeys);

@@ -27,7 +27,6 @@ def _edition() -> str:
 
 
 @bp.get("/api/toc")
-@bp.get("/rules.json")
 @bp.get("/rules")
 def contents():
     """The table of contents: chapters, sections and their rules, each linked."""
@@ -36,7 +35,6 @@ def contents():
 
 
 @bp.get("/api/glossary")
-@bp.get("/glossary.json")
 @bp.get("/glossary")
 def glossary():
     """The glossary of an edition, A to Z and (where it has one in Chinese) by reading."""
