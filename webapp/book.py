@@ -94,7 +94,8 @@ def glossary_view(library: Library, edition: str, script: str | None) -> dict:
     english, chinese = [], []
     for term in library.book.glossary(edition):
         names = term.names
-        entry = {"id": term.id, "url": record_url(term), "names": titles(names, script)}
+        shown = titles(names, script)
+        entry = {"id": term.id, "url": record_url(term), "names": shown}
         if names.get("en"):
             english.append((names["en"].casefold(), entry))
         zh = names.get("zh_hans")
@@ -102,8 +103,8 @@ def glossary_view(library: Library, edition: str, script: str | None) -> dict:
             reading = readings[zh]
             toneless = re.sub(r"\d", "", reading).lower()
             # Listed by its Chinese name, the Chinese comes first.
-            names = sorted(entry["names"], key=lambda n: not n["lang"].startswith("zh"))
-            chinese.append(((toneless, reading, zh), {**entry, "names": names, "reading": reading}))
+            zh_first = sorted(shown, key=lambda n: not n["lang"].startswith("zh"))
+            chinese.append(((toneless, reading, zh), {**entry, "names": zh_first, "reading": reading}))
     english.sort(key=lambda item: item[0])
     chinese.sort(key=lambda item: item[0])
     return {"edition": edition, "current": current, "editions": _editions(library, edition, "/glossary"),

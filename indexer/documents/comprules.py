@@ -600,7 +600,7 @@ def readings(names: list[str]) -> dict[str, str]:
     stay as they are. Imported here: the dictionaries take seconds and 50 MB to load, which
     only a build that reads a Chinese glossary needs."""
     from pypinyin import Style, pinyin
-    from pypinyin_dict.phrase_pinyin_data import cc_cedict
+    from pypinyin_dict.phrase_pinyin_data import cc_cedict  # type: ignore[import-untyped]
 
     cc_cedict.load()
     return {name: " ".join(" ".join(s[0] for s in pinyin(name, style=Style.TONE3, errors="default")).split())
