@@ -13,7 +13,8 @@ import re
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.records import LANGS, Record, Reference
+from indexer.documents.records import LANGS, Record, Reference, rules_file_source
+from indexer.documents.script_ranges import CYRILLIC
 from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.library import Library
@@ -28,7 +29,7 @@ LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
                  "other_editions", "how_to_search", "book", "glossary")
-CYRILLIC = re.compile("[\u0400-\u04ff]")
+CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.
@@ -141,7 +142,7 @@ def text_language(text: str, script: str | None) -> str:
     joining several): Chinese if it has Chinese, Bulgarian if Cyrillic, else English."""
     if HAN_RUN.search(text):
         return "zh_hans" if script == "hans" else "zh_hant"
-    if CYRILLIC.search(text):
+    if CYRILLIC_LETTER.search(text):
         return "bg"
     return "en"
 
@@ -239,7 +240,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
             if key not in seen:
                 seen.add(key)
                 examples.append(blocks(example, script))
-    previous, following = library.book.steps(number, edition) if primary.source == f"cr-{edition}" else (
+    previous, following = library.book.steps(number, edition) if primary.source == rules_file_source(edition) else (
         info["previous"], info["next"])
     return {
         "number": number,
@@ -401,6 +402,9 @@ def source_view(library: Library, source_id: str, script: str | None) -> dict | 
     meta = library.sources.get(source_id)
     if meta is None:
         return None
-    return {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
+    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
             "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
+    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
+        view["rules_source"] = rules_file_source(meta["rules_edition"])
+    return view
 

@@ -8,7 +8,7 @@ import shutil
 
 import click
 
-from indexer.documents.chinese import HAN
+from indexer.documents.script_ranges import HAN
 from indexer.documents.textclean import display_width
 from indexer.knowledge.display import display
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
-from indexer.documents.records import Record, rule_parent
+from indexer.documents.comprules import FAMILY as RULES_FAMILY
+from indexer.documents.records import Record, rule_parent, rules_file_source
 from indexer.documents.references import rule_sort_key
 
 from .catalogue import Catalogue, is_titled_rule
@@ -50,7 +51,7 @@ class Book:
     def __init__(self, catalogue: Catalogue, sources: dict[str, dict]):
         self.catalogue = catalogue
         self._sources = {s["edition"]: s for s in sources.values()
-                         if s.get("family") == "comprehensive-rules" and s.get("edition")}
+                         if s.get("family") == RULES_FAMILY and s.get("edition")}
         # edition -> level -> its numbers in rule order
         self._orders: dict[tuple[str, int], list[str]] = {}
 
@@ -67,12 +68,9 @@ class Book:
         named = self.catalogue.edition_named(value)
         return next((e for e in self.editions if e.startswith(named)), None)
 
-    def _official(self, edition: str) -> str:
-        return f"cr-{edition}"
-
     def contents(self, edition: str) -> list[Chapter]:
         """The edition's chapters with their sections and rules, in the book's order."""
-        source = self._official(edition)
+        source = rules_file_source(edition)
         titles = self._sources[edition].get("chapters", {})
         chapters: dict[str, list[Section]] = {}
         for record in self.catalogue.records_of_source(source):
@@ -148,7 +146,7 @@ class Book:
 
     def glossary(self, edition: str) -> list[Record]:
         """The edition's glossary entries, as its rules file lists them."""
-        return [r for r in self.catalogue.records_of_source(self._official(edition)) if r.kind == "term"]
+        return [r for r in self.catalogue.records_of_source(rules_file_source(edition)) if r.kind == "term"]
 
     def readings(self, edition: str) -> dict[str, str]:
         """The Chinese glossary names of an edition by their reading (`chong2 sheng1`)."""
