@@ -29,7 +29,7 @@ from .editions import EditionTables
 NAMED_KINDS = ("card", "planar_card", "term")
 
 
-def _is_heading(rule: Record) -> bool:
+def is_titled_rule(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
@@ -42,7 +42,7 @@ def _heading_key(rule: Record) -> str | None:
     if rule.keyword:
         return rule.keyword
     section = rule.number is not None and "." not in rule.number
-    return rule.title["en"].lower() if section and rule.title.get("en") and _is_heading(rule) else None
+    return rule.title["en"].lower() if section and rule.title.get("en") and is_titled_rule(rule) else None
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -274,6 +274,10 @@ class Catalogue:
         for no number: a top-level rule's parent)."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
+    def numbers_of(self, edition: str | None) -> set[str]:
+        """The rule numbers an edition has (in its rules file or a document quoting it)."""
+        return self._numbers_of.get(edition, set())
+
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
         """The rules just before and after `number` in its edition, in rule order: a judge
         reads on from 702.30g to 702.31 without going back up."""
@@ -340,7 +344,7 @@ class Catalogue:
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
-            if "." in heading and basis is not None and not _is_heading(basis):
+            if "." in heading and basis is not None and not is_titled_rule(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
                 heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)

@@ -262,6 +262,10 @@
             el("span", { lang: textLang(s.text) }, [s.text])])]);
         }))]));
     }
+    if (!data.results.length) {
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
+    }
     results.replaceChildren.apply(results, nodes);
     count.replaceChildren(String(data.total) + " ", label("results"));
   }
