@@ -40,10 +40,12 @@ def test_the_page_shows_the_diff_and_links_both_editions(cr_client):
 def test_a_rules_history_links_each_step_to_its_changes(cr_client):
     history = cr_client.get("/api/rules/702.30a?edition=2010-02-01").get_json()["history"]
     assert [v["edition"] for v in history] == ["2009-07-11", "2010-02-01"]
-    assert history[0]["changes_url"] is None
-    assert history[1]["changes_url"] == "/changes?from=2009-07-11&to=2010-02-01&rule=702.30a"
+    assert history[0]["steps"] == []
     # 2009's 702.30a also said what "Kicker [cost 1] and/or [cost 2]" means: 2010 gave that its own subrule.
-    assert history[1]["relation"] == "split"
+    assert history[1]["steps"] == [{"edition": "2010-02-01", "number": "702.30a", "relation": "split",
+                                    "changes_url": "/changes?from=2009-07-11&to=2010-02-01&rule=702.30a"}]
+    html = cr_client.get("/rules/702.30a?edition=2010-02-01").get_data(as_text=True)
+    assert 'href="/changes?from=2009-07-11&amp;to=2010-02-01&amp;rule=702.30a"' in html
 
 
 def test_bad_arguments_are_clear_errors(cr_client):

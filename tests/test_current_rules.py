@@ -162,10 +162,11 @@ def test_a_removed_rule_names_the_last_edition_that_had_it(kb_client):
 
 
 def test_a_history_is_the_rules_own_not_its_sections(kb_client):
+    """Today's 118.4 was 2009's 116.4, not 2009's section 116 "Costs": one text since."""
     history = kb_client.get("/api/rules/118.4").get_json()["history"]
-    assert [(v["edition"], v["number"]) for v in history][:3] == [
-        ("2009-07-11", "116.4"), ("2010-02-01", "116.4"), ("2016-09-30", "117.4")]
-    assert [v["relation"] for v in history[1:3]] == ["same", "renumbered"]
+    assert (history[0]["first"], history[0]["numbers"]) == ("2009-07-11", ["116.4", "117.4", "118.4"])
+    assert [(s["edition"], s["relation"]) for s in history[0]["steps"]][:3] == [
+        ("2010-02-01", "same"), ("2016-09-30", "renumbered"), ("2022-11-18", "renumbered")]
 
 
 def test_multikicker_rulings_follow_the_subrule_into_every_edition(kb_client):

@@ -18,8 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from indexer.documents.chinese import HAN
-from indexer.documents.records import Record
+from indexer.documents.records import Record, from_rules_file
+from indexer.documents.script_ranges import HAN
 from indexer.search.lineage import Edge, record_key
 
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
@@ -63,10 +63,6 @@ class Change:
     new: str
 
 
-def _is_rules_file_record(record: Record) -> bool:
-    return record.source == f"cr-{record.edition}"
-
-
 def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
     """(edition, number) -> the record that speaks for that rule, for every numbered record
     that belongs to an edition: the rules file's own record over a quotation of it."""
@@ -75,7 +71,7 @@ def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
         if not record.number or not record.edition:
             continue
         key = (record.edition, record.number)
-        if key not in index or (_is_rules_file_record(record) and not _is_rules_file_record(index[key])):
+        if key not in index or (from_rules_file(record) and not from_rules_file(index[key])):
             index[key] = record
     return index
 
@@ -95,7 +91,7 @@ class EditionTables:
     def __init__(self, records: list[Record], lineage: Iterable[Edge] = ()):
         self.index = by_edition(records)
         self._terms = {(r.edition, record_key(r)): r for r in records
-                       if r.kind == "term" and r.edition and _is_rules_file_record(r)}
+                       if r.kind == "term" and r.edition and from_rules_file(r)}
         # number -> the editions that have it, oldest first
         self._holders: dict[str, list[str]] = defaultdict(list)
         for edition, number in sorted(self.index):

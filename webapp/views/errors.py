@@ -2,7 +2,7 @@
 and the same status and message on an HTML page, whichever route and whatever went wrong."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, make_response, render_template
+from flask import Blueprint, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from indexer.search.engine import IndexUnavailable
@@ -61,5 +61,15 @@ def index_unavailable(exc: IndexUnavailable):
 
 @bp.app_errorhandler(Exception)
 def internal_error(exc: Exception):
+    """A 500, unless the request failed on a build whose files are damaged: then the build is
+    marked damaged (the next request is served by another one) and the answer is a 503."""
+    library = request.__dict__.get("library")  # the request's library, if it asked for one
+    if library is not None:
+        with current_app.extensions["kb.library.lock"]:
+            damage = current_app.extensions["kb.library"].failed(library)
+        if damage is not None:
+            current_app.logger.error("a request failed on a damaged index (%s: %s): %s",
+                                     type(exc).__name__, exc, damage)
+            return index_unavailable(IndexUnavailable(damage))
     current_app.logger.exception("unhandled error")
     return error_response(500, MESSAGES[500])

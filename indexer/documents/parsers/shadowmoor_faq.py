@@ -22,8 +22,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from ..chinese import HAN
 from ..corpus import Source
+from ..script_ranges import HAN
 from . import Parsed, ParseError, position
 from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean
 
