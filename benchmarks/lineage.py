@@ -11,8 +11,9 @@ from typing import Any
 
 from indexer.documents.comprules import read_rules_files
 from indexer.documents.ingest import DEFAULT_CORPUS
-from indexer.knowledge.editions import EditionTables, bounded_diff
+from indexer.knowledge.editions import EditionTables
 from indexer.search.lineage import RELATIONS, align
+from webapp.history import bounded_changes
 
 from .measure import machine
 
@@ -35,7 +36,7 @@ def worst_page(tables: EditionTables, old: str, new: str) -> float:
             before, after = tables.record(old, change.old), tables.record(new, change.new)
             for lang in ("en", "zh_hans"):
                 if before and after and before.text.get(lang) and after.text.get(lang):
-                    bounded_diff(before.text[lang], after.text[lang])
+                    bounded_changes(before.text[lang], after.text[lang])
         worst = max(worst, (time.process_time() - started) * 1000)
     return worst
 

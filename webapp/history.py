@@ -35,6 +35,8 @@ _TYPOGRAPHY = str.maketrans({
     "、": ",", "。": ".", "・": "·",
 })
 _SPACES = re.compile(r" +")
+# The most work (tokens of one text times the other's) one diff of a list of changes may take.
+DIFF_WORK = 60_000
 # Space between a Chinese character and anything else carries no meaning in Chinese text.
 _CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff]) | (?=[\u3400-\u9fff\uf900-\ufaff])")
 
@@ -63,6 +65,16 @@ def same_text(a: dict[str, str], b: dict[str, str]) -> bool:
 
 def _token_key(token: str) -> str:
     return " " if token.isspace() else typographic_key(token)
+
+
+def bounded_changes(old: str, new: str) -> list[tuple[str, str]] | None:
+    """`word_changes`, or None when the texts are too long to compare within a request's
+    share of CPU (the tokens' product over DIFF_WORK: whole rules rewritten, such as 2008's
+    409.1b against today's, 434 by 586 tokens, 19 ms alone), where a list of many changes
+    shows both texts instead."""
+    if len(tokens(old)) * len(tokens(new)) > DIFF_WORK:
+        return None
+    return word_changes(old, new)
 
 
 def word_changes(old: str, new: str) -> list[tuple[str, str]]:

@@ -18,12 +18,12 @@ from indexer.documents.records import LANGS, Record, Reference, rules_file_sourc
 from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
-from indexer.knowledge.editions import CHANGE_KINDS, bounded_diff
+from indexer.knowledge.editions import CHANGE_KINDS
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
 from .book import place_view, rule_url, titles
-from .history import folded_history
+from .history import bounded_changes, folded_history, typographic_key
 from .linkify import LibraryResolver
 from .urls import record_url
 
@@ -382,9 +382,9 @@ def _change_view(tables, change, old: str, new: str, script: str | None) -> dict
     if before is not None and after is not None:
         for lang in LANGS:
             a, b = before.text.get(lang), after.text.get(lang)
-            if not a or not b or a == b:
+            if not a or not b or typographic_key(a) == typographic_key(b):
                 continue
-            pieces = bounded_diff(a, b)
+            pieces = bounded_changes(a, b)
             if pieces is None:  # too long to diff within a request: both texts
                 whole.append(lang)
             else:

@@ -25,8 +25,6 @@ from indexer.search.lineage import Edge, record_key
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
 # or any other single character. Chinese is compared by characters, English by words.
 _DIFF_UNIT = re.compile(rf"[{HAN}]|(?:(?![{HAN}])[^\W_])+(?:['’](?:(?![{HAN}])[^\W_])+)*|\s+|.", re.S)
-# The most work (tokens of one text times the other's) a diff of a list of changes may take.
-DIFF_WORK = 60_000
 # What changed between two editions, in the order a list of changes shows it.
 CHANGE_KINDS = ("added", "removed", "renumbered", "renamed", "changed")
 
@@ -242,22 +240,10 @@ def tokens(text: str) -> list[str]:
     return _DIFF_UNIT.findall(text)
 
 
-def bounded_diff(old: str, new: str) -> list[tuple[str, str]] | None:
-    """`word_diff`, or None when the texts are too long to compare within a request's share
-    of CPU (the tokens' product over DIFF_WORK: the rewrites of whole rules, such as 2008's
-    409.1b against today's, 434 by 586 tokens, took 19 ms alone), where both texts are shown
-    instead."""
-    a, b = tokens(old), tokens(new)
-    return _diff(a, b) if len(a) * len(b) <= DIFF_WORK else None
-
-
 def word_diff(old: str, new: str) -> list[tuple[str, str]]:
     """How `new` differs from `old`, as (op, text) pieces with op "equal", "delete" or
     "insert"; joining the equal and delete pieces gives `old`, the equal and insert ones `new`."""
-    return _diff(tokens(old), tokens(new))
-
-
-def _diff(a: list[str], b: list[str]) -> list[tuple[str, str]]:
+    a, b = tokens(old), tokens(new)
     pieces: list[tuple[str, str]] = []
 
     def emit(op: str, words: list[str]) -> None:
