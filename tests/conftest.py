@@ -27,6 +27,12 @@ from webapp import create_app
 from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")
+
+
 CR = DEFAULT_CORPUS / "rules"
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 

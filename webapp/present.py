@@ -14,20 +14,24 @@ from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference, rules_file_source
-from indexer.documents.script_ranges import CYRILLIC
+from indexer.documents.script_ranges import CYRILLIC, HAN
+from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
-from indexer.knowledge.editions import word_diff
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
+from .book import place_view, rule_url, titles
+from .history import folded_history
 from .linkify import LibraryResolver
 from .urls import record_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions")
+                 "other_editions", "how_to_search", "book", "glossary")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
+# The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
+SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.
@@ -58,12 +62,17 @@ LABELS = {
     "keyword_numbers": ("此關鍵字在各版本的編號", "This keyword's number in each edition"),
     "history": ("沿革", "History"),
     "changes": ("文字變更", "Text changes"),
+    "same_text": ("文字相同", "Same text"),
     "referenced_by": ("引用此規則的內容", "Referenced by"),
     "references": ("參見規則", "Rules referred to"),
     "keywords": ("關鍵字", "Keywords"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
+    "how_to_search": ("可以搜尋規則編號（702.79a）、關鍵字或詞彙（留存、persist）、牌名，英文、繁體、简体皆可；"
+                      "也可從規則目錄或詞彙表查閱。",
+                      "Search for a rule number (702.79a), a keyword or term (persist, 留存) or a card name, in "
+                      "English, 繁體 or 简体; or browse the contents or the glossary."),
     "official": ("遊戲中的名稱是", "The game calls it"),
     "suggestions": ("您可能在找", "Perhaps you mean"),
     "skip": ("跳到內容", "Skip to content"),
@@ -113,6 +122,12 @@ LABELS = {
     "english": ("英文", "English"),
     "traditional": ("繁體", "Traditional"),
     "simplified": ("簡體", "Simplified"),
+    "book": ("規則目錄", "Contents"),
+    "glossary": ("詞彙表", "Glossary"),
+    "rules_in_section": ("條規則", "rules"),
+    "rules_under": ("本節規則", "The rules of this section"),
+    "a_to_z": ("英文 A–Z", "A–Z in English"),
+    "by_reading": ("依中文讀音（拼音）", "By Chinese reading (pinyin)"),
 }
 
 
@@ -227,7 +242,8 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
             if key not in seen:
                 seen.add(key)
                 examples.append(blocks(example, script))
-    history = list(info["history"])
+    previous, following = library.book.steps(number, edition) if primary.source == rules_file_source(edition) else (
+        info["previous"], info["next"])
     return {
         "number": number,
         "edition": edition,
@@ -241,25 +257,38 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                                       *info["named_rulings"]]],
         "sources": [source_ref(library, r, script) for r in records],
         "languages_note": _languages_note(info["merged_text"]),
-        "previous": _neighbour(library, info["previous"], script),
-        "next": _neighbour(library, info["next"], script),
+        "previous": _neighbour(library, previous, script),
+        "next": _neighbour(library, following, script),
+        "place": place_view(library, primary, script),
         "parent": _rule_summary(library, info["parent"], script) if info["parent"] else None,
         "children": [_rule_summary(library, child, script) for child in info["children"]],
+        "contents": library.page(rules_under, number, edition, script) if level(number) < 2 else [],
         "references": references_of(library, records, edition),
         "editions": [{"edition": v.edition, "number": v.number, "name": display(v.name, chinese_of(v.record), script),
                       "url": f"/rules/{v.number}?edition={v.edition}", "current": v.edition == edition}
                      for v in info["editions"]],
         "keyword_numbers": [{"edition": e, "number": n, "url": f"/rules/{n}?edition={e}", "current": e == edition}
                             for e, n in info["keyword_numbers"].items()],
-        "history": [{"edition": v.edition, "number": v.number, "url": f"/rules/{v.number}?edition={v.edition}",
-                     "current": v.edition == edition, "text": blocks(v.text, script),
-                     "changes": _changes(history[i - 1], v, script) if i else []}
-                    for i, v in enumerate(history)],
+        "history": folded_history(info["history"], edition, script,
+                                  lambda n, e: f"/rules/{n}?edition={e}"),
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
         "current": info["current"],
         "today": _today(info["today"], script),
     }
+
+
+def rules_under(library: Library, number: str, edition: str, script: str | None) -> list[dict]:
+    """Every rule and subrule under a section or rule, in order, with its text and examples:
+    all of it in one scroll (`depth` 1 for a rule, 2 for a subrule)."""
+    current = edition == library.catalogue.current_edition
+    out = []
+    for r in library.book.descendants(number, edition):
+        at = r.number or ""
+        out.append({"number": at, "edition": edition, "url": rule_url(at, edition, current), "depth": level(at),
+                    "title": titles(own_title(r), script) if level(at) == 1 else [],
+                    "text": blocks(r.text, script), "examples": [blocks(e, script) for e in r.examples]})
+    return out
 
 
 def _today(today: dict, script: str | None) -> dict | None:
@@ -320,17 +349,6 @@ def _neighbour(library: Library, record: Record | None, script: str | None) -> d
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
     return {**summary(library, record, script), "text": blocks(record.text, script)}
-
-
-def _changes(old, new, script: str | None) -> list[dict]:
-    """Word diffs, per language both versions have, from the previous edition's text."""
-    out = []
-    for lang in LANGS:
-        before, after = old.text.get(lang), new.text.get(lang)
-        if before and after and before != after:
-            out.append({"from": old.edition, "lang": shown_lang(lang, script),
-                        "pieces": [[op, display(piece, lang, script)] for op, piece in word_diff(before, after)]})
-    return out
 
 
 def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:

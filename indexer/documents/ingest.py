@@ -94,12 +94,25 @@ def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
     return parsed.records, parsed.warnings
 
 
+def titled_by_section(record: Record, by_key: dict[tuple, Record]) -> bool:
+    """Whether a rule's title is the heading of its section (500.1 under "500. General"),
+    found by going up its parents to the one whose text is the title: a section is where
+    rules sit, not one rule whose number moves between editions."""
+    title = set(record.title.values())
+    at: Record | None = record
+    while at is not None and not title & set(at.text.values()):
+        at = by_key.get((record.source, at.parent)) if at.parent else None
+    return at is not None and "." not in (at.number or "")
+
+
 def assign_keywords(records: list[Record], glossary: Glossary) -> None:
     """Give titled rules their English keyword identity (留存 -> persist), so one rule links
-    across editions and documents; subrules take their parent's."""
+    across editions and documents; subrules take their parent's. A section's title is none:
+    as the keyword "general", every rule of a section titled General was the first General
+    (100) of each edition in its history."""
     by_key = {(r.source, r.number): r for r in records if r.kind == "rule"}
     for record in records:
-        if record.kind != "rule" or record.keyword:
+        if record.kind != "rule" or record.keyword or titled_by_section(record, by_key):
             continue
         english = record.title.get("en")
         if not english:

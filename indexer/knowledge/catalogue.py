@@ -15,7 +15,7 @@ from typing import overload
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent, rules_file_source
 from indexer.documents.references import rule_sort_key
@@ -29,10 +29,20 @@ from .editions import EditionTables
 NAMED_KINDS = ("card", "planar_card", "term")
 
 
-def _is_heading(rule: Record) -> bool:
+def is_titled_rule(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
+
+
+def _heading_key(rule: Record) -> str | None:
+    """What a query names a heading rule by: its keyword (702.79 persist), or the English title
+    of a section (405 Stack, 111 Tokens), which heads its rules in search although it is no
+    keyword (its rules are not one rule whose number moves between editions)."""
+    if rule.keyword:
+        return rule.keyword
+    section = rule.number is not None and "." not in rule.number
+    return rule.title["en"].lower() if section and rule.title.get("en") and is_titled_rule(rule) else None
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -130,26 +140,30 @@ class Catalogue:
                 self._referrers[(r.edition, ref[0])].append(r)
 
     def _index_rule(self, r: Record, number: str, parent: Record | None) -> None:
-        """A rule by its number and its parent's, and as its keyword's heading when its parent
-        (in the same document) does not define the same keyword."""
+        """A rule by its number and its parent's, and as its keyword's heading (or its section's:
+        `_heading_key`) when its parent (in the same document) is not under the same."""
         self.by_number[number].append(r)
         self._numbers_of[r.edition].add(number)
         if r.parent:
             self._children_of[(r.edition, r.parent)].append(r)
             self._children_of[(r.edition, r.parent, r.source)].append(r)
-        if r.keyword and not (parent and parent.keyword == r.keyword):
-            self.keyword_heads[r.keyword].append(r.id)
+        head = _heading_key(r)
+        if head and not (parent and _heading_key(parent) == head):
+            self.keyword_heads[head].append(r.id)
             for title in r.title.values():
                 self.titles[fold_key(title)].append(r.id)
 
     def _index_names(self, r: Record) -> None:
         """A card's, plane's or term's names and aliases in their folded form; an obsolete
-        term also by its name without the mark, which today's name is."""
+        term also by its name without the mark, which today's name is, and by each of the
+        names it lists."""
         for name in [*r.names.values(), *r.aliases]:
             if name:
                 self.names[fold_key(name)].append(r.id)
                 if r.kind == "term" and OBSOLETE_MARK.search(name):
-                    self.obsolete[fold_key(OBSOLETE_MARK.sub("", name))].append(r.id)
+                    # by each of its names too: "Remove from the Game, Removed, ..."
+                    for plain in dict.fromkeys([OBSOLETE_MARK.sub("", name), *obsolete_names(name)]):
+                        self.obsolete[fold_key(plain)].append(r.id)
 
     def _single_keyword_rules(self) -> dict[tuple[str, str], str]:
         """(source, number) of a rule that is its keyword's only rule in its document (702.79
@@ -260,6 +274,10 @@ class Catalogue:
         for no number: a top-level rule's parent)."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
+    def numbers_of(self, edition: str | None) -> set[str]:
+        """The rule numbers an edition has (in its rules file or a document quoting it)."""
+        return self._numbers_of.get(edition, set())
+
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
         """The rules just before and after `number` in its edition, in rule order: a judge
         reads on from 702.30g to 702.31 without going back up."""
@@ -326,7 +344,7 @@ class Catalogue:
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
-            if "." in heading and basis is not None and not _is_heading(basis):
+            if "." in heading and basis is not None and not is_titled_rule(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
                 heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)
@@ -375,5 +393,12 @@ class Catalogue:
         return self._ruled.get(self.group_key(record), [])
 
     def is_keyword_head(self, record: Record) -> bool:
-        """Whether the record is the heading rule of the keyword it defines."""
-        return record.keyword is not None and record.id in self.keyword_heads.get(record.keyword, ())
+        """Whether the record is the heading rule of the keyword it defines (or a section's
+        heading: `heading_key`)."""
+        key = self.heading_key(record)
+        return key is not None and record.id in self.keyword_heads.get(key, ())
+
+    @staticmethod
+    def heading_key(record: Record) -> str | None:
+        """The key of `keyword_heads` a heading rule is under (`_heading_key`)."""
+        return _heading_key(record) if record.kind == "rule" else None

@@ -121,7 +121,10 @@ class Ranker:
         heading followed by its subrules."""
         catalogue = self.catalogue
         heads = self._heads(text)
-        bonus, given = self._bonuses(text, key, heads, docs.tolist(), forms)
+        # The text bonuses read each candidate's text: those of an edition-limited search,
+        # a whole edition's matches, go to its best `candidates` as a search's do.
+        read = docs[:self.weights.candidates] if "edition" in filters else docs
+        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
         if filters:
             for at in np.flatnonzero(given).tolist():
                 given[at] = passes(catalogue.by_position[at], filters)

@@ -47,6 +47,7 @@ class CacheSizes:
     answers: int = 32 * 2**20     # whole search answers, per query, limit and script (about 500)
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
+    pages: int = 16 * 2**20       # the book's pages (contents, sections, glossary), per edition and script
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys

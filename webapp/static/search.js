@@ -34,8 +34,11 @@
     return node;
   }
 
-  function hasHan(text) { return /[\u3400-\u9fff\uf900-\ufaff]/.test(text); }
-  function textLang(text) { return hasHan(text) ? zhLang : (/[\u0400-\u04ff]/.test(text) ? "bg" : "en"); }
+  // A text's language as the server tells it (webapp/present.py: text_language), by the
+  // character ranges the page carries (indexer/documents/script_ranges.py).
+  var ranges = JSON.parse(document.documentElement.getAttribute("data-script-ranges"));
+  var HAS_HAN = new RegExp("[" + ranges.han + "]", "u"), HAS_CYRILLIC = new RegExp("[" + ranges.cyrillic + "]", "u");
+  function textLang(text) { return HAS_HAN.test(text) ? zhLang : (HAS_CYRILLIC.test(text) ? "bg" : "en"); }
 
   function searchUrl(q, extra) {
     var params = new URLSearchParams({ q: q, script: script });
@@ -258,6 +261,10 @@
           return el("li", {}, [el("a", { href: s.url }, [el("span", { "class": "kind" }, [label(s.kind)]), " ",
             el("span", { lang: textLang(s.text) }, [s.text])])]);
         }))]));
+    }
+    if (!data.results.length) {
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
     }
     results.replaceChildren.apply(results, nodes);
     count.replaceChildren(String(data.total) + " ", label("results"));
