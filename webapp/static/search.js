@@ -233,13 +233,21 @@
     return el("li", { "class": "result" }, parts);
   }
 
+  // What an older edition's rule number is in today's rules, or the last edition that had it.
+  function todayOf(today) {
+    if (!today) return [];
+    if (today.url) return [" · ", label("today"), " (" + today.edition + "): ", el("a", { "class": "today", href: today.url }, [today.number])];
+    if (today.ended) return [" · ", label("not_in_today"), ": ", label("last_in"), " " + today.ended.last];
+    return [];
+  }
+
   function render(data) {
     var nodes = [];
     if (data.rule_jump) {
       nodes.push(el("p", { "class": "jump" }, [label("jump"), ": ",
         el("a", { href: data.rule_jump.url }, [data.rule_jump.title]), " ",
         data.rule_jump.end ? "– " + data.rule_jump.end + " " : "",
-        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])]));
+        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])].concat(todayOf(data.rule_jump.today))));
     }
     if (data.official) {
       var o = data.official;
@@ -261,6 +269,10 @@
           return el("li", {}, [el("a", { href: s.url }, [el("span", { "class": "kind" }, [label(s.kind)]), " ",
             el("span", { lang: textLang(s.text) }, [s.text])])]);
         }))]));
+    }
+    if (!data.results.length) {
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
     }
     results.replaceChildren.apply(results, nodes);
     count.replaceChildren(String(data.total) + " ", label("results"));
