@@ -121,6 +121,9 @@ class Catalogue:
         # with the rules their entry cites ("See rule 704.5j"): what a question naming the
         # term asks about.
         self.concepts: dict[str, list[str]] = defaultdict(list)
+        # The same entries' rules by the entry's position: what a question's words finding the
+        # entry (its name and definition) lead to.
+        self.cited_at: dict[int, list[int]] = {}
         for r in records:
             if r.kind == "term" and r.source == f"cr-{self.current_edition}" and r.names.get("en"):
                 # (An obsolete term's link to the last rule that had it names an older edition.)
@@ -130,6 +133,8 @@ class Catalogue:
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         self.concepts[fold_key(name.strip())].extend(cited)
+                if cited:
+                    self.cited_at[self.positions[r.id]] = [self.positions[i] for i in cited]
         # Each record's group, today's twin of a superseded record and place in rule order,
         # worked out once when the build opens: every query's candidates ask for all three,
         # and worked out on first use they made a new candidate's first query slower. The

@@ -26,6 +26,7 @@ from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
+from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
@@ -71,7 +72,9 @@ class Library:
         self.records = self.catalogue.records
         self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
+        questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
+                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)

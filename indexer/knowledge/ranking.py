@@ -23,6 +23,7 @@ from indexer.search.query import ParsedQuery
 from .catalogue import Catalogue
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
+from .questions import QuestionRanker, QuestionReader, is_question
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -30,6 +31,8 @@ SUBRULE_STEP = 0.001
 
 # Ranked records: their positions in the catalogue, best first.
 Ranked = np.ndarray
+# How many of the best candidates a question's words are looked for in.
+QUESTION_CANDIDATES = 120
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -48,13 +51,20 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 
 class Ranker:
-    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights):
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
+                 questions: QuestionReader):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
+        self.questions = questions
+        self._answers = QuestionRanker(catalogue.holding)
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
+        # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
+        # question is about but answers nothing.
+        self._heading_at = np.array([r.kind == "rule" and (r.text.get("en") or "").strip()
+                                     in ("", (r.title.get("en") or "").strip()) for r in catalogue.by_position], bool)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
         """The candidates ranked, their scores as arrays by record position: the engine's
@@ -124,8 +134,80 @@ class Ranker:
             keep = np.zeros(len(catalogue.by_position), bool)
             keep[kept] = True
             docs, scores = docs[keep[docs]], scores[keep[docs]]
+        docs, scores = self._rerank(parsed, engine_query, docs, scores)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((catalogue.rule_order_at[docs], -scores))]
+
+    def _rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
+                scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A question's best candidates again, by how much of the question each holds
+        (`questions`): the share of its concepts' weight, squared, so that holding all of it
+        counts for much more than holding half; a heading alone answers no question."""
+        weights = self.weights
+        if not weights.question or parsed.phrases or not len(docs):
+            return docs, scores
+        text = parsed.terms_text()
+        concepts = self.questions.read(text)
+        if not is_question(text, concepts):
+            return docs, scores
+        scores = scores / (scores.max() or 1.0)
+        if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
+            docs, scores = self._todays_rules(engine_query, docs, scores)
+        if weights.glossary_map:
+            docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
+        best = np.argsort(-scores, kind="stable")
+        if "edition" not in parsed.filters:
+            # Older editions' texts were folded into today's twins; they do not compete again.
+            best = best[~self.catalogue.superseded_at[docs[best]]]
+        best = best[:QUESTION_CANDIDATES]
+        share = self._answers.coverage(concepts, docs[best].tolist())
+        scores[best] += weights.question * share ** 2
+        scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
+        return docs, scores
+
+    def _todays_rules(self, engine_query: EngineQuery, docs: np.ndarray,
+                      scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Today's rules the question's words find, from a search of today's rules alone: in
+        a search of every edition, seven editions of each rule and the documents share the
+        candidates, and today's answer may be the three hundredth. They come in at their own
+        engine score's share of the best one's, under what the whole search gave them."""
+        catalogue = self.catalogue
+        query = EngineQuery(terms=engine_query.terms, filters={**engine_query.filters,
+                                                              "source": f"cr-{catalogue.current_edition}"})
+        found, found_scores = self.engine.positions(query, self.weights.todays_candidates)
+        if not len(found):
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[found] = found_scores / (found_scores.max() or 1.0) * self.weights.todays_share
+        member[found] = True
+        total[docs] = np.maximum(total[docs], scores)
+        member[docs] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
+
+    def _cited_by_terms(self, docs: np.ndarray, scores: np.ndarray,
+                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The rules' glossary as a map of a question's concepts: a glossary entry the
+        question's words find (its name and definition) sends part of its score to the rules
+        it cites ("Dies ... See rule 700.4"), which come in as candidates if they were not."""
+        catalogue, share = self.catalogue, self.weights.glossary_map
+        sent: dict[int, float] = {}
+        for at, score in zip(docs.tolist(), scores.tolist()):
+            for cited in catalogue.cited_at.get(at, ()):
+                sent[cited] = max(sent.get(cited, 0.0), share * score)
+        if filters:
+            sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
+        if not sent:
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[docs], member[docs] = scores, True
+        cited = np.fromiter(sent, np.int64, len(sent))
+        total[cited] += np.fromiter(sent.values(), np.float64, len(sent))
+        member[cited] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
