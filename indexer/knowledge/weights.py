@@ -43,7 +43,7 @@ class Weights:
     todays_share: float = 0.5
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts); 0: none.
-    glossary_map: float = 0.0
+    glossary_map: float = 0.5
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3
