@@ -69,7 +69,8 @@ def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(k
 
 
 # Each lever of question ranking set to what removes it.
-LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0}
+LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
+          "thesaurus": 0.0}
 
 
 @pytest.fixture(scope="module")

@@ -145,6 +145,15 @@ class QuestionReader:
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
 
+    def wordings(self, text: str) -> list[str]:
+        """The rules' wording of the players' words a question holds (下地: 使用地, play land),
+        for the engine to search as well (none when the thesaurus is off)."""
+        if not self._thesaurus:
+            return []
+        normal = _normal(text)
+        found = [key for _, _, key in self.vocabulary.spans(normal) if key in self.vocabulary.means]
+        return [m for key in found for m in self.vocabulary.means[key] if _normal(m) != key]
+
     def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
         """A written form as the pieces a text must hold, and how many records hold its
         rarest piece: English as its words' stems, Chinese as written."""

@@ -147,12 +147,15 @@ class Ranker:
         if not weights.question or parsed.phrases or not len(docs):
             return docs, scores
         text = parsed.terms_text()
+        key = fold_key(text)
+        if key in self.catalogue.titles or key in self.catalogue.names:
+            return docs, scores  # a heading or a name is looked up, not asked about
         concepts = self.questions.read(text)
         if not is_question(text, concepts):
             return docs, scores
         scores = scores / (scores.max() or 1.0)
         if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
-            docs, scores = self._todays_rules(engine_query, docs, scores)
+            docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
         if weights.glossary_map:
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
         best = np.argsort(-scores, kind="stable")
@@ -165,14 +168,17 @@ class Ranker:
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
         return docs, scores
 
-    def _todays_rules(self, engine_query: EngineQuery, docs: np.ndarray,
+    def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Today's rules the question's words find, from a search of today's rules alone: in
         a search of every edition, seven editions of each rule and the documents share the
         candidates, and today's answer may be the three hundredth. They come in at their own
-        engine score's share of the best one's, under what the whole search gave them."""
+        engine score's share of the best one's, under what the whole search gave them. The
+        rules' wording of players' words (`QuestionReader.wordings`) is searched too, at the
+        weight of a glossary term's other forms."""
         catalogue = self.catalogue
-        query = EngineQuery(terms=engine_query.terms, filters={**engine_query.filters,
+        terms = [*engine_query.terms, *((w, self.weights.expansion) for w in wordings)]
+        query = EngineQuery(terms=terms, filters={**engine_query.filters,
                                                               "source": f"cr-{catalogue.current_edition}"})
         found, found_scores = self.engine.positions(query, self.weights.todays_candidates)
         if not len(found):

@@ -36,7 +36,7 @@ class Weights:
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
     question_forms: float = 0.5
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
-    thesaurus: float = 0.0
+    thesaurus: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
     # the best one's score they come in at (`Ranker._todays_rules`).
     todays_candidates: int = 200
