@@ -86,3 +86,23 @@ def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, tunin
     finally:
         library.close()
     assert statistics.mean(without.values()) < statistics.mean(tuning_with_all_levers.values()), without
+
+
+# ---------------------------------------------------------------- the answer shown
+
+def test_a_keywords_result_shows_its_definition(kb_library):
+    for query, script, words in (("persist", None, "Persist is a triggered ability"), ("留存", "hant", "留存屬於觸發式異能")):
+        result = kb_library.search(query, limit=3, script=script)["results"][0]
+        assert (result["rule"], result["definition"]) == ("702.79", "702.79a")
+        assert words in result["snippet"].replace("<mark>", "").replace("</mark>", "")
+    assert kb_library.search("persist")["results"][0]["text"].startswith("Persist is a triggered ability")
+
+
+def test_a_questions_snippet_marks_its_words_in_the_readers_script_not_its_question_forms(kb_library):
+    hans = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hans")["results"]
+    hant = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hant")["results"]
+    menace = next(r for r in hans if r["rule"] == "702.111b")
+    assert "<mark>威慑</mark>" in menace["snippet"] and "<mark>生物</mark>" in menace["snippet"]
+    assert "<mark>能</mark>" not in menace["snippet"] and "<mark>被</mark>" not in menace["snippet"]
+    shown = next(r for r in hant if r["rule"] == "702.111b")
+    assert "<mark>威懾</mark>" in shown["snippet"]

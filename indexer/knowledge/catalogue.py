@@ -38,6 +38,14 @@ def _newness(record: Record) -> tuple[str, bool]:
     return record.edition or "", record.source.startswith("cr-")
 
 
+def only_heading(record: Record) -> bool:
+    """Whether a rule is only its heading (502 Untap Step, 702.79 Persist): no language's text
+    says more than its title, and it has no rulings or examples of its own."""
+    titles = {t.strip() for t in record.title.values()}
+    return (record.kind == "rule" and not (record.rulings or record.examples or record.abilities)
+            and all(not t.strip() or t.strip() in titles for t in record.text.values()))
+
+
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
                  edition_labels: dict[str, str] | None = None):

@@ -189,6 +189,7 @@ class Library:
             groups = [group for group, old in zip(groups, superseded) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
-        answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)
+        marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
                              for group in groups[:limit]]
         return answer

@@ -154,6 +154,22 @@ class QuestionReader:
         found = [key for _, _, key in self.vocabulary.spans(normal) if key in self.vocabulary.means]
         return [m for key in found for m in self.vocabulary.means[key] if _normal(m) != key]
 
+    def subject(self, text: str) -> str:
+        """The question's own words without its question forms (威慑 生物 挡 of
+        威慑能被一个生物挡吗), as the words a snippet marks: 能 and 被 mark nothing an answer
+        says about the question."""
+        normal = _normal(text)
+        kept, at = [], 0
+        for start, end, key in self.vocabulary.spans(normal):
+            kept.append(normal[at:start])
+            if key in self.vocabulary.means or key not in self.vocabulary.asks:
+                kept.append(key)
+            at = end
+        kept.append(normal[at:])
+        words = [token for token, _ in self._frequencies(" ".join(kept))
+                 if token in self.vocabulary.means or token not in self.vocabulary.asks]
+        return " ".join(dict.fromkeys(words))
+
     def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
         """A written form as the pieces a text must hold, and how many records hold its
         rarest piece: English as its words' stems, Chinese as written."""

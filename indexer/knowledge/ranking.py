@@ -20,7 +20,7 @@ from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .questions import QuestionRanker, QuestionReader, is_question
@@ -63,8 +63,7 @@ class Ranker:
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
         # question is about but answers nothing.
-        self._heading_at = np.array([r.kind == "rule" and (r.text.get("en") or "").strip()
-                                     in ("", (r.title.get("en") or "").strip()) for r in catalogue.by_position], bool)
+        self._heading_at = np.array([only_heading(r) for r in catalogue.by_position], bool)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
         """The candidates ranked, their scores as arrays by record position: the engine's
@@ -144,15 +143,10 @@ class Ranker:
         (`questions`): the share of its concepts' weight, squared, so that holding all of it
         counts for much more than holding half; a heading alone answers no question."""
         weights = self.weights
-        if not weights.question or parsed.phrases or not len(docs):
-            return docs, scores
         text = parsed.terms_text()
-        key = fold_key(text)
-        if key in self.catalogue.titles or key in self.catalogue.names:
-            return docs, scores  # a heading or a name is looked up, not asked about
-        concepts = self.questions.read(text)
-        if not is_question(text, concepts):
+        if not len(docs) or not self._asked(parsed, text):
             return docs, scores
+        concepts = self.questions.read(text)
         scores = scores / (scores.max() or 1.0)
         if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
             docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
@@ -167,6 +161,26 @@ class Ranker:
         scores[best] += weights.question * share ** 2
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
         return docs, scores
+
+    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
+        """What a result's snippet marks: for a question, its own words and the rules'
+        wording of its players' words, not its question forms; else the engine's query."""
+        text = parsed.terms_text()
+        if not self._asked(parsed, text):
+            return engine_query
+        subject = self.questions.subject(text)
+        terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
+        return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def _asked(self, parsed: ParsedQuery, text: str) -> bool:
+        """Whether a query is read as a question (`questions.is_question`): not a phrase
+        search, a heading or a name."""
+        if not self.weights.question or parsed.phrases:
+            return False
+        key = fold_key(text)
+        if key in self.catalogue.titles or key in self.catalogue.names:
+            return False  # a heading or a name is looked up, not asked about
+        return is_question(text, self.questions.read(text))
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
