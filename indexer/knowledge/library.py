@@ -11,28 +11,32 @@ returns.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from indexer.documents.memo import bounded_cache
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
 from indexer.search.index_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
+from .book import Book
 from .catalogue import NAMED_KINDS, Catalogue
-from .display import SCRIPTS
+from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
 from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
+from .settings import CacheSizes
 from .snippets import Snippets
 from .spelling import Spelling
-from .settings import CacheSizes
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -40,6 +44,12 @@ __all__ = ["MAX_LIMIT", "SCRIPTS", "Library"]
 
 # How many of a record's names and aliases are searched for its mentions.
 MENTION_FORMS = 6
+
+
+# The most results a search may skip (`offset`): more than any query's total.
+MAX_OFFSET = 25_000
+# An edition as `?edition=` names it: a date or its start, or a document's own label.
+EDITION_ARG = re.compile(r"[0-9][0-9-]{0,19}")
 
 
 # What an answer is charged for each result beside its text and snippet: more than the rest
@@ -57,6 +67,16 @@ def answer_bytes(args: tuple, answer: dict) -> int:
         sys.getsizeof(r["text"]) + sys.getsizeof(r["snippet"]) + RESULT_BYTES for r in answer["results"])
 
 
+def page_bytes(args: tuple, page: Any) -> int:
+    """What a remembered page holds, every level of it: a table of contents is a few
+    thousand entries four levels deep, past what `approximate_bytes` walks."""
+    if isinstance(page, dict):
+        return sys.getsizeof(page) + sum(sys.getsizeof(k) + page_bytes(args, v) for k, v in page.items())
+    if isinstance(page, (list, tuple)):
+        return sys.getsizeof(page) + sum(page_bytes(args, v) for v in page)
+    return approximate_bytes(page)
+
+
 class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
@@ -68,9 +88,9 @@ class Library:
         records = self.build.records
         self.weights, self.caches = weights, caches
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
-        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
+        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels,
+                                   self.build.lineage)
         self.records = self.catalogue.records
-        self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
@@ -80,6 +100,10 @@ class Library:
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
+        self.book = Book(self.catalogue, self.sources)
+        # Pages made from the whole book (a table of contents, a section, the glossary), per
+        # what they were made from: made once for a build, not for every reader.
+        self._pages = bounded_cache(caches.pages, page_bytes)(self._page)
         # Whole answers, per query, limit and script: a repeated query costs a look-up.
         self._answers = bounded_cache(caches.answers, answer_bytes)(self._answer)
         # The glossary's terms by the rule (number, edition) that defines them, folded.
@@ -115,11 +139,21 @@ class Library:
     def rule(self, number: str, edition: str | None = None) -> dict | None:
         page = rule_page(self.catalogue, number, edition)
         if page is not None:
-            terms = self._terms_of_rule.get((page["record"].number, page["edition"]), [])
+            # The terms the glossary says the rule defines, in any edition its lineage reaches
+            # (the glossary names multikicker's 702.30c of 2010 and 702.33c of today, not 2016's 702.32c).
+            terms = [t for v in page["history"] for t in self._terms_of_rule.get((v.number, v.edition), [])]
             # A subrule's page shows its rule's rulings that name what the subrule defines.
             page["named_rulings"] = (subrule_rulings(self.catalogue, terms, page["record"])
                                      if number[-1].isalpha() else [])
         return page
+
+    def page(self, make: Callable[..., Any], *args) -> Any:
+        """`make(self, *args)`, remembered for this build (bounded: `CacheSizes.pages`). Its
+        answer is shared: never changed in place."""
+        return self._pages(make, *args)
+
+    def _page(self, make: Callable[..., Any], *args) -> Any:
+        return make(self, *args)
 
     def rule_today(self, record: Record) -> dict:
         """What an older edition's rule is today (`rules.rule_today`)."""
@@ -142,27 +176,50 @@ class Library:
     def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
         return self._suggestions.suggest(q, limit, script)
 
+    def closest(self, q: str, limit: int = 5, script: str | None = None) -> list[dict]:
+        """Names and titles most like a query that found nothing (`Suggestions.closest`)."""
+        return self._suggestions.closest(q, limit, script)
+
+    def nearest_rules(self, number: str, script: str | None = None) -> list[dict]:
+        """For a rule number today's rules do not have, the rules nearest to it there
+        (`Book.nearest`), as suggestions."""
+        edition = self.catalogue.current_edition
+        if not edition or self.catalogue.rule_records(number, edition):
+            return []
+        return [{"text": display_title(r, script), "kind": "rule", "id": r.id}
+                for r in self.book.nearest(number, edition)]
+
     # --- search -------------------------------------------------------------------------
 
     def engine_query(self, parsed: ParsedQuery) -> EngineQuery:
         """The query the engine runs for a parsed query (its text and glossary expansions)."""
         return self._expander.engine_query(parsed)
 
-    def search(self, q: str, limit: int = 10, script: str | None = None) -> dict:
+    def search(self, q: str, limit: int = 10, script: str | None = None, edition: str | None = None,
+               offset: int = 0) -> dict:
         """The API's search answer, with the time this call took (`took_ms`): a copy of
         the remembered one when the same query was asked before. Its parts are shared with
-        the memory: never changed in place. Raises QueryError for a query that cannot run."""
+        the memory: never changed in place. `edition` limits it as `edition:` in the query
+        does (the query's own filter wins); `offset` skips that many results of `total`, so
+        that every one of them can be reached `limit` at a time. Raises QueryError for a
+        query that cannot run."""
         started = time.perf_counter()
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise QueryError(f"offset must be between 0 and {MAX_OFFSET}")
         if script not in (None, *SCRIPTS):
             raise QueryError("script must be 'hant' or 'hans'")
-        answer = dict(self._answers(q, limit, script))
+        if edition is not None and not EDITION_ARG.fullmatch(edition):
+            raise QueryError("edition must be a date or its start (2010, 2016-09, 2026-04-17) or a document's label")
+        answer = dict(self._answers(q, limit, script, edition or None, offset))
         answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return answer
 
-    def _answer(self, q: str, limit: int, script: str | None) -> dict:
+    def _answer(self, q: str, limit: int, script: str | None, edition: str | None = None, offset: int = 0) -> dict:
         parsed = parse_query(q)
+        if edition and "edition" not in parsed.filters:
+            parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
@@ -170,7 +227,9 @@ class Library:
             return answer
         engine_query = self.engine_query(parsed)
         if parsed.rule_number:
-            ranked, answer["rule_jump"] = self._ranker.rule_jump(parsed)
+            ranked, jump = self._ranker.rule_jump(parsed)
+            # The jump's title in the reader's script, as every result's is.
+            answer["rule_jump"] = jump and {**jump, "title": display_title(self.records[jump["id"]], script)}
         if not answer["rule_jump"]:  # else the rule, its subrules and what quotes it
             ranked = self._ranker.ranked(parsed, engine_query)
             suggestion = self._spelling.did_you_mean(parsed.text)
@@ -180,16 +239,19 @@ class Library:
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
                     ranked = self._ranker.ranked(corrected, engine_query)
-        groups = self._grouping.collapse(ranked)
+        if "edition" in parsed.filters and not answer["rule_jump"]:
+            groups = self._grouping.apart(ranked)
+        else:
+            groups = self._grouping.collapse(ranked)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
             superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
-            groups = [group for group, old in zip(groups, superseded) if not old] or groups
+            groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
         answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
-                             for group in groups[:limit]]
+                             for group in groups[offset:offset + limit]]
         return answer

@@ -1,10 +1,10 @@
 """Building the index beside the records, and switching to it atomically.
 
-An index lives in its own folder under the index root (records.jsonl, sources.json, the user
-dictionary it was segmented with, the glossary it was built with, the engine's files,
-meta.json: see `index_build`). `CURRENT` names the folder
-in use and is replaced in one rename, so a reader sees the old index or the new one, never a
-mixture; a build that fails (a broken document) never touches `CURRENT`.
+An index lives in its own folder under the index root (records.jsonl, sources.json, the
+lineage of the rules across editions, the user dictionary it was segmented with, the
+glossary it was built with, the engine's files, meta.json: see `index_build`). `CURRENT`
+names the folder in use and is replaced in one rename, so a reader sees the old index or the
+new one, never a mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from tqdm import tqdm
 
@@ -27,13 +27,15 @@ from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
-from . import analysis, folding, marking
+from . import analysis, folding, lineage, marking
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
+from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The packages whose code decides what an index holds: changing any of them means a rebuild.
+# The packages whose code and data decide what an index holds (their Python, and tables such
+# as the rules files' recorded restorations): changing any of them means a rebuild.
 INDEXING_CODE = ("indexer/documents", "indexer/search")
+INDEXING_FILES = ("*.py", "*.tsv")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 LOCK = ".build.lock"
@@ -81,7 +83,8 @@ def corpus_hash(paths: list[Path]) -> str:
         first.setdefault(hashlib.sha256(data).digest(), path.resolve())
     for content, path in sorted(first.items(), key=lambda item: str(item[1])):
         digest.update(str(path).encode() + b"\0" + content)
-    for code in sorted(path for package in INDEXING_CODE for path in (ROOT / package).rglob("*.py")):
+    for code in sorted(path for package in INDEXING_CODE for pattern in INDEXING_FILES
+                       for path in (ROOT / package).rglob(pattern)):
         digest.update(code.read_bytes())
     return digest.hexdigest()
 
@@ -137,6 +140,7 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
 
 def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: Mapping[str, Extra]) -> BuildOutcome:
     started = time.perf_counter()
+    remove_dead_builds(root)
     digest = corpus_hash(paths)
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
@@ -164,6 +168,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         write_records(result, tmp)
         folding.write(result.records, tmp)
         marking.write(result.records, tmp)
+        lineage.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)
@@ -187,7 +192,13 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
 
 
 def switch_to(root: Path, name: str) -> None:
-    """Make the build folder `name` of `root` the index in use, in one rename."""
+    """Make the build folder `name` of `root` the index in use, in one rename, once every file
+    of it has its size and checksum (a build damaged since it was written, or an artifact
+    copied wrong, never becomes current: BuildError)."""
+    try:
+        verify(root / name)
+    except IndexUnavailable as exc:
+        raise BuildError(f"not switched to {name}: {exc}") from None
     pointer = root / f".{CURRENT}.{os.getpid()}"
     pointer.write_text(name + "\n", encoding="utf-8")
     os.replace(pointer, root / CURRENT)
@@ -231,6 +242,34 @@ def _prune(root: Path, keep: set[str]) -> None:
     for old in build_folders(root)[KEEP_BUILDS:]:
         if old.name not in keep:
             shutil.rmtree(old, ignore_errors=True)
+    remove_dead_builds(root)
+
+
+_TMP_NAME = re.compile(r"\.tmp-.*-([0-9]+)")
+
+
+def remove_dead_builds(root: Path) -> list[Path]:
+    """Remove the temporary folders of builds (and artifact copies) whose process is gone: a
+    killed build leaves its folder, the size of an index. Each is named for the process that
+    writes it (`.tmp-NAME-PID`); one whose process still runs, another build's in another
+    process, is left alone. The folders removed."""
+    removed = []
     for stale in root.glob(".tmp-*"):
-        if time.time() - stale.stat().st_mtime > 3600:
-            shutil.rmtree(stale, ignore_errors=True)
+        match = _TMP_NAME.fullmatch(stale.name)
+        if match is None or not stale.is_dir() or _running(int(match.group(1))):
+            continue
+        shutil.rmtree(stale, ignore_errors=True)
+        removed.append(stale)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0  # another user's process, or no process at all
+    return True

@@ -18,13 +18,14 @@ headings (白色 … 地) start the first card name of their colour (`地映景�
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
-from ..chinese import HAN
 from ..corpus import Source
-from . import ParseError, Parsed, position
-from .faq_entries import (MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean)
+from ..script_ranges import HAN
+from . import Parsed, ParseError, position
+from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean
 
 _SEPARATOR = re.compile(r"-{5,}")
 _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+?)\*\*\*")
@@ -58,7 +59,7 @@ _FAQ_TITLE = re.compile(r"\s*((?:_[^_]+_)?[^\s：]{0,20}?常見問題集)")
 # Errata items `1. 河流凱爾比規則誤植：…`, a name table in them, and a card text they quote.
 _ITEM = re.compile(rf"(?:(?<=\s)|^)[1-9]\.\s?(?=[{HAN}])")
 _TABLE_HEADER = "英文名稱中文名稱系列"
-_TABLE_ROW = re.compile(r"\s*(?P<en>[A-Z][A-Za-z' \-]*?)\s+(?P<zh>[\u4e00-\u9fff，]+)")
+_TABLE_ROW = re.compile(rf"\s*(?P<en>[A-Z][A-Za-z' \-]*?)\s+(?P<zh>[{HAN}，]+)")
 _QUOTED_NAME = re.compile(rf"「([{HAN}]+)」|([{HAN}]+?)(?:名稱|規則)誤植")
 _CORRECT_TEXT = re.compile(rf"正確的規則敘述：(?P<zh>.+?[。）])\s*(?P<en>[A-Z][^{HAN}]+?)\s*(?=[{HAN}])")
 
@@ -186,14 +187,14 @@ class _Reader:
         if not raw.strip():
             return
         items = [m.start() for m in _ITEM.finditer(raw)]
-        for a, z in zip([0] + items, items + [len(raw)]):
+        for a, z in itertools.pairwise([0, *items, len(raw)]):
             quote = _CORRECT_TEXT.search(raw, a, z)
             if quote is None:
                 self._paragraph(start + a, raw[a:z])
                 continue
             self.translations.append((start + quote.start("zh"), quote.group("zh"), quote.group("en")))
             cuts = [a, quote.start("zh"), quote.start("en"), quote.end("en"), z]
-            for x, y in zip(cuts, cuts[1:]):
+            for x, y in itertools.pairwise(cuts):
                 self._paragraph(start + x, raw[x:y])
 
     def _paragraph(self, offset: int, raw: str) -> None:
