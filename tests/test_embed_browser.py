@@ -9,10 +9,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser, live_server, page, screenshot  # noqa: F401  (fixtures are used by name)
 from playwright.sync_api import expect
-
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, browser, live_server, page, screenshot)
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

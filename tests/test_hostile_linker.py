@@ -13,8 +13,7 @@ import gc
 import time
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from webapp.linkify import FORMATS, MAX_OPEN, LibraryResolver, linkify
 

@@ -9,8 +9,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from webapp import create_app
 from indexer.documents.references import find_references, parse_rule_number
+from webapp import create_app
 from webapp.linkify import ALLOWED, LibraryResolver, linkify, safe_href
 
 BASE = "https://kb.example"

@@ -8,9 +8,9 @@ import threading
 from html.parser import HTMLParser
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
 from werkzeug.serving import make_server
 
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
 from indexer.documents.script_ranges import CYRILLIC, HAN
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",

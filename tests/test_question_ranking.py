@@ -8,13 +8,12 @@ import dataclasses
 import statistics
 from pathlib import Path
 
-import pytest
-
 import judged
+import pytest
 import questions_split
+
 from indexer.knowledge.library import Library
-from indexer.knowledge.questions import (QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, _rows,
-                                         is_question)
+from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, _rows, is_question
 
 
 def test_vocabulary_files_parse_and_every_row_names_its_source():

@@ -7,8 +7,8 @@ import re
 from collections import Counter
 
 import pytest
-
 import questions_split
+
 from indexer.documents.comprules import read_rules_file
 from indexer.documents.ingest import DEFAULT_CORPUS
 

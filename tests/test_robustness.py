@@ -19,8 +19,7 @@ import json
 from html.parser import HTMLParser
 from urllib.parse import quote_from_bytes, urlsplit
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from indexer.search.query import MAX_QUERY_CHARS, QueryError
 from webapp.linkify import FORMATS

@@ -21,9 +21,9 @@ from indexer.documents.records import Record, from_rules_file, rule_heading, rul
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
+from indexer.search.highlighting import marking_forms
 from indexer.search.lineage import Edge, record_key
-from indexer.search.lines import MappedLines
-from indexer.search.marking import marking_forms
+from indexer.search.mapped_lines import MappedLines
 
 from .editions import EditionTables
 
@@ -239,7 +239,7 @@ class Catalogue:
         return self._folded_texts.holding(positions, needle)
 
     def marking_forms(self, record: Record) -> list[str]:
-        """The marking form (`indexer.search.marking`) of each of the record's blocks, as the build wrote them."""
+        """The marking form (`indexer.search.highlighting`) of each of the record's blocks, as the build wrote them."""
         return marking_forms(self._marking_lines[self.positions[record.id]])
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:

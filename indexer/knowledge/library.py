@@ -1,6 +1,6 @@
 """The library: the one object the web layer and the command line ask about one index build.
 
-It opens the build (`indexer.search.index_build`: records, sources, the engine with the
+It opens the build (`indexer.search.opened_build`: records, sources, the engine with the
 build's segmenter, the folded texts and marking forms, the build's glossary) and wires the
 service's parts to it, each holding its own bounded caches, so everything about a build
 lives and dies with its library. `search` is the flow of a query through them: parse,
@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer.documents.memo import approximate_bytes, bounded_cache
+from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
-from indexer.search.index_build import IndexBuild
+from indexer.search.opened_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .book import Book

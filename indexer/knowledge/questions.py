@@ -29,8 +29,8 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.chinese import HAN_RUN, to_hans
-from indexer.documents.memo import bounded_cache
 from indexer.search.folding import fold_key
 
 DATA = Path(__file__).with_name("data")

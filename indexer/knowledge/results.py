@@ -2,7 +2,7 @@
 snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
-from indexer.documents.memo import bounded_cache
+from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery

@@ -2,7 +2,7 @@
 
 An index lives in its own folder under the index root (records.jsonl, sources.json, the
 lineage of the rules across editions, the user dictionary it was segmented with, the
-glossary it was built with, the engine's files, meta.json: see `index_build`). `CURRENT`
+glossary it was built with, the engine's files, meta.json: see `opened_build`). `CURRENT`
 names the folder in use and is replaced in one rename, so a reader sees the old index or the
 new one, never a mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
@@ -27,9 +27,9 @@ from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
-from . import analysis, folding, lineage, marking
+from . import analysis, folding, highlighting, lineage
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
+from .opened_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code and data decide what an index holds (their Python, and tables such
@@ -167,7 +167,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     try:
         write_records(result, tmp)
         folding.write(result.records, tmp)
-        marking.write(result.records, tmp)
+        highlighting.write(result.records, tmp)
         lineage.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))

@@ -60,7 +60,7 @@ class SearchBackend(ABC):
     def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
         """A function that gives a text as escaped HTML with the query's matched words in
         <mark>, or None when none occurs; its second argument, the text in the form the build
-        keeps of it (`indexer.search.marking`), spares converting its script again. Made once
+        keeps of it (`indexer.search.highlighting`), spares converting its script again. Made once
         for all of a query's snippets."""
 
     @abstractmethod
