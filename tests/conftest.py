@@ -29,10 +29,6 @@ from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")
-
-
 CR = DEFAULT_CORPUS / "rules"
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 
@@ -155,3 +151,4 @@ def no_index_app(tmp_path):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "server: runs a real server (scripts/serve or its gunicorn) on loopback")
+    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")

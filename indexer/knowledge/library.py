@@ -30,6 +30,7 @@ from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
+from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
@@ -91,7 +92,9 @@ class Library:
                                    self.build.lineage)
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
+        questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
+                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
@@ -248,6 +251,7 @@ class Library:
             groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
-        answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)
+        marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
                              for group in groups[offset:offset + limit]]
         return answer

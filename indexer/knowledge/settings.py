@@ -10,7 +10,7 @@ weights and cache sizes to each opened build, the switch-check interval to the l
 | `PUBLIC_URL` | the address readers reach the service at (default http://localhost) |
 | `KB_CHECK_SECONDS` | how often a server looks for a new build (default 1) |
 | `KB_MAX_BODY_BYTES` | the largest request body the app reads (default 102400) |
-| `KB_REQUEST_SECONDS` | how long a client may take to send a request, head and body (default 20) |
+| `KB_REQUEST_SECONDS` | how long nginx waits on a client without progress (default 20) |
 | `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
 | `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_ANSWERS=1048576`) |
 """

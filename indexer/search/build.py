@@ -29,7 +29,7 @@ from indexer.documents.records import Record
 
 from . import analysis, folding, lineage, marking
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
+from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code and data decide what an index holds (their Python, and tables such
@@ -192,7 +192,13 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
 
 
 def switch_to(root: Path, name: str) -> None:
-    """Make the build folder `name` of `root` the index in use, in one rename."""
+    """Make the build folder `name` of `root` the index in use, in one rename, once every file
+    of it has its size and checksum (a build damaged since it was written, or an artifact
+    copied wrong, never becomes current: BuildError)."""
+    try:
+        verify(root / name)
+    except IndexUnavailable as exc:
+        raise BuildError(f"not switched to {name}: {exc}") from None
     pointer = root / f".{CURRENT}.{os.getpid()}"
     pointer.write_text(name + "\n", encoding="utf-8")
     os.replace(pointer, root / CURRENT)

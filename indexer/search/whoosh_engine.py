@@ -535,6 +535,19 @@ class WhooshBackend(SearchBackend):
             tokens.update(self._tokens("body", text))
         return marking.Marker(frozenset(tokens)).mark
 
+    def word_frequencies(self, text: str) -> list[tuple[str, int]]:
+        frequency = self._postings.frequency
+        found = []
+        for tok in self._tokens("body", text):
+            count = frequency("body", tok)
+            if not count and HAN_RUN.fullmatch(tok):
+                count = min((frequency(RECALL_FIELD, gram) for gram in self._tokens(RECALL_FIELD, tok)), default=0)
+            found.append((tok, count))
+        return found
+
+    def doc_count(self) -> int:
+        return self._doc_count
+
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency
         return [(tok, frequency("body", tok) > 0 or frequency("names", tok) > 0) for tok in self._tokens("body", text)]
