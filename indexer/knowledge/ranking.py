@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from indexer.documents.comprules import OBSOLETE_MARK
-from indexer.documents.records import Record
+from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
@@ -232,9 +232,11 @@ class Ranker:
         rules' wording of players' words (`QuestionReader.wordings`) is searched too, at the
         weight of a glossary term's other forms."""
         catalogue = self.catalogue
+        if catalogue.current_edition is None:  # no rules file: no rules of today's
+            return docs, scores
         terms = [*engine_query.terms, *((w, self.weights.expansion) for w in wordings)]
         query = EngineQuery(terms=terms, filters={**engine_query.filters,
-                                                              "source": f"cr-{catalogue.current_edition}"})
+                                                  "source": rules_file_source(catalogue.current_edition)})
         found, found_scores = self.engine.positions(query, self.weights.todays_candidates)
         if not len(found):
             return docs, scores
@@ -254,9 +256,9 @@ class Ranker:
         it cites ("Dies ... See rule 700.4"), which come in as candidates if they were not."""
         catalogue, share = self.catalogue, self.weights.glossary_map
         sent: dict[int, float] = {}
-        for at, score in zip(docs.tolist(), scores.tolist()):
-            for cited in catalogue.cited_at.get(at, ()):
-                sent[cited] = max(sent.get(cited, 0.0), share * score)
+        for at, score in zip(docs.tolist(), scores.tolist(), strict=True):
+            for rule_at in catalogue.cited_at.get(at, ()):
+                sent[rule_at] = max(sent.get(rule_at, 0.0), share * score)
         if filters:
             sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
         if not sent:
