@@ -125,6 +125,26 @@ class _Linker:
     def __init__(self, resolver: Resolver, render: Callable[[str, str], str], escape: Callable[[str], str]):
         self.resolver, self.render, self.escape = resolver, render, escape
         self.result = Linked("")
+        # Each distinct number and name is resolved once, in a dict: a post repeating one
+        # costs a look-up, and one that nothing has is reported when it is first met, with
+        # no search of the list of those reported (a post may hold thousands: a list's
+        # membership test made the linker quadratic in them).
+        self._rules: dict[str, str | None] = {}
+        self._names: dict[str, tuple[str, str, str] | None] = {}
+
+    def rule_url(self, number: str) -> str | None:
+        if number not in self._rules:
+            url = self._rules[number] = self.resolver.rule_url(number)
+            if url is None:
+                self.result.unknown.append(number)
+        return self._rules[number]
+
+    def name_target(self, name: str) -> tuple[str, str, str] | None:
+        if name not in self._names:
+            target = self._names[name] = self.resolver.name_target(name)
+            if target is None:
+                self.result.unknown_names.append(name)
+        return self._names[name]
 
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
         out, pos, scan = [], 0, 0
@@ -148,10 +168,8 @@ class _Linker:
     def references(self, text: str) -> str:
         out, pos = [], 0
         for ref in find_references(text):
-            url = self.resolver.rule_url(ref.number)
+            url = self.rule_url(ref.number)
             if url is None:
-                if ref.number not in self.result.unknown:
-                    self.result.unknown.append(ref.number)
                 continue
             label = text[ref.start:ref.stop]
             out += [self.escape(text[pos:ref.start]), self.render(label, url)]
@@ -161,10 +179,8 @@ class _Linker:
         return "".join(out)
 
     def name(self, name: str, written: str) -> str:
-        target = self.resolver.name_target(name)
+        target = self.name_target(name)
         if target is None:
-            if name not in self.result.unknown_names:
-                self.result.unknown_names.append(name)
             return self.escape(written)
         kind, record_id, url = target
         self.result.links.append({"text": name, "kind": kind, "target": record_id, "url": url})
