@@ -188,7 +188,7 @@ def finish(req: AnswerRequest, response):
     API, a local `Location`, and the script cookie when `?script=` chose another one."""
     headers = response.headers
     present = header_names(response)
-    if "vary" in present:  # the view's own, or Flask-Compress's
+    if "vary" in present:  # the view's own
         response.vary.update(req.vary)
     elif req.vary:
         headers.add("Vary", ", ".join(req.vary))

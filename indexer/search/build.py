@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -138,6 +139,9 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
 def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: Mapping[str, Extra]) -> BuildOutcome:
     started = time.perf_counter()
     digest = corpus_hash(paths)
+    if extras:  # what a later stage writes changes with its code as well
+        digest = hashlib.sha256(digest.encode() + b"".join(
+            Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
         return BuildOutcome(folder, digest, built=False)

@@ -11,13 +11,13 @@ updates it when the server's index changes, and says when the page is offline.
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
-from ..offline_copy import FILE as OFFLINE_COPY
+from ..compression import accepted
+from ..offline_copy import ENCODED, FILE as OFFLINE_COPY
 from ..respond import library
 
 bp = Blueprint("offline", __name__)
@@ -94,7 +94,7 @@ def _summary() -> dict:
     except (OSError, ValueError):
         meta = {}
     summary = meta.get("offline")
-    if not summary or not (lib.folder / OFFLINE_COPY).exists():
+    if not summary or not all((lib.folder / name).exists() for name in (OFFLINE_COPY, *ENCODED.values())):
         abort(404, "This index has no offline copy; rebuild it (python -m indexer build --force).")
     return summary
 
@@ -109,16 +109,16 @@ def meta():
 
 @bp.get("/api/offline/data")
 def data():
-    """The offline copy, gzip-compressed as the build wrote it (decompressed for a client
-    that does not accept gzip): compressing it again per request would cost a second of CPU.
-    Its validator names the build (webapp.caching), so an unchanged copy is a 304."""
+    """The offline copy as the build wrote it, in the coding the client accepts most (brotli,
+    gzip, else none): compressing the copy per request costs many times what a request may. Its
+    validator names the build (webapp.caching; weak, as it is the same copy in any coding),
+    so an unchanged copy is a 304."""
     _summary()
-    packed = (library().folder / OFFLINE_COPY).read_bytes()
-    if "gzip" in request.accept_encodings:
-        response = Response(packed, mimetype="application/json")
-        response.headers["Content-Encoding"] = "gzip"
-    else:
-        response = Response(gzip.decompress(packed), mimetype="application/json")
+    coding = accepted(request.environ.get("HTTP_ACCEPT_ENCODING"), ENCODED)
+    path = library().folder / (ENCODED[coding] if coding else OFFLINE_COPY)
+    response = Response(path.read_bytes(), mimetype="application/json")
+    if coding:
+        response.headers["Content-Encoding"] = coding
     response.vary.add("Accept-Encoding")
     response.headers["Cache-Control"] = "no-cache"
     return response
