@@ -20,7 +20,7 @@ from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
 
 from .linkify import LibraryResolver
-from .urls import record_url
+from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
@@ -111,6 +111,9 @@ LABELS = {
     "english": ("英文", "English"),
     "traditional": ("繁體", "Traditional"),
     "simplified": ("簡體", "Simplified"),
+    "pages": ("分頁", "Pages"),
+    "previous_page": ("上一頁", "Previous page"),
+    "next_page": ("下一頁", "Next page"),
 }
 
 
@@ -144,7 +147,7 @@ def source_ref(library: Library, record: Record, script: str | None) -> dict:
     source = library.sources.get(record.source, {})
     section = library.section_of(record)
     return {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script),
-            "url": f"/sources/{record.source}#{record.id}", "line": record.line,
+            "url": source_url(library, record), "line": record.line,
             "section": {"title": display_title(section, script), "url": record_url(section)} if section else None}
 
 
@@ -335,11 +338,8 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
     plain substring search, so the cost is linear in the text per form."""
     found: list[tuple[int, int, Record]] = []
     taken = [False] * len(text)
-    forms = [(form, entry) for entry in library.glossary.entries if entry.kind in LINKED_TERM_KINDS
-             for form in (entry.zh_hant, entry.zh_hans, entry.name)]
     haystack = text.lower() if len(text.lower()) == len(text) else text
-    for form, entry in sorted(forms, key=lambda fe: -len(fe[0])):
-        form = form.lower()
+    for form, entry in library.glossary.longest_first(LINKED_TERM_KINDS):
         if len(form) < 2:
             continue
         at = haystack.find(form)
@@ -375,12 +375,3 @@ def _defining_rule(library: Library, ref: Reference) -> dict:
     index has that edition's rule."""
     return {"number": ref.number, "edition": ref.edition,
             "url": LibraryResolver(library, edition=ref.edition).rule_url(ref.number)}
-
-
-def source_view(library: Library, source_id: str, script: str | None) -> dict | None:
-    meta = library.sources.get(source_id)
-    if meta is None:
-        return None
-    return {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
-            "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
-
