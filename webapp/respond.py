@@ -8,6 +8,7 @@ argument parsing, and the response headers (security policy, CORS, the script co
 """
 from __future__ import annotations
 
+import io
 import re
 from urllib.parse import urlencode, urlsplit
 
@@ -181,6 +182,21 @@ def check_common_args(req: AnswerRequest) -> None:
     script = args.get("script")
     if script is not None and script not in SCRIPTS:
         abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")
+
+
+def read_chunked_body(req: AnswerRequest) -> None:
+    """A body sent in chunks (no Content-Length) is read here, up to one byte more than the
+    app takes (MAX_CONTENT_LENGTH): one over it is a 413, as for a body whose length says
+    so; a body within it is handed on with its length. Werkzeug reads such a body only up to
+    the limit and gave the view a truncated one, a 400 for broken JSON."""
+    environ = req.environ
+    if environ.get("CONTENT_LENGTH") or "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    data = environ["wsgi.input"].read(limit + 1)
+    if len(data) > limit:
+        abort(413)
+    environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(data), str(len(data))
 
 
 def finish(req: AnswerRequest, response):
