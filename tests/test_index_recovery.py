@@ -249,11 +249,10 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="re
 
 
 @needs_proc
-def test_switches_free_each_library_and_unmap_its_files(damaged, monkeypatch):
+def test_switches_free_each_library_and_map_no_file(damaged, monkeypatch):
     """Back and forth between two builds: each switch frees the library it replaces, and
-    with it every map of its files; the one served maps its scored postings, never Whoosh's
-    segment (a search does not open Whoosh's own searcher, which would copy the segment's
-    postings into the process)."""
+    no file of either is ever memory-mapped (a mapped file cut short under a running server
+    is a SIGBUS at the next read past its end)."""
     root, folder = damaged
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
     other = root / "20991231T000000-0123456789ab"
@@ -266,8 +265,7 @@ def test_switches_free_each_library_and_unmap_its_files(damaged, monkeypatch):
         library = live.get()
         assert library.folder == now and served() is None
         assert library.search("多重增幅", 1)["results"][0]["id"] == "worldwake-faq:rule:702.30c"
-        assert mapped(before) == []
-        assert "postings-docs.npy" in mapped(now) and not [name for name in mapped(now) if name.endswith(".seg")]
+        assert mapped(before) == [] and mapped(now) == []
         served = weakref.ref(library)
         del library
 
@@ -366,7 +364,7 @@ def test_a_build_damaged_while_served_is_left_for_the_newest_good_one(damaged, m
     assert client.get("/api/search?q=persist").status_code == 200
     health = client.get("/healthz").get_json()
     assert (health["status"], health["index"]) == ("degraded", older.name)
-    assert health["problem"] == f"{folder}: folded.txt is now {(older / 'folded.txt').stat().st_size // 2} bytes, " \
+    assert health["problem"] == f"{folder}: folded.txt is {(older / 'folded.txt').stat().st_size // 2} bytes, " \
                                 f"not {(older / 'folded.txt').stat().st_size}"
     # A rebuild that names a good build again ends it.
     (root / CURRENT).write_text(older.name + "\n", encoding="utf-8")

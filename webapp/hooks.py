@@ -3,11 +3,11 @@ they do is written in one place (Flask runs after-request hooks in the reverse o
 were installed in, and each hook costs its own dispatch on every request)."""
 from __future__ import annotations
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, redirect
 from werkzeug.routing import RequestRedirect
 
 from .caching import compress, not_modified, validate
-from .respond import AnswerRequest, check_common_args, finish, local_address, read_chunked_body
+from .respond import AnswerRequest, check_common_args, current_request, finish, local_address, read_chunked_body
 
 
 def before() -> Response | None:
@@ -16,7 +16,7 @@ def before() -> Response | None:
     holds the answer already gets its 304 without the view running. (Each hook takes the
     request from Flask's proxy once: every attribute read through the proxy looks it up
     again.)"""
-    req = request._get_current_object()
+    req = current_request()
     read_chunked_body(req)
     check_common_args(req)
     if isinstance(req.routing_exception, RequestRedirect):
@@ -30,7 +30,7 @@ def before() -> Response | None:
 def after(response: Response) -> Response:
     """The validator and lifetime, compression, then what every answer carries (its security
     headers, `Vary` and the script cookie)."""
-    req = request._get_current_object()
+    req = current_request()
     validate(req, response)
     return finish(req, compress(req, response))
 

@@ -31,16 +31,15 @@ from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.textclean import CONVERSION_ERRORS
+from indexer.knowledge.display import SCRIPTS, display_title, record_title
+from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from indexer.knowledge.library import Library
+from indexer.knowledge.spelling import LATIN_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
-
-from indexer.knowledge.display import SCRIPTS, display_title, record_title
-from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
-from indexer.knowledge.library import Library
-from indexer.knowledge.spelling import LATIN_WORD, Spelling
 
 from .urls import record_url
 
@@ -97,7 +96,8 @@ def build(library, name: str) -> dict:
             if is_common:
                 common[field].append(token)
 
-    out_records, texts = [], []
+    out_records: list[dict] = []
+    texts: list[str] = []
     for r in records:
         item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
                 "parent": r.parent, "keyword": r.keyword, "langs": r.languages(), "url": record_url(r),
@@ -145,8 +145,10 @@ def build(library, name: str) -> dict:
         "stems": _stems(texts + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
-        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights, library.caches.queries), position),
-        "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary, library.caches.corrections).vocabulary),
+        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights, library.caches.queries),
+                              position),
+        "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary,
+                                      library.caches.corrections).vocabulary),
         "latin_word": LATIN_WORD.pattern,
         "names": _keyed(catalogue.names, position),
         "titles": _keyed(catalogue.titles, position),

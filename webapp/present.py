@@ -16,8 +16,8 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.editions import word_diff
-from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
+from indexer.knowledge.rules import merge_texts
 
 from .linkify import LibraryResolver
 from .urls import record_url, source_url
@@ -86,7 +86,8 @@ LABELS = {
     "unknown_numbers": ("找不到的規則編號", "Rule numbers not found"),
     "chinese_only": ("此規則的文件只提供中文，索引中沒有這一版的英文規則。",
                      "The documents give this rule in Chinese only; the index has no English rules of this edition."),
-    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。", "English only: no document in the index gives it in Chinese."),
+    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。",
+                     "English only: no document in the index gives it in Chinese."),
     "results": ("筆結果", "results"),
     "more": ("更多結果", "More results"),
     "cost": ("法術力費用", "Mana cost"),
@@ -195,8 +196,8 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
                     if record.edition and library.catalogue.current_edition else None),
         "current_edition": library.catalogue.current_edition,
         # A document's rule of an older edition: its number today (502.79 is 702.79).
-        "today": _today(library.rule_today(record), script) if record.kind == "rule" and record.number[-1].isdigit()
-        else None,
+        "today": (_today(library.rule_today(record), script)
+                  if record.kind == "rule" and record.number and record.number[-1].isdigit() else None),
     }
 
 
@@ -314,7 +315,9 @@ def _languages_note(texts: dict[str, str]) -> str | None:
 
 
 def _neighbour(library: Library, record: Record | None, script: str | None) -> dict | None:
-    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)} if record else None
+    if record is None:
+        return None
+    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)}
 
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
@@ -345,7 +348,8 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
         at = haystack.find(form)
         while at >= 0:
             stop = at + len(form)
-            latin_edge = form.isascii() and ((at and text[at - 1].isalpha()) or (stop < len(text) and text[stop].isalpha()))
+            latin_edge = form.isascii() and ((at and text[at - 1].isalpha())
+                                             or (stop < len(text) and text[stop].isalpha()))
             if not latin_edge and not any(taken[at:stop]):
                 term = library.by_name(entry.name, ("term",))
                 if term is not None:

@@ -22,6 +22,7 @@ another server a body trickling in holds its thread, never the app.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import selectors
@@ -200,10 +201,8 @@ class Worker(ThreadWorker):
 
     def _refuse(self, conn, status: int):
         """Answer `status` in the app's shape (best effort: the socket does not block), close."""
-        try:
+        with contextlib.suppress(OSError):
             conn.sock.send(self._error_bytes(status, *_path_and_accept(bytes(conn.reading.data[:HEAD_BYTES]))))
-        except OSError:
-            pass
         self._drop(conn)
 
     def murder_pending(self):
@@ -238,10 +237,8 @@ class Worker(ThreadWorker):
         try:
             return super().handle_request(req, conn)
         finally:
-            try:
+            with contextlib.suppress(OSError):
                 conn.sock.flush()
-            except OSError:
-                pass
             conn.sock = sock
 
     def handle_error(self, req, client, addr, exc):

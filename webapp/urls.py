@@ -11,7 +11,6 @@ import bisect
 from indexer.documents.records import Record
 from indexer.knowledge.library import Library
 
-
 # A result's lists of other records, after its own fields.
 _LISTS = ("subrules", "other_editions")
 # Records on one page of a document (webapp.source_pages): a page of the longest records (a

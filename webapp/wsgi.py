@@ -19,7 +19,8 @@ from . import create_app
 from .serving import one_request_at_a_time
 
 app = create_app()
-app.wsgi_app = one_request_at_a_time(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"])
+# Flask's documented way to put WSGI middleware around an app, which its stubs call a method.
+app.wsgi_app = one_request_at_a_time(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"])  # type: ignore[method-assign]
 _folder = current_folder(app.config["INDEX_ROOT"])
 _segmenter = None
 if _folder is not None and (_folder / USER_WORDS_FILE).is_file():

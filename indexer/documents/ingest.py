@@ -161,7 +161,8 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
             if comprules.is_rules_file(path.read_bytes()[:4096]):
                 rules_paths.append(path)
             else:
-                result.errors.append(str(CorpusError(path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
+                result.errors.append(str(CorpusError(
+                    path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
         else:
             result.errors.append(str(CorpusError(path, "no such file or folder")))
     rules_paths = _read_once(rules_paths, result)
@@ -175,9 +176,9 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     }
     result.inputs.append(GLOSSARY)
     resolved = resolve_editions(result.records)
-    for source in result.sources.values():
-        if source.get("edition") in resolved:
-            source["rules_edition"] = resolved[source["edition"]]
+    for described in result.sources.values():
+        if described.get("edition") in resolved:
+            described["rules_edition"] = resolved[described["edition"]]
     assign_keywords(result.records, glossary)
     name_cards(result.records, glossary)
     _check_unique_ids(result)
@@ -242,8 +243,9 @@ def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: Inges
         provenance = [by_name[name] for name in source["files"] if name in by_name]
         for entry in provenance:
             if entry.edition != source["edition"]:
-                result.errors.append(str(CorpusError(entry.path, f"declared edition {entry.edition} in {METADATA}, "
-                                                                 f"but the file is the edition of {source['edition']}")))
+                result.errors.append(str(CorpusError(
+                    entry.path, f"declared edition {entry.edition} in {METADATA}, "
+                                f"but the file is the edition of {source['edition']}")))
         if provenance:
             source["publisher"] = "; ".join(dict.fromkeys(entry.publisher for entry in provenance if entry.publisher))
             source["notes"] = " ".join(entry.notes for entry in provenance if entry.notes)

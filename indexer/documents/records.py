@@ -36,7 +36,7 @@ class Reference:
     edition: str | None = None
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Reference":
+    def from_dict(cls, d: dict) -> Reference:
         return cls(**d)
 
 
@@ -93,7 +93,7 @@ class Record:
 
     def languages(self) -> list[str]:
         """Languages present in any text of the record, in the canonical order."""
-        present = set()
+        present: set[str] = set()
         for part in [self.text, self.title, self.names, *self.rulings, *self.examples, *self.abilities]:
             present.update(lang for lang, value in part.items() if value)
         return [lang for lang in LANGS if lang in present]
@@ -120,7 +120,7 @@ class Record:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Record":
+    def from_dict(cls, d: dict) -> Record:
         known = {f.name for f in fields(cls)}
         data = {k: v for k, v in d.items() if k in known}
         data["references"] = [Reference.from_dict(r) for r in data.get("references", [])]
@@ -134,6 +134,11 @@ def rule_parent(number: str) -> str | None:
     if "." in number:
         return number.split(".")[0]
     return None
+
+
+def rule_heading(number: str) -> str:
+    """The rule a subrule belongs to (702.79a -> 702.79); a rule is its own heading."""
+    return number[:-1] if number[-1].isalpha() else number
 
 
 def slug(text: str) -> str:

@@ -32,7 +32,8 @@ def resolve_editions(records: list[Record]) -> dict[str, str]:
     official = rules_editions(records)
     numbers: dict[str, dict[str, Record]] = {}
     for record in records:
-        if record.kind == "rule" and record.edition in official and record.source == f"cr-{record.edition}":
+        if (record.kind == "rule" and record.number and record.edition
+                and record.edition in official and record.source == f"cr-{record.edition}"):
             numbers.setdefault(record.edition, {})[record.number] = record
     labels = sorted({r.edition for r in records if r.edition and r.edition not in official})
     resolved = {}
@@ -46,7 +47,7 @@ def resolve_editions(records: list[Record]) -> dict[str, str]:
         if record.edition in resolved:
             record.edition = resolved[record.edition]
         if any(ref.edition in resolved for ref in record.references):
-            record.references = [replace(ref, edition=resolved.get(ref.edition, ref.edition))
+            record.references = [replace(ref, edition=resolved.get(ref.edition or "", ref.edition))
                                  for ref in record.references]
     return resolved
 
@@ -55,7 +56,7 @@ def _confirms(quoted: list[Record], edition: dict[str, Record]) -> bool:
     rules = [r for r in quoted if r.kind == "rule"]
     if not rules or any(r.number not in edition for r in rules):
         return False
-    english = [(r, edition[r.number]) for r in rules if r.text.get("en")]
+    english = [(r, edition[r.number]) for r in rules if r.number and r.text.get("en")]
     same = sum(_words(r.text["en"]) == _words(e.text.get("en", "")) for r, e in english)
     return not english or same >= AGREEMENT * len(english)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
+from typing import overload
 
 import numpy as np
 
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.ingest import GLOSSARY_SOURCE
-from indexer.documents.records import Record, rule_parent
+from indexer.documents.records import Record, rule_heading, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.search.folding import fold_key
 from indexer.search.lines import MappedLines
@@ -72,7 +73,7 @@ class Catalogue:
                     self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
                 else:
                     self._referrers[(r.edition, ref[0])].append(r)
-            if r.kind == "rule":
+            if r.kind == "rule" and r.number:
                 self.by_number[r.number].append(r)
                 self._numbers_of[r.edition].add(r.number)
                 if r.parent:
@@ -116,7 +117,7 @@ class Catalogue:
         heads = [self.records[i] for ids in self.keyword_heads.values() for i in ids]
         per_source = Counter((r.source, r.keyword) for r in heads)
         self._keyword_rules = {(r.source, r.number): r.keyword for r in heads
-                               if "." in r.number and per_source[(r.source, r.keyword)] == 1}
+                               if r.number and "." in r.number and per_source[(r.source, r.keyword)] == 1}
         # Today's glossary terms by each of their English names ("Life, Life Total" is two),
         # with the rules their entry cites ("See rule 704.5j"): what a question naming the
         # term asks about.
@@ -182,6 +183,11 @@ class Catalogue:
         return min(found, key=lambda r: (kinds.index(r.kind), r.source != GLOSSARY_SOURCE,
                                          r.edition != self.current_edition, r.id)) if found else None
 
+    @overload
+    def edition_named(self, value: str) -> str: ...
+    @overload
+    def edition_named(self, value: None) -> None: ...
+
     def edition_named(self, value: str | None) -> str | None:
         """An edition as a reader names it: a document's own label means the rules edition it
         quotes (`?edition=2016-01` is the Planechase guide's, the rules of 2016-09-30)."""
@@ -209,8 +215,9 @@ class Catalogue:
         same = [r for r in found if r.edition == edition]
         return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
 
-    def children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
-        """Subrules of a rule in one edition (and one source when given), in rule order."""
+    def children(self, number: str | None, edition: str | None, source: str | None = None) -> list[Record]:
+        """Subrules of a rule in one edition (and one source when given), in rule order (none
+        for no number: a top-level rule's parent)."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
@@ -264,19 +271,20 @@ class Catalogue:
     def group_key(self, record: Record) -> tuple:
         """What makes records one result: a rule with its subrules, in every edition and
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
-        number and heading, as the rules file of its edition has them); a rules glossary
-        entry in every edition; any other record alone."""
+        number and heading, as the rules file of its edition has them); a glossary entry in
+        every edition of the rules and in the project glossary, by its English name; any
+        other record alone."""
         return self.group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
-        if record.kind == "rule":
-            heading = rule_parent(record.number) if record.number[-1].isalpha() else record.number
+        if record.kind == "rule" and record.number:
+            heading = rule_heading(record.number)
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
             if "." in heading and basis is not None and not _is_heading(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
-                heading = rule_parent(heading)
+                heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)
             for basis in (record, official):
                 keyword = basis and self._keyword_rules.get((basis.source, heading))
@@ -284,8 +292,9 @@ class Catalogue:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
-        if record.kind == "term" and record.source.startswith("cr-"):
-            # Mana Burn of 2008 is today's Mana Burn (Obsolete).
+        if record.kind == "term" and (record.source.startswith("cr-") or record.source == GLOSSARY_SOURCE):
+            # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
+            # persist (its forms in every script) is the rules glossary's Persist: one entry.
             return ("cr-term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
 
@@ -321,4 +330,4 @@ class Catalogue:
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines."""
-        return bool(record.keyword) and record.id in self.keyword_heads.get(record.keyword, ())
+        return record.keyword is not None and record.id in self.keyword_heads.get(record.keyword, ())

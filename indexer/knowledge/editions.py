@@ -17,9 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from indexer.documents.chinese import HAN
-from indexer.documents.records import Record, rule_parent
+from indexer.documents.records import Record, rule_heading
 
-_SUBRULE = re.compile(r"[a-z]$")
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
 # or any other single character. Chinese is compared by characters, English by words.
 _DIFF_UNIT = re.compile(rf"[{HAN}]|(?:(?![{HAN}])[^\W_])+(?:['’](?:(?![{HAN}])[^\W_])+)*|\s+|.", re.S)
@@ -62,11 +61,6 @@ def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
     return index
 
 
-def _heading(number: str) -> str:
-    """The rule a subrule belongs to (702.79a -> 702.79); a rule is its own heading."""
-    return rule_parent(number) if _SUBRULE.search(number) else number
-
-
 class EditionTables:
     """The records' rules by edition, made once (when a build opens), so that every question
     below is a few dict look-ups however many editions and rules there are."""
@@ -83,7 +77,7 @@ class EditionTables:
             if not record.number or not record.edition or not record.keyword:
                 continue
             per_edition = found[record.keyword.lower()]
-            candidate = (not _is_rules_file_record(record), _heading(record.number))
+            candidate = (not _is_rules_file_record(record), rule_heading(record.number))
             if record.edition not in per_edition or candidate < per_edition[record.edition]:
                 per_edition[record.edition] = candidate
         self._keyword_numbers = {keyword: {edition: per_edition[edition][1] for edition in sorted(per_edition)}
@@ -108,12 +102,12 @@ class EditionTables:
         holders = self._holders.get(number, [])
         if edition is None and holders:
             edition = holders[-1]
-        record = self.index.get((edition, number))
+        record = self.index.get((edition, number)) if edition is not None else None
         if record is None:
             return []
         if not record.keyword:
             return self.editions_of(number)
-        suffix = number[len(_heading(number)):]
+        suffix = number[len(rule_heading(number)):]
         versions = []
         for e, heading in self.keyword_numbers(record.keyword).items():
             found = self.index.get((e, heading + suffix))

@@ -10,6 +10,7 @@ then what cites it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -61,12 +62,16 @@ class Ranker:
         score by kind, today's twins, the bonuses (`_bonuses`), the superseded share, the
         order."""
         weights, catalogue = self.weights, self.catalogue
-        docs, scores = self.engine.positions(engine_query, weights.candidates)
+        # An edition-limited search ranks every record of that edition that matches: an
+        # edition is a few thousand records, and a judge reading an old edition asks for all
+        # it says on the words, not for the best few hundred of them.
+        limit = len(catalogue.by_position) if "edition" in parsed.filters else weights.candidates
+        docs, scores = self.engine.positions(engine_query, limit)
         scores = scores * self._kind_weight[docs]
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         if forms:
-            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters)
+            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
         if len(scores):
             scores = scores / (scores.max() or 1.0)
         if "edition" not in parsed.filters:
@@ -80,7 +85,7 @@ class Ranker:
             candidate[docs] = candidate[-1] = True
             missing = np.flatnonzero(~candidate[twins])
             first: dict[int, int] = {}  # each twin once, with the first candidate of it
-            for at, twin in zip(missing.tolist(), twins[missing].tolist()):
+            for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
                 first.setdefault(twin, at)
             brought = np.fromiter(first.values(), np.int64, len(first))
             if parsed.filters:
@@ -133,23 +138,23 @@ class Ranker:
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
     def _add_term_texts(self, docs: np.ndarray, scores: np.ndarray, forms: list[str],
-                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                        filters: dict[str, str], limit: int) -> tuple[np.ndarray, np.ndarray]:
         """Candidates for a query that is a term of several words (`mana burn`): the texts
         holding its other forms (法術力灼傷), from their own search, the best of them level
         with the best candidate. Among the query's words' many matches (every text about mana)
         they would not make the candidates, yet they are what the term finds in Chinese."""
         found, found_scores = self.engine.positions(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
-                                                    self.weights.candidates)
+                                                    limit)
         found_scores = found_scores * self._kind_weight[found]
         top = scores.max() if len(scores) else 1.0
         best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
-        scored = dict(zip(docs.tolist(), scores.tolist()))
-        for at, score in zip(found.tolist(), (top * found_scores / best).tolist()):
+        scored = dict(zip(docs.tolist(), scores.tolist(), strict=True))
+        for at, score in zip(found.tolist(), (top * found_scores / best).tolist(), strict=True):
             scored[at] = max(scored.get(at, 0.0), score)
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
     def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: list[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+                 forms: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
         """Each record's bonus for answering the query exactly, by position, and which
         records have one: the best of name, obsolete term, keyword and heading, plus the
         literal-text bonus for candidates holding the query as written (or, for a term of
@@ -194,8 +199,8 @@ class Ranker:
                 given[at] = True
             held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
             found, count = np.unique(np.array(held, np.int64), return_counts=True)
-            share = count / len(words)
-            bonus[found] += weights.coverage * share ** 2 * self._kind_weight[found]
+            shares = count / len(words)
+            bonus[found] += weights.coverage * shares ** 2 * self._kind_weight[found]
             given[found] = True
         return bonus, given
 
@@ -220,6 +225,8 @@ class Ranker:
         subrules, then what quotes it; with the answer's `rule_jump` (None when no edition has
         the number under the filters), which names a range's `end`."""
         number = parsed.rule_number
+        if number is None:
+            return np.zeros(0, np.int64), None
         records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
                    if passes(r, parsed.filters)]
         if not records:

@@ -2,10 +2,10 @@
 snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
+from indexer.documents.memo import bounded_cache
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
-from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text

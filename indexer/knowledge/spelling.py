@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
 
 from indexer.documents.glossary import Glossary
+from indexer.documents.memo import bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import SearchBackend
-from indexer.documents.memo import bounded_cache
 
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 CUTOFF = 75  # percent

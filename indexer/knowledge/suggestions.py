@@ -41,7 +41,7 @@ class Suggestions:
                             term_named[folded] = catalogue.by_name(name, ("term",)) or r
                         opens = term_named[folded]
                     entries[folded, name, r.kind, opens.id] = None
-            elif r.kind == "rule" and catalogue.is_keyword_head(r):
+            elif r.kind == "rule" and r.keyword and catalogue.is_keyword_head(r):
                 today = catalogue.keyword_head_today(r.keyword) or r
                 for title in r.title.values():
                     entries[fold_key(title), title, "rule", today.id] = None

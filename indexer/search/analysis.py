@@ -42,9 +42,10 @@ import re
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any
 
 import jieba
 from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
@@ -58,11 +59,23 @@ from indexer.documents.references import is_rule_number
 from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
-    "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
-    "query_texts", "text_analyzer", "bigram_analyzer", "same_outside_chinese",
-    "Segmenter", "segmenter_for", "attach_segmenter",
-    "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
-    "UserDictionaryError", "warm_up",
+    "EnglishFilter",
+    "MixedScriptTokenizer",
+    "RuleParentFilter",
+    "Segmenter",
+    "UserDictionaryError",
+    "attach_segmenter",
+    "bigram_analyzer",
+    "load_user_dictionary",
+    "query_texts",
+    "read_user_dictionary",
+    "same_outside_chinese",
+    "segmenter_for",
+    "set_user_words",
+    "text_analyzer",
+    "user_words",
+    "warm_up",
+    "write_user_dictionary",
 ]
 
 # Full-width ASCII forms and the ideographic space, one to one, so that ７０２．３０ａ
@@ -130,7 +143,8 @@ class MixedScriptTokenizer(Tokenizer):
         pos = 0
         for m in _TOKEN.finditer(norm):
             kind = m.lastgroup
-            start, end = m.span()
+            assert kind is not None, "every alternative of _TOKEN is a named group"
+            start = m.start()
             text = m.group()
             if kind == "han":
                 pieces = self._chinese(text, alternatives)
@@ -234,7 +248,7 @@ def query_texts(analyzer, text: str) -> Iterator[str]:
     (RuleParentFilter adds a rule's parent only when indexing): without a Token object and
     a generator of each filter for every token, which cost more than the tokens themselves
     in a query's analysis. Any other analyzer runs whole."""
-    parts = getattr(analyzer, "items", ())
+    parts: Sequence[Any] = getattr(analyzer, "items", ())
     if tuple(map(type, parts)) != _CHAIN:
         yield from (token.text for token in analyzer(text, mode="query"))
         return
@@ -259,7 +273,8 @@ def same_outside_chinese(a, b) -> bool:
     `bigram_analyzer`), which only Han characters reach. A query's text without Chinese is
     then analysed once for both."""
     parts_a, parts_b = getattr(a, "items", [a]), getattr(b, "items", [b])
-    return len(parts_a) == len(parts_b) and all(x == y or _same_but_chinese(x, y) for x, y in zip(parts_a, parts_b))
+    return len(parts_a) == len(parts_b) and all(
+        x == y or _same_but_chinese(x, y) for x, y in zip(parts_a, parts_b, strict=True))
 
 
 def _same_but_chinese(x, y) -> bool:

@@ -18,7 +18,7 @@ import re
 
 from ..chinese import HAN
 from ..corpus import Source
-from . import ParseError, Parsed
+from . import Parsed, ParseError
 from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPE_LINE, FaqBuilder
 
 _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+)\*\*\*")
