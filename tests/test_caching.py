@@ -37,6 +37,16 @@ def test_the_validator_answers_304_without_a_body(client, url):
     assert "max-age=" in again.headers["Cache-Control"]
 
 
+@pytest.mark.parametrize("url", ["/api/search?q=persist&script=hans", "/api/rules?numbers=702.30a,999.9&script=hans",
+                                 "/api/rules/702.30a?script=hant"])
+def test_an_api_answer_naming_its_script_sets_no_cookie_and_may_be_shared(client, url):
+    """The embed script's batches name the script in the address: any shared cache may keep them."""
+    response = client.get(url)
+    assert response.status_code == 200 and "Set-Cookie" not in response.headers
+    assert response.headers["Cache-Control"] == f"public, max-age={caching.ANSWER_SECONDS}"
+    assert "cookie" not in response.vary.as_set()
+
+
 def test_the_validator_differs_by_script_and_format(client):
     hant = client.get("/api/search?q=persist&script=hant").headers["ETag"]
     hans = client.get("/api/search?q=persist&script=hans").headers["ETag"]
@@ -49,7 +59,7 @@ def test_the_validator_differs_by_script_and_format(client):
     assert client.get("/api/search?q=persist", headers={"If-None-Match": hant}).status_code == 200
 
 
-@pytest.mark.parametrize("url", ["/api/search?q=persist&script=hans", "/?q=persist&script=hans"])
+@pytest.mark.parametrize("url", ["/rules/702.30a?script=hans", "/?q=persist&script=hans"])
 def test_an_answer_that_sets_the_script_cookie_is_private(client, url):
     """A shared cache must not keep an answer with the reader's Set-Cookie (nor its 304)."""
     first = client.get(url)

@@ -122,9 +122,11 @@ class AnswerRequest(Request):
 
     @cached_property
     def new_script(self) -> str | None:
-        """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
-        than the cookie holds (None: no cookie set)."""
-        script = self.args.get("script") if self.method == "GET" else None
+        """The script this answer sets in the reader's cookie: a page's `?script=` naming another
+        than the cookie holds (None: no cookie set). An API answer sets none: its caller names
+        the script in the address (the embed script's batches do), so the answer is the same for
+        everyone and a shared cache may keep it."""
+        script = self.args.get("script") if self.method == "GET" and not self.path.startswith(JSON_ONLY) else None
         return script if script in SCRIPTS and self.cookies.get(SCRIPT_COOKIE) != script else None
 
 
