@@ -4,7 +4,10 @@
 // the network first (given up after NETWORK_SECONDS on a bad connection) and kept, so a page
 // seen before opens as it was; a page never seen opens the shell. With no network,
 // /api/search and /api/rules/<number> are answered from the offline copy the page kept
-// (offline.js) by offline-search.js, in the server's shapes and error shape.
+// (offline.js) by offline-search.js, in the server's shapes and error shape. That script is
+// imported at an address naming the hash of its bytes (and precached there), so a new
+// worker never imports the release before from the HTTP cache; Workbox's own files are in
+// a folder named for its version.
 importScripts({{ (workbox ~ "/workbox-sw.js")|tojson }});
 workbox.setConfig({ modulePathPrefix: {{ (workbox ~ "/")|tojson }}, debug: false });
 importScripts({{ engine|tojson }});

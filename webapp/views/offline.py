@@ -25,8 +25,13 @@ bp = Blueprint("offline", __name__)
 WORKBOX = "workbox-7.4.1"
 THEME = "#1d3557"
 # What the worker stores at install: the shell and everything it needs to run offline.
-PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css", "offline-search.js",
+PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css",
                    "icons/icon-192.png", "icons/icon-512.png", "icons/icon.svg")
+# The worker's own code: imported under an address naming the hash of its bytes, and precached
+# under that address. A worker imports through the HTTP cache, where the file's unrevisioned
+# address may still hold the release before for STATIC_SECONDS: a returning browser's new
+# worker then ran the old offline search beside a precache of the new one.
+WORKER_SCRIPTS = ("offline-search.js",)
 
 
 @bp.get("/manifest.webmanifest")
@@ -51,15 +56,22 @@ def manifest():
     return response
 
 
+def _revision(name: str) -> str:
+    with open(f"{current_app.static_folder}/{name}", "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
+
+
+def _worker_script(name: str) -> str:
+    """A script of the worker's, at its revisioned address."""
+    return url_for("static", filename=name, v=_revision(name))
+
+
 def _precache() -> list[dict]:
     """The worker's precache list: each file with a hash of its bytes as its revision, so a
-    changed file (and only that) is fetched again when the worker updates."""
-    static = current_app.static_folder
-    entries = []
-    for name in PRECACHE_STATIC:
-        with open(f"{static}/{name}", "rb") as fh:
-            entries.append({"url": url_for("static", filename=name),
-                            "revision": hashlib.sha256(fh.read()).hexdigest()[:16]})
+    changed file (and only that) is fetched again when the worker updates; the worker's own
+    scripts under their revisioned addresses."""
+    entries = [{"url": url_for("static", filename=name), "revision": _revision(name)} for name in PRECACHE_STATIC]
+    entries += [{"url": _worker_script(name), "revision": None} for name in WORKER_SCRIPTS]
     shell = _shell_html().encode("utf-8")
     entries.append({"url": url_for("offline.shell"), "revision": hashlib.sha256(shell).hexdigest()[:16]})
     return entries
@@ -73,7 +85,7 @@ def _shell_html() -> str:
 @bp.get("/sw.js")
 def service_worker():
     body = render_template("sw.js", precache=_precache(), workbox=url_for("static", filename=WORKBOX),
-                           engine=url_for("static", filename="offline-search.js"))
+                           engine=_worker_script("offline-search.js"))
     response = Response(body, mimetype="text/javascript")
     # The browser checks for a new worker on every visit; it must never keep an old one.
     response.headers["Cache-Control"] = "no-cache"
