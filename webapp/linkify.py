@@ -109,15 +109,23 @@ class Resolver(Protocol):
         """(kind, record id, url) of what `name` names, or None."""
 
 
+# References and [[names]] looked at in one post, at most: each costs a look-up and a link,
+# and the body limit alone let a post of distinct numbers take several times a request's
+# CPU budget. A post with more is linked up to here, the rest left as written (`truncated`).
+MAX_REFERENCES = 2000
+
+
 @dataclass
 class Linked:
     text: str
     links: list[dict] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)
+    truncated: bool = False
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "links": self.links, "unknown": self.unknown, "unknown_names": self.unknown_names}
+        return {"text": self.text, "links": self.links, "unknown": self.unknown, "unknown_names": self.unknown_names,
+                "truncated": self.truncated}
 
 
 class _Linker:
@@ -132,6 +140,15 @@ class _Linker:
         # membership test made the linker quadratic in them).
         self._rules: dict[str, str | None] = {}
         self._names: dict[str, tuple[str, str, str] | None] = {}
+        self._left = MAX_REFERENCES
+
+    def _spent(self, text: str, start: int = 0) -> bool:
+        """Whether the post's references are all looked at: then `text` from `start` stays as
+        written (and the result says so if that holds anything)."""
+        if self._left > 0:
+            return False
+        self.result.truncated = self.result.truncated or not text[start:].isspace() and start < len(text)
+        return True
 
     def rule_url(self, number: str) -> str | None:
         if number not in self._rules:
@@ -150,7 +167,7 @@ class _Linker:
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
         out, pos, scan = [], 0, 0
         runs = _BacktickRuns(text) if "ticks" in pattern.groupindex and "`" in text else None
-        while (m := pattern.search(text, scan)) is not None:
+        while not self._spent(text, pos) and (m := pattern.search(text, scan)) is not None:
             start, end = m.span()
             if runs is not None and m.group("ticks") is not None:
                 closing = runs.closing_end(start, end - start)
@@ -169,7 +186,12 @@ class _Linker:
 
     def references(self, text: str) -> str:
         out, pos = [], 0
+        if self._spent(text):
+            return self.escape(text)
         for ref in find_references(text):
+            if self._spent(text, pos):
+                break
+            self._left -= 1
             url = self.rule_url(ref.number)
             if url is None:
                 continue
@@ -181,6 +203,9 @@ class _Linker:
         return "".join(out)
 
     def name(self, name: str, written: str) -> str:
+        if self._spent(written):
+            return self.escape(written)
+        self._left -= 1
         target = self.name_target(name)
         if target is None:
             return self.escape(written)
