@@ -48,12 +48,11 @@ class Ask:
     path: str
     method: str = "GET"
     json: dict | None = None
-    data: dict | None = None
     headers: dict = field(default_factory=dict)
 
     def environ(self) -> dict:
         path, _, query = self.path.partition("?")
-        return EnvironBuilder(path=path, query_string=query, method=self.method, json=self.json, data=self.data,
+        return EnvironBuilder(path=path, query_string=query, method=self.method, json=self.json,
                               headers={**BROWSER, **self.headers}).get_environ()
 
 
@@ -83,24 +82,41 @@ def measure(app, ask: Ask) -> Cost:
     return Cost(ask, status[0] if status else "?", sent, time.process_time() - started)
 
 
-def posts(library: Library) -> dict[str, str]:
+def posts(library: Library | None, size: int = POST_BYTES) -> dict[str, str]:
     """The linker's largest posts: distinct numbers and names nothing has, distinct numbers
-    that each have a rule, and one number said again and again."""
+    that each have a rule (of `library`), and one number said again and again."""
     def fill(pieces: Iterator[str]) -> str:
-        out, size = [], 0
+        out, length = [], 0
         for piece in pieces:
-            if size + len(piece.encode()) > POST_BYTES:
+            if length + len(piece.encode()) > size:
                 break
             out.append(piece)
-            size += len(piece.encode())
+            length += len(piece.encode())
         return "".join(out)
 
-    numbers = sorted({r.number for r in library.records.values() if r.kind == "rule" and r.number})
-    return {
-        "unknown": fill(f"see {800 + n // 900}.{n % 900 + 1}z and [[no card {n}]]. " for n in range(10**6)),
-        "known": fill(f"rule {numbers[n % len(numbers)]}; " for n in range(10**6)),
-        "repeated": fill("規則702.30a " for _ in range(10**6)),
-    }
+    numbers = sorted({r.number for r in library.records.values() if r.kind == "rule" and r.number}) if library else []
+    out = {"unknown": fill(f"see {800 + n // 900}.{n % 900 + 1}z and [[no card {n}]]. " for n in range(10**6)),
+           "repeated": fill("規則702.30a " for _ in range(10**6))}
+    if numbers:
+        out["known"] = fill(f"rule {numbers[n % len(numbers)]}; " for n in range(10**6))
+    return out
+
+
+def distinct_unknowns(size: int) -> str:
+    """A post of `size` bytes whose every number and [[name]] differs and names nothing."""
+    return posts(None, size)["unknown"]
+
+
+def linkify_sizes(app) -> str:
+    """The linker over posts of distinct unknown numbers and names, by size (the reported
+    12/25/50/100 KB posts), in each format: the CPU of the whole request."""
+    rows = []
+    for kb in (12, 25, 50, 100):
+        text = distinct_unknowns(min(kb * 1024, POST_BYTES))
+        cells = [measure(app, Ask("linkify", "/api/linkify", "POST", json={"text": text, "format": fmt}))
+                 for fmt in ("markdown", "html", "bbcode")]
+        rows.append([f"{kb} KB", text.count("see "), *(f"{c.seconds * 1000:.0f}" for c in cells)])
+    return table(["post", "distinct unknown numbers (and as many names)", "markdown ms", "html ms", "bbcode ms"], rows)
 
 
 def asks(app, library: Library) -> Iterator[Ask]:
@@ -109,6 +125,8 @@ def asks(app, library: Library) -> Iterator[Ask]:
     today = library.catalogue.current_edition
     for path in SITE:
         yield Ask("site", path)
+    for coding in ("br", "gzip", "identity"):  # the offline copy as each client takes it
+        yield Ask(f"offline copy, {coding}", "/api/offline/data", headers={"Accept-Encoding": coding})
     for name in STATIC:
         yield Ask("static", f"/static/{name}")
     for path in ERRORS:
@@ -154,7 +172,7 @@ def asks(app, library: Library) -> Iterator[Ask]:
     for name, text in posts(library).items():
         for fmt in ("markdown", "html", "bbcode"):
             yield Ask(f"linkify POST ({name})", "/api/linkify", "POST", json={"text": text, "format": fmt})
-        yield Ask(f"forum POST ({name})", "/forum", "POST", data={"text": text, "format": "markdown"})
+        yield Ask(f"forum POST ({name})", "/forum", "POST", json={"text": text, "format": "markdown"})
 
 
 def report(index_root: Path) -> str:
@@ -182,6 +200,8 @@ def report(index_root: Path) -> str:
              f"{group[0].seconds * 1000:.1f}", sum(c.seconds * 1000 > LIMIT_MS for c in group), f"`{_short(group[0].ask)}`"]
             for kind, group in sorted(kinds.items(), key=lambda kv: -kv[1][0].seconds)]
     out.append(table(["kind", "asked", "p50 ms", "max ms", f"over {LIMIT_MS:.0f} ms", "most expensive"], rows))
+    out += ["", "The linker by post size (POST /api/linkify, distinct numbers and names nothing has):", "",
+            linkify_sizes(app)]
     return "\n".join(out)
 
 
