@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import gzip
 import sys
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
-import brotli
+import brotli  # type: ignore[import-untyped]
 from flask import Response
 
 from .respond import AnswerRequest, header_names

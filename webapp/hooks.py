@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from flask import Flask, Response, redirect
 from werkzeug.routing import RequestRedirect
+from werkzeug.wrappers import Response as BaseResponse
 
 from .caching import compress, not_modified, validate
 from .respond import AnswerRequest, check_common_args, current_request, finish, local_address, read_chunked_body
 
 
-def before() -> Response | None:
+def before() -> BaseResponse | None:
     """A chunked body is read whole or refused (413), the arguments every address shares are
     checked (400, 414), a route's canonical address is redirected to, then a client that
     holds the answer already gets its 304 without the view running. (Each hook takes the

@@ -147,7 +147,7 @@ class _Linker:
         written (and the result says so if that holds anything)."""
         if self._left > 0:
             return False
-        self.result.truncated = self.result.truncated or not text[start:].isspace() and start < len(text)
+        self.result.truncated = self.result.truncated or (start < len(text) and not text[start:].isspace())
         return True
 
     def rule_url(self, number: str) -> str | None:

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import gzip
 import json
-
-import brotli
 import re
 from pathlib import Path
+
+import brotli  # type: ignore[import-untyped]
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key

@@ -22,6 +22,7 @@ from indexer.knowledge.library import Library
 from .present import record_view
 from .urls import PAGE_RECORDS, page_url
 
+
 def _is_head(record: Record, previous: Record | None) -> bool:
     """A section heading: a document's section, a top-level rule (702), or the first entry
     of a rules file's glossary."""

@@ -70,7 +70,8 @@ def _precache() -> list[dict]:
     """The worker's precache list: each file with a hash of its bytes as its revision, so a
     changed file (and only that) is fetched again when the worker updates; the worker's own
     scripts under their revisioned addresses."""
-    entries = [{"url": url_for("static", filename=name), "revision": _revision(name)} for name in PRECACHE_STATIC]
+    entries: list[dict[str, str | None]] = [{"url": url_for("static", filename=name), "revision": _revision(name)}
+                                            for name in PRECACHE_STATIC]
     entries += [{"url": _worker_script(name), "revision": None} for name in WORKER_SCRIPTS]
     shell = _shell_html().encode("utf-8")
     entries.append({"url": url_for("offline.shell"), "revision": hashlib.sha256(shell).hexdigest()[:16]})
