@@ -109,7 +109,7 @@ def test_a_canonical_redirect_s_body_never_names_the_requests_host(client, path)
 
 
 def chunked_post(client, size: int):
-    body = b'{"text": "' + b"702.30a " * (size // 8) + b'"}'
+    body = b'{"text": "' + b"a" * size + b' 702.30c"}'
     # As gunicorn hands on a chunked body: decoded, with no Content-Length.
     environ = {"wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True, "CONTENT_LENGTH": "",
                "CONTENT_TYPE": "application/json", "HTTP_TRANSFER_ENCODING": "chunked"}
@@ -128,4 +128,4 @@ def test_a_chunked_body_over_the_limit_is_a_413(client, over):
 def test_a_chunked_body_within_the_limit_is_read_whole(client):
     response, body = chunked_post(client, 50_000)
     assert response.status_code == 200
-    assert len(response.get_json()["links"]) == 50_000 // 8
+    assert [link["target"] for link in response.get_json()["links"]] == ["702.30c"]  # at the body's end

@@ -112,7 +112,7 @@ class Resolver(Protocol):
 # References and [[names]] looked at in one post, at most: each costs a look-up and a link,
 # and the body limit alone let a post of distinct numbers take several times a request's
 # CPU budget. A post with more is linked up to here, the rest left as written (`truncated`).
-MAX_REFERENCES = 2000
+MAX_REFERENCES = 1000
 
 
 @dataclass
