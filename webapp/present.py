@@ -9,6 +9,7 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from markupsafe import Markup
 
@@ -118,8 +119,10 @@ LABELS = {
 }
 
 
+@lru_cache(maxsize=4 * len(LABELS))
 def label(key: str, script: str | None) -> Markup:
-    """An interface label in Chinese (reader's script) and English, each with its lang."""
+    """An interface label in Chinese (reader's script) and English, each with its lang; made
+    once per label and script (a Simplified page converted every label it shows each time)."""
     zh, en = LABELS[key]
     lang = "zh_hans" if script == "hans" else "zh_hant"
     return Markup('<span lang="{}">{}</span> <span lang="en">{}</span>').format(
