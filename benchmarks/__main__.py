@@ -17,11 +17,12 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 from webapp import offline_copy
 
-from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, request_cost, rule_pages, stages
+from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, request_cost, \
+    rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "cost")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +88,8 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(hostile.report(index_root, quick=args.quick))
     elif part == "rules":
         print(rule_pages.report(work))
+    elif part == "book":
+        print(book_pages.report())
     elif part == "cost":
         root = work / "cost-index"
         build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})

@@ -27,6 +27,8 @@ from webapp import create_app
 from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+
+
 CR = DEFAULT_CORPUS / "rules"
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
 
@@ -145,3 +147,8 @@ def cr_library(cr_app):
 def no_index_app(tmp_path):
     """An app whose index root holds no index: every page needing the index is a 503."""
     return create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "empty"})
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "server: runs a real server (scripts/serve or its gunicorn) on loopback")
+    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")

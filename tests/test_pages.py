@@ -2,6 +2,7 @@
 the reader's script (toggle, cookie, override); escaping; lang attributes; security headers
 and the no-inline-script policy; and, in a browser, every page at 360 px and the scripts'
 cases that tests/test_browser.py (the production stack at 375 px) does not cover."""
+import json
 import re
 import threading
 from html.parser import HTMLParser
@@ -10,6 +11,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
+from indexer.documents.script_ranges import CYRILLIC, HAN
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -66,7 +68,8 @@ def test_home_has_an_autofocused_search_box_and_opensearch(client):
 
 def test_results_are_one_ranked_list_each_saying_what_it_is(client):
     """Ranked as the library ranks them (a term is not pushed below every section), each
-    result one link labelled with its kind, the edition shown when it is not the newest."""
+    result one link labelled with its kind, the edition shown when it is not today's rules'
+    (here, with no rules file in the index, every edition is shown)."""
     html = main(page(client, "/?q=留存"))
     kinds = re.findall(r'<a class="title" href="[^"]+"[^>]*><span class="kind"><span lang="zh-Hant">(\S+)</span>', html)
     assert kinds[0] == "規則" and set(kinds) == {"規則", "牌", "詞彙", "段落"}
@@ -81,7 +84,7 @@ def test_results_are_one_ranked_list_each_saying_what_it_is(client):
             '<span class="source" lang="zh-Hant">暗影荒原常見問題集 / Shadowmoor FAQ</span>') in first
     planechase = client.get("/api/search?q=競逐時空&limit=50").get_json()["results"]
     assert {r["edition"] for r in planechase if r["kind"] == "rule"} == {"2016-01"}  # the newest in this index
-    assert '<span class="edition">2016-01</span>' not in main(page(client, "/?q=競逐時空&limit=50"))
+    assert '<span class="edition">2016-01</span>' in main(page(client, "/?q=競逐時空&limit=50"))
     assert '<a tabindex="-1" href="/rules/502.79a?edition=2008-05-01">502.79a</a>' in first  # in the same result
     total = client.get("/api/search?q=留存").get_json()["total"]
     assert f'<p id="count" class="count" role="status" aria-live="polite">{total} <span lang="zh-Hant">筆結果</span>' in html
@@ -238,7 +241,7 @@ def test_source_page_is_the_clean_document_with_anchors(client, library):
 def test_script_override_converts_chinese_and_sets_the_cookie(client):
     response = client.get("/cards/shadowmoor-faq:card:murderous-redcap?script=hans")
     html = response.get_data(as_text=True)
-    assert '<html lang="zh-Hans" data-script="hans">' in html
+    assert '<html lang="zh-Hans" data-script="hans" ' in html
     assert '<h1 lang="zh-Hans">夺魂红帽客 / Murderous Redcap</h1>' in html
     assert '<div class="text" lang="zh-Hans">当夺魂红帽客进场时' in html
     assert '<span lang="zh-Hans">规则释疑</span> <span lang="en">Rulings</span>' in html
@@ -279,7 +282,10 @@ def test_every_text_block_has_a_lang(client, url):
               if tag in ("div", "dd", "h1", "li", "p") and "text" in (attrs.get("class") or "").split()]
     blocks += parsed.having("snippet") and [attrs for _, attrs in parsed.having("snippet")]
     assert all(attrs.get("lang") in ("en", "zh-Hant", "zh-Hans", "bg") for attrs in blocks)
-    assert parsed.elements[0] == ("html", {"lang": "zh-Hant", "data-script": "hant"})
+    tag, attrs = parsed.elements[0]
+    assert (tag, attrs["lang"], attrs["data-script"]) == ("html", "zh-Hant", "hant")
+    # The character ranges search.js tells a text's language by are the server's.
+    assert json.loads(attrs["data-script-ranges"]) == {"han": HAN, "cyrillic": CYRILLIC}
 
 
 @pytest.mark.parametrize("url", PAGES)

@@ -18,7 +18,8 @@ from urllib.parse import quote
 import pytest
 
 from benchmarks.server import HOST
-from deploy.replicas import Cluster, nginx_binary
+from deploy.proxy import nginx_binary
+from deploy.replicas import Cluster
 from indexer.search.build import build, current_folder
 
 from corpus_support import copy_corpus

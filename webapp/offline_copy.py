@@ -13,9 +13,12 @@ time, so the browser runs no Chinese segmenter or converter and no stemmer:
   them; the recall field's character bigrams need no words), English word stems, and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
-  headings the ranking boosts, each record's edition group and rule order, and which
-  records cite each rule;
-* the records' texts in the script they were written in and, for Chinese, in the other one.
+  headings the ranking boosts, each record's edition group and rule order, which
+  records cite each rule, and where the lineage takes a document's rule of an older
+  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
+* the records' texts in the script they were written in and, for Chinese, in the other one;
+* the book's chapter titles and the Chinese glossary's readings, so the table of contents and
+  the glossary open offline too.
 """
 from __future__ import annotations
 
@@ -28,19 +31,21 @@ import brotli  # type: ignore[import-untyped]
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
-from indexer.documents.records import KINDS
+from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
+from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.knowledge.display import SCRIPTS, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
-from indexer.knowledge.spelling import LATIN_WORD, Spelling
+from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
+from .present import today_view
 from .urls import record_url
 
 FILE = "offline.json"
@@ -51,21 +56,14 @@ ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz"}
 FORMAT = 1
 # Scores are kept to this many decimals (a hundredth of a typical term score).
 SCORE_DECIMALS = 2
-_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
-# An English word as the analyzer reads one (owner's is one word).
-_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
+_LATIN_WORD = re.compile(LATIN_WORD)
 _TEXT_FIELDS = ("text", "title", "names")
 _GROUP_FIELDS = ("rulings", "examples", "abilities")
 
 
-def current_edition(records) -> str | None:
-    """The latest edition of the official rules in the index (None without a rules file)."""
-    return max((r.edition for r in records if r.source.startswith("cr-") and r.edition), default=None)
-
-
 def kept(record, edition: str | None) -> bool:
     """Whether a record is in the offline copy: the documents' records and the current edition."""
-    return not record.source.startswith("cr-") or record.edition == edition
+    return not from_rules_file(record) or record.edition == edition
 
 
 def build(library, name: str) -> dict:
@@ -73,7 +71,7 @@ def build(library, name: str) -> dict:
     by which a browser tells that its copy is out of date."""
     catalogue, weights = library.catalogue, library.weights
     all_records = list(library.records.values())
-    edition = current_edition(all_records)
+    edition = catalogue.current_edition
     records = [r for r in all_records if kept(r, edition)]
     position = {r.id: i for i, r in enumerate(records)}
     order = sorted(range(len(records)), key=lambda i: (rule_sort_key(records[i].number or ""), records[i].id))
@@ -112,6 +110,9 @@ def build(library, name: str) -> dict:
                 item[name] = [_both_scripts(part) for part in getattr(r, name)]
         if r.aliases:
             item["aliases"] = r.aliases
+        if r.kind == "rule" and r.edition != edition:
+            # A document's rule of an older edition: where the lineage takes it today.
+            item["today"] = today_view(library, r)
         out_records.append({k: v for k, v in item.items() if v is not None})
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
@@ -129,6 +130,10 @@ def build(library, name: str) -> dict:
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
         "fields": FIELD_WEIGHTS,
         "recall_field": RECALL_FIELD,
+        # What tells a rules file's records from a document's, and the character ranges of
+        # the writing systems a query is cut by, as the server has them.
+        "rules_file_prefix": RULES_FILE_PREFIX,
+        "script_ranges": {"han": HAN, "latin": LATIN},
         # The constants of the server's ranking and query understanding, so the browser's
         # copy of that logic (webapp/static/offline-search.js) uses the same values.
         "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,
@@ -149,12 +154,23 @@ def build(library, name: str) -> dict:
                               position),
         "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary,
                                       library.caches.corrections).vocabulary),
-        "latin_word": LATIN_WORD.pattern,
+        "vocabulary_word": VOCABULARY_WORD.pattern,
         "names": _keyed(catalogue.names, position),
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
+        # What the book's pages need beside the records: the part headings of today's rules
+        # and their Chinese glossary's readings (`indexer.knowledge.book`).
+        "book": _book(library, edition),
     }
+
+
+def _book(library, edition: str | None) -> dict:
+    """The chapter titles of today's rules (both scripts) and their Chinese glossary's readings."""
+    source = library.sources.get(rules_file_source(edition), {}) if edition else {}
+    return {"chapters": {number: {"title": _both_scripts(title), "langs": list(title)}
+                         for number, title in source.get("chapters", {}).items()},
+            "readings": library.book.readings(edition) if edition else {}}
 
 
 def _js(pattern: re.Pattern) -> str:

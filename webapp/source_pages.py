@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from flask import abort
 
-from indexer.documents.records import Record
+from indexer.documents.records import Record, rules_file_source
 from indexer.knowledge.display import display, display_title
 from indexer.knowledge.library import Library
 
@@ -56,6 +56,8 @@ def source_view(library: Library, source_id: str, page: int, script: str | None)
         abort(404, f"{source_id} has pages 1 to {count}, not {page}.")
     view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script), "page": page or None,
             "pages": count}
+    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
+        view["rules_source"] = rules_file_source(meta["rules_edition"])
     if count == 1:
         shown = records
     elif page == 0:

@@ -34,7 +34,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, slug
+from .records import Record, Reference, from_rules_file, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -102,6 +102,9 @@ class RulesFile:
     units: list[RulesEntry]  # sections, rules and subrules in file order
     terms: list[RulesEntry]  # glossary entries in file order
     seconds: float = 0.0
+    # The book's parts as the file heads them ("7" -> "Additional Rules"): a table of
+    # contents names each section's chapter by them.
+    chapters: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> FileSummary:
         return FileSummary(
@@ -235,7 +238,7 @@ _LOST_PUNCTUATION = [
 LOST_QUOTES_AT_LEAST = 20
 
 
-def restore_lost_punctuation(text: str, restorations: list["Restoration"] | None = None) -> str:
+def restore_lost_punctuation(text: str, restorations: list[Restoration] | None = None) -> str:
     """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
     2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
     character for character, so every line and offset stays where it was.
@@ -280,8 +283,8 @@ def load_restorations(path: Path = RESTORATIONS) -> list[Restoration]:
         if len(fields) != 5:
             raise ValueError(f"{path.name}:{n}: want 5 tab-separated fields, got {len(fields)}")
         row = Restoration(*fields)
-        if len(row.written) != len(row.restored) or any(
-                a != b and a != "?" for a, b in zip(row.written, row.restored)) or row.written == row.restored:
+        if len(row.written) != len(row.restored) or row.written == row.restored or any(
+                a != b and a != "?" for a, b in zip(row.written, row.restored, strict=True)):
             raise ValueError(f"{path.name}:{n}: the restored text must be the written one with its '?' changed")
         rows.append(row)
     return rows
@@ -295,7 +298,8 @@ def _entry_span(text: str, where: str) -> tuple[int, int] | None:
     if re.fullmatch(r"\d{3}(?:\.\d+[a-z]?)?", where):
         heading, end = re.compile(rf"{line}{re.escape(where)}\.?[ \t]"), re.compile(rf"{line}\d{{3}}\.")
     else:
-        heading, end = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)"), re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
+        heading = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)")
+        end = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
     starts = [m.end() for m in heading.finditer(text)]
     if not starts:
         return None
@@ -312,7 +316,7 @@ def restore_recorded(text: str, restorations: list[Restoration]) -> tuple[str, l
     for row in (r for r in restorations if r.edition == edition):
         span = _entry_span(text, row.where)
         at = text.find(row.written, *span) if span else -1
-        if at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
+        if span is None or at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
             missed.append(row)
             continue
         text = text[:at] + row.restored + text[at + len(row.written):]
@@ -410,9 +414,10 @@ class _Parser:
         glossary_heading, credits_heading = _closing_headings(lines, body, self.path)
         glossary = self._find(glossary_heading, body, "the rules, before the Glossary")
         credits = self._find(credits_heading, glossary + 1, "the Glossary, before the Credits")
-        units = self._rules(body, glossary)
+        chapters: dict[str, str] = {}
+        units = self._rules(body, glossary, chapters)
         terms = self._glossary(glossary + 1, credits)
-        return RulesFile(self.path, lang, edition, encoding, units, terms)
+        return RulesFile(self.path, lang, edition, encoding, units, terms, chapters=chapters)
 
     def _find(self, heading: str, start: int, inside: str) -> int:
         for i in range(start, len(self.lines)):
@@ -421,7 +426,9 @@ class _Parser:
         raise self.error(len(self.lines) - 1,
                          f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
-    def _rules(self, start: int, stop: int) -> list[RulesEntry]:
+    def _rules(self, start: int, stop: int, chapters: dict[str, str]) -> list[RulesEntry]:
+        """The sections, rules and subrules between the Contents and the Glossary; the part
+        headings between them are put in `chapters`."""
         units: list[RulesEntry] = []
         seen: set[str] = set()
         section = rule = None          # the current section and (sub)rule's main rule number
@@ -455,7 +462,8 @@ class _Parser:
                     raise self.error(i, f"section {number} is repeated or out of order (after {section})")
                 section, rule = number, None
                 unit = RulesEntry(number, [m.group(2)], [], i + 1, offset)
-            elif _PART.match(line):
+            elif m := _PART.match(line):
+                chapters.setdefault(m.group(1), _clean(m.group(2)))
                 unit = target = None
                 continue
             elif m := _EXAMPLE.match(line):
@@ -654,16 +662,37 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
     primary = files[langs[0]]
     titles = [next(t for t, lang in TITLES.items() if lang == code) for code in langs]
     return {
-        "id": f"cr-{edition}", "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
+        "id": rules_file_source(edition), "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
         "title": " / ".join(titles) + f" ({edition})", "family": FAMILY, "languages": langs,
         "product": "", "date": edition, "edition": edition, "urls": [],
         "encoding": {files[lang].path.name: files[lang].encoding for lang in langs},
+        # Each part of the book ("1": {"en": "Game Concepts", "zh_hans": "游戏概念"}).
+        "chapters": {number: {lang: files[lang].chapters[number] for lang in langs if number in files[lang].chapters}
+                     for number in sorted({n for lang in langs for n in files[lang].chapters})},
+        # The Chinese glossary's terms by their reading, which its A-Z order follows.
+        "readings": readings([_clean(t.key) for t in files["zh_hans"].terms]) if "zh_hans" in files else {},
     }
+
+
+def readings(names: list[str]) -> dict[str, str]:
+    """Each Chinese name's reading in Hanyu Pinyin, syllables with their tone numbers
+    (`重生`: `chong2 sheng1`), from pypinyin with the words of CC-CEDICT (pypinyin-dict): a
+    word's reading decides a character that has several (重 is chong in 重置, zhong in 重量;
+    长 is chang in 长效), which no order of code points or strokes knows, and which
+    pypinyin's own phrase list gets wrong for 长效 and 重置. Letters and digits in a name
+    stay as they are. Imported here: the dictionaries take seconds and 50 MB to load, which
+    only a build that reads a Chinese glossary needs."""
+    from pypinyin import Style, pinyin
+    from pypinyin_dict.phrase_pinyin_data import cc_cedict  # type: ignore[import-untyped]
+
+    cc_cedict.load()
+    return {name: " ".join(" ".join(s[0] for s in pinyin(name, style=Style.TONE3, errors="default")).split())
+            for name in names}
 
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
     """Records of one edition from its files (one per language), and warnings about pairing."""
-    source, warnings = f"cr-{edition}", list[str]()
+    source, warnings = rules_file_source(edition), list[str]()
     records = _rule_records(source, edition, files, warnings) + _term_records(source, edition, files, warnings)
     return records, warnings
 
@@ -716,28 +745,70 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
 OBSOLETE_MARK = re.compile(r"\s*[(（]?(?:obsolete|已废止|已廢止)[)）]?\s*$", re.IGNORECASE)
 
 
+# A glossary entry's cross-reference to another entry: "See Exile.", "See Redirection Effect."
+_SEE_TERM = re.compile(r"\bSee (?!rules? )([A-Z][\w’'-]*(?: [\w’'-]+)*)\.(?=\s|$)")
+
+
+def obsolete_names(name: str) -> list[str]:
+    """The names an obsolete glossary term goes by, without the mark, folded in case:
+    "Remove from the Game, Removed, Removed-from-the-Game Zone (Obsolete)" is three."""
+    return [n.strip().casefold() for n in OBSOLETE_MARK.sub("", name).split(",") if n.strip()]
+
+
 def link_obsolete_terms(records: list[Record]) -> None:
-    """Give each obsolete glossary term the rules its entry named in the last edition that
-    still had it, as the term's defining rules in that edition: "Mana Burn (Obsolete)" from
-    2009 on links 300.3 of 2008, where mana burn was last a rule. A term obsolete in every
-    edition held (Interrupt) has no such rule and links none."""
+    """Give each obsolete glossary term the rules that defined it, as the term's defining rules:
+
+    - the rules its entry named in the last edition that still had it (by any of its names),
+      each the most specific rule titled by that name: "Mana Burn (Obsolete)" from 2009 on
+      links 300.3 of 2008, where mana burn was last a rule, and "In Play (Obsolete)" 217.5
+      "In Play" of 2008, whose entry said "See rule 217, Zones";
+    - else, where its entry sends the reader to another ("See Exile."), that entry's rules in
+      its own edition: "Remove from the Game (Obsolete)" links 406, Exile.
+
+    A term obsolete in every edition held that names no other (Interrupt) links none."""
     live: dict[str, list[Record]] = defaultdict(list)
-    obsolete: list[tuple[str, Record]] = []
+    obsolete: list[tuple[list[str], Record]] = []
+    headings: dict[tuple, list[Record]] = defaultdict(list)  # (edition, parent) -> its rules
     for record in records:
+        if record.kind == "rule" and from_rules_file(record) and record.parent:
+            headings[(record.edition, record.parent)].append(record)
         name = record.names.get("en", "") if record.kind == "term" else ""
         if not name:
             continue
         if OBSOLETE_MARK.search(name):
-            obsolete.append((OBSOLETE_MARK.sub("", name).casefold(), record))
+            obsolete.append((obsolete_names(name), record))
         elif any(ref.where == "text" for ref in record.references):
             live[name.casefold()].append(record)
-    for key, record in obsolete:
-        before = [r for r in live.get(key, []) if (r.edition or "") < (record.edition or "")]
-        if not before:
-            continue
-        last = max(before, key=lambda r: r.edition or "")
-        numbers = dict.fromkeys(ref.number for ref in last.references if ref.where == "text")
-        record.references.extend(Reference(number, where="attrs", edition=last.edition) for number in numbers)
+    for names, record in obsolete:
+        before = [r for n in names for r in live.get(n, []) if (r.edition or "") < (record.edition or "")]
+        if before:
+            last = max(before, key=lambda r: r.edition or "")
+            title = last.names["en"].casefold()
+            numbers = [_most_specific(headings, last.edition, ref.number, title)
+                       for ref in last.references if ref.where == "text"]
+        else:
+            sent = _SEE_TERM.findall(record.text.get("en", ""))
+            target = next((r for n in sent[-1:] for r in live.get(n.casefold(), []) if r.edition == record.edition),
+                          None)
+            if target is None:
+                continue
+            last, numbers = target, [ref.number for ref in target.references if ref.where == "text"]
+        record.references.extend(Reference(number, where="attrs", edition=last.edition)
+                                 for number in dict.fromkeys(numbers))
+
+
+def _most_specific(headings: dict[tuple, list[Record]], edition: str | None, number: str, title: str) -> str:
+    """The rule under `number` (or itself) of `edition` whose own heading is `title`, the
+    nearest first: a glossary entry cites a section (217, Zones) where a rule of it is titled
+    by the entry's name (217.5, In Play)."""
+    level = [number]
+    while level:
+        below = [r for n in level for r in headings.get((edition, n), ()) if r.number]
+        for rule in below:
+            if rule.number and rule.text.get("en", "").casefold() == title:
+                return rule.number
+        level = [r.number for r in below if r.number and not r.number[-1].isalpha()]
+    return number
 
 
 def main(argv: list[str]) -> int:

@@ -36,6 +36,7 @@ import tomli_w
 from . import comprules
 from .corpus import METADATA, CorpusError, load_sources
 from .ingest import MAX_DOCUMENT_BYTES
+from .records import rules_file_source
 
 RULES_FOLDER = "rules"
 # The whole download, from connecting to the body's last byte.
@@ -241,7 +242,7 @@ def fetch(location: str, corpus: Path) -> Fetched:
         if hashlib.sha256(source.path.read_bytes()).digest() == digest:
             return Fetched(source.path, parsed.edition, parsed.lang, added=False)
     suffix = "" if parsed.lang == "en" else "-" + parsed.lang.replace("_", "-")
-    source_id = f"cr-{parsed.edition}{suffix}"
+    source_id = rules_file_source(parsed.edition) + suffix
     if any(s.id == source_id for s in sources):
         raise FetchError(f"{location}: the corpus already has a different file for edition {parsed.edition} "
                          f"({comprules.LANGUAGE_NAMES[parsed.lang]}), {source_id} in {METADATA}; remove it first")

@@ -21,7 +21,7 @@ from . import comprules
 from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
-from .records import Record, Reference, slug
+from .records import RULES_FILE_PREFIX, Record, Reference, rules_file_source, slug
 from .timeline import resolve_editions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +74,9 @@ def decode_document(path: Path, data: bytes) -> str:
 
 
 def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
+    if source.id.startswith(RULES_FILE_PREFIX):
+        raise CorpusError(source.path, f"source id {source.id!r}: an id beginning {RULES_FILE_PREFIX!r} names "
+                                       f"a rules file's records; give the document another")
     parse = parser_for(source.family)
     if parse is None:
         raise CorpusError(source.path, f"unknown document family {source.family!r}")
@@ -91,12 +94,25 @@ def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
     return parsed.records, parsed.warnings
 
 
+def titled_by_section(record: Record, by_key: dict[tuple, Record]) -> bool:
+    """Whether a rule's title is the heading of its section (500.1 under "500. General"),
+    found by going up its parents to the one whose text is the title: a section is where
+    rules sit, not one rule whose number moves between editions."""
+    title = set(record.title.values())
+    at: Record | None = record
+    while at is not None and not title & set(at.text.values()):
+        at = by_key.get((record.source, at.parent)) if at.parent else None
+    return at is not None and "." not in (at.number or "")
+
+
 def assign_keywords(records: list[Record], glossary: Glossary) -> None:
     """Give titled rules their English keyword identity (留存 -> persist), so one rule links
-    across editions and documents; subrules take their parent's."""
+    across editions and documents; subrules take their parent's. A section's title is none:
+    as the keyword "general", every rule of a section titled General was the first General
+    (100) of each edition in its history."""
     by_key = {(r.source, r.number): r for r in records if r.kind == "rule"}
     for record in records:
-        if record.kind != "rule" or record.keyword:
+        if record.kind != "rule" or record.keyword or titled_by_section(record, by_key):
             continue
         english = record.title.get("en")
         if not english:
@@ -254,7 +270,7 @@ def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: Inges
     for s in rules.summaries:
         counts = {"sections": s.sections, "rules": s.rules, "examples": s.examples, "glossary terms": s.terms}
         detail = f"edition {s.edition}, {s.lang}, {s.encoding}, {s.seconds:.2f} s"
-        result.summaries.append(Summary(s.file, f"cr-{s.edition}", counts, [], detail))
+        result.summaries.append(Summary(s.file, rules_file_source(s.edition), counts, [], detail))
         result.inputs.append(Path(s.file))
     if rules.warnings:
         result.summaries[-1].warnings.extend(rules.warnings)

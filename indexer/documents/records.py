@@ -14,6 +14,10 @@ from dataclasses import asdict, dataclass, field, fields
 
 KINDS = ("rule", "card", "planar_card", "section", "term")
 LANGS = ("en", "zh_hant", "zh_hans", "bg")
+# The records read from a Comprehensive Rules file have a source id of this prefix and the
+# file's effective date ("cr-2026-04-17"); a document of the corpus with an id so begun is
+# refused (`ingest`). The offline copy passes it on to the browser's search.
+RULES_FILE_PREFIX = "cr-"
 
 
 @dataclass(frozen=True)
@@ -45,7 +49,8 @@ class Record:
     """One unit of knowledge: a rule, a card, a planar card, a document section or a term.
 
     id        stable across runs: "<source>:<kind>:<key>" (key: rule number, name slug, ordinal)
-    source    the source id of the document it came from (corpus metadata, or "cr-<date>")
+    source    the source id of the document it came from (corpus metadata, or a rules file's:
+              `rules_file_source`)
     edition   the Comprehensive Rules edition its rule numbers belong to ("2008-05-01", "2009-07-08")
     line      1-based line in the source file where the record starts
     offset    0-based character offset in the decoded source file where the record starts
@@ -125,6 +130,17 @@ class Record:
         data = {k: v for k, v in d.items() if k in known}
         data["references"] = [Reference.from_dict(r) for r in data.get("references", [])]
         return cls(**data)
+
+
+def rules_file_source(edition: str) -> str:
+    """The source id of the records of the rules file of one edition ("cr-2026-04-17")."""
+    return RULES_FILE_PREFIX + edition
+
+
+def from_rules_file(record: Record) -> bool:
+    """Whether a record was read from a Comprehensive Rules file, rather than from a document
+    that quotes the rules (whose edition is the one it quotes)."""
+    return record.source.startswith(RULES_FILE_PREFIX)
 
 
 def rule_parent(number: str) -> str | None:

@@ -84,7 +84,7 @@ class LiveLibrary:
         problem = self._failed[library.folder][0] if library.folder in self._failed else library.build.check()
         if problem is not None and library.folder not in self._failed:
             self._fail(library.folder, problem)
-            self._checked = 0.0
+            self._checked = float("-inf")  # the next request looks again
         return problem
 
     def after_fork(self) -> None:

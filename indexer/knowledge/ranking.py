@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -21,9 +22,10 @@ from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
+from .questions import QuestionRanker, QuestionReader, is_question
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -31,6 +33,8 @@ SUBRULE_STEP = 0.001
 
 # Ranked records: their positions in the catalogue, best first.
 Ranked = np.ndarray
+# How many of the best candidates a question's words are looked for in.
+QUESTION_CANDIDATES = 120
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -49,88 +53,222 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 
 class Ranker:
-    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights):
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
+                 questions: QuestionReader):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
+        self.questions = questions
+        self._answers = QuestionRanker(catalogue.holding)
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
+        # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
+        # question is about but answers nothing.
+        self._heading_at = np.array([only_heading(r) for r in catalogue.by_position], bool)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
-        """The candidates ranked, their scores as arrays by record position: the engine's
-        score by kind, today's twins, the bonuses (`_bonuses`), the superseded share, the
-        order."""
-        weights, catalogue = self.weights, self.catalogue
+        """The candidates ranked, best first, as record positions: the engine's score by kind,
+        today's twins of older editions' matches, the bonuses for exact answers with a
+        keyword's subrules after it, the superseded share, the phrases' check, then the
+        order, a question's candidates again by how much of it they hold (`_rerank`). Each
+        step reads and gives (positions, scores) arrays."""
+        text = parsed.terms_text()
+        forms = self.expander.term_forms(text)
         # An edition-limited search ranks every record of that edition that matches: an
         # edition is a few thousand records, and a judge reading an old edition asks for all
         # it says on the words, not for the best few hundred of them.
-        limit = len(catalogue.by_position) if "edition" in parsed.filters else weights.candidates
+        limit = len(self.catalogue.by_position) if "edition" in parsed.filters else self.weights.candidates
+        docs, scores = self._candidates(engine_query, forms, limit)
+        if "edition" not in parsed.filters:
+            docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
+        key = fold_key(text)
+        if key and not parsed.phrases:
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
+        if "edition" not in parsed.filters:
+            scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
+        if parsed.phrases:
+            docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
+        docs, scores = self._rerank(parsed, engine_query, docs, scores)
+        # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
+        return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
+
+    def _candidates(self, engine_query: EngineQuery, forms: list[str], limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's best `limit` records, each score weighted by the record's kind, with
+        the texts of a several-word term's other forms (`_add_term_texts`), scaled so that
+        the best is 1: the bonuses are fractions of that."""
         docs, scores = self.engine.positions(engine_query, limit)
         scores = scores * self._kind_weight[docs]
-        text = parsed.terms_text()
-        forms = self.expander.term_forms(text)
         if forms:
             docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
         if len(scores):
             scores = scores / (scores.max() or 1.0)
+        return docs, scores
+
+    def _with_todays_twins(self, docs: np.ndarray, scores: np.ndarray,
+                           filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """Older editions repeat today's texts and can crowd today's record out of the
+        candidates: an older edition's match brings in today's same rule, at the older one's
+        lowered score, so that the result shows today's (for quoted words, where today's text
+        still holds them). A twin two candidates share comes with the better one's."""
+        catalogue = self.catalogue
+        twins = catalogue.twin_at[docs]
+        candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
+        candidate[docs] = candidate[-1] = True
+        missing = np.flatnonzero(~candidate[twins])
+        first: dict[int, int] = {}  # each twin once, with the first candidate of it
+        for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
+            first.setdefault(twin, at)
+        brought = np.fromiter(first.values(), np.int64, len(first))
+        if filters:
+            brought = np.array([i for i in brought.tolist()
+                                if passes(catalogue.by_position[twins[i]], filters)], np.int64)
+        brought_scores = scores[brought] * self.weights.superseded
+        return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
+
+    def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
+                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
+        alone brings in (a keyword's heading rule the engine ranked low), each keyword's
+        heading followed by its subrules."""
+        catalogue = self.catalogue
+        heads = self._heads(text)
+        # The text bonuses read each candidate's text: those of an edition-limited search,
+        # a whole edition's matches, go to its best `candidates` as a search's do.
+        read = docs[:self.weights.candidates] if "edition" in filters else docs
+        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
+        if filters:
+            for at in np.flatnonzero(given).tolist():
+                given[at] = passes(catalogue.by_position[at], filters)
+        total = np.zeros(len(catalogue.by_position))
+        total[docs] = scores
+        bonused = np.flatnonzero(given)
+        total[bonused] += bonus[bonused]
+        member = given
+        member[docs] = True
+        self._subrules_after_heads(heads, total, member, filters)
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
+
+    def _subrules_after_heads(self, heads: list[str], total: np.ndarray, member: np.ndarray,
+                              filters: dict[str, str]) -> None:
+        """A keyword's heading rule among the ranked records is followed by its subrules, in
+        rule order, each a step below the one before (`SUBRULE_STEP`): a reader who asked
+        for persist reads 702.79 and then 702.79a, b, c."""
+        catalogue = self.catalogue
+        for head_id in heads:
+            head_at = catalogue.positions[head_id]
+            if member[head_at]:
+                head = catalogue.by_position[head_at]
+                for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
+                    if passes(child, filters):
+                        child_at = catalogue.positions[child.id]
+                        total[child_at] = total[head_at] - SUBRULE_STEP * i
+                        member[child_at] = True
+
+    def _holding_phrases(self, docs: np.ndarray, scores: np.ndarray,
+                         phrases: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ranked records whose texts hold every phrase. Phrases match in the folded text:
+        script, case, width, spacing and punctuation do not matter (a phrase that crossed a
+        line wrap in the source still matches)."""
+        kept = docs.tolist()
+        for phrase in phrases:
+            kept = self.catalogue.holding(kept, fold_key(phrase).encode())
+        keep = np.zeros(len(self.catalogue.by_position), bool)
+        keep[kept] = True
+        return docs[keep[docs]], scores[keep[docs]]
+
+    def _rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
+                scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A question's best candidates again, by how much of the question each holds
+        (`questions`): the share of its concepts' weight, squared, so that holding all of it
+        counts for much more than holding half; a heading alone answers no question."""
+        weights = self.weights
+        text = parsed.terms_text()
+        if not len(docs) or not self._asked(parsed, text):
+            return docs, scores
+        concepts = self.questions.read(text)
+        scores = scores / (scores.max() or 1.0)
+        if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
+            docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
+        if weights.glossary_map:
+            docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
+        best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
-            # Older editions repeat today's texts and can crowd today's record out of the
-            # candidates: an older edition's match brings in today's same rule, at the
-            # older one's lowered score, so that the result shows today's (for quoted words,
-            # where today's text still holds them). A twin two candidates share comes with
-            # the better one's.
-            twins = catalogue.twin_at[docs]
-            candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
-            candidate[docs] = candidate[-1] = True
-            missing = np.flatnonzero(~candidate[twins])
-            first: dict[int, int] = {}  # each twin once, with the first candidate of it
-            for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
-                first.setdefault(twin, at)
-            brought = np.fromiter(first.values(), np.int64, len(first))
-            if parsed.filters:
-                brought = np.array([i for i in brought.tolist()
-                                    if passes(catalogue.by_position[twins[i]], parsed.filters)], np.int64)
-            docs = np.concatenate([docs, twins[brought]])
-            scores = np.concatenate([scores, scores[brought] * weights.superseded])
+            # Older editions' texts were folded into today's twins; they do not compete again.
+            best = best[~self.catalogue.superseded_at[docs[best]]]
+        best = best[:QUESTION_CANDIDATES]
+        share = self._answers.coverage(concepts, docs[best].tolist())
+        scores[best] += weights.question * share ** 2
+        scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
+        return docs, scores
+
+    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
+        """What a result's snippet marks: for a question, its own words and the rules'
+        wording of its players' words, not its question forms; else the engine's query."""
+        text = parsed.terms_text()
+        if not self._asked(parsed, text):
+            return engine_query
+        subject = self.questions.subject(text)
+        terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
+        return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def _asked(self, parsed: ParsedQuery, text: str) -> bool:
+        """Whether a query is read as a question (`questions.is_question`): not a phrase
+        search, a heading or a name."""
+        if not self.weights.question or parsed.phrases:
+            return False
         key = fold_key(text)
-        if key and not parsed.phrases:
-            heads = self._heads(text)
-            bonus, given = self._bonuses(text, key, heads, docs.tolist(), forms)
-            if parsed.filters:
-                for at in np.flatnonzero(given).tolist():
-                    given[at] = passes(catalogue.by_position[at], parsed.filters)
-            total = np.zeros(len(catalogue.by_position))
-            total[docs] = scores
-            bonused = np.flatnonzero(given)
-            total[bonused] += bonus[bonused]
-            member = given
-            member[docs] = True
-            # A keyword's heading rule is followed by its subrules, in rule order.
-            for head_id in heads:
-                head_at = catalogue.positions[head_id]
-                if member[head_at]:
-                    head = catalogue.by_position[head_at]
-                    for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
-                        if passes(child, parsed.filters):
-                            child_at = catalogue.positions[child.id]
-                            total[child_at] = total[head_at] - SUBRULE_STEP * i
-                            member[child_at] = True
-            docs = np.flatnonzero(member)
-            scores = total[docs]
-        if "edition" not in parsed.filters:
-            scores[catalogue.superseded_at[docs]] *= weights.superseded
-        if parsed.phrases:
-            # Phrases match in the folded text: script, case, width, spacing and punctuation
-            # do not matter (a phrase that crossed a line wrap in the source still matches).
-            kept = docs.tolist()
-            for phrase in parsed.phrases:
-                kept = catalogue.holding(kept, fold_key(phrase).encode())
-            keep = np.zeros(len(catalogue.by_position), bool)
-            keep[kept] = True
-            docs, scores = docs[keep[docs]], scores[keep[docs]]
-        # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
-        return docs[np.lexsort((catalogue.rule_order_at[docs], -scores))]
+        if key in self.catalogue.titles or key in self.catalogue.names:
+            return False  # a heading or a name is looked up, not asked about
+        return is_question(text, self.questions.read(text))
+
+    def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
+                      scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Today's rules the question's words find, from a search of today's rules alone: in
+        a search of every edition, seven editions of each rule and the documents share the
+        candidates, and today's answer may be the three hundredth. They come in at their own
+        engine score's share of the best one's, under what the whole search gave them. The
+        rules' wording of players' words (`QuestionReader.wordings`) is searched too, at the
+        weight of a glossary term's other forms."""
+        catalogue = self.catalogue
+        terms = [*engine_query.terms, *((w, self.weights.expansion) for w in wordings)]
+        query = EngineQuery(terms=terms, filters={**engine_query.filters,
+                                                              "source": f"cr-{catalogue.current_edition}"})
+        found, found_scores = self.engine.positions(query, self.weights.todays_candidates)
+        if not len(found):
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[found] = found_scores / (found_scores.max() or 1.0) * self.weights.todays_share
+        member[found] = True
+        total[docs] = np.maximum(total[docs], scores)
+        member[docs] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
+
+    def _cited_by_terms(self, docs: np.ndarray, scores: np.ndarray,
+                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The rules' glossary as a map of a question's concepts: a glossary entry the
+        question's words find (its name and definition) sends part of its score to the rules
+        it cites ("Dies ... See rule 700.4"), which come in as candidates if they were not."""
+        catalogue, share = self.catalogue, self.weights.glossary_map
+        sent: dict[int, float] = {}
+        for at, score in zip(docs.tolist(), scores.tolist()):
+            for cited in catalogue.cited_at.get(at, ()):
+                sent[cited] = max(sent.get(cited, 0.0), share * score)
+        if filters:
+            sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
+        if not sent:
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[docs], member[docs] = scores, True
+        cited = np.fromiter(sent, np.int64, len(sent))
+        total[cited] += np.fromiter(sent.values(), np.float64, len(sent))
+        member[cited] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
@@ -232,8 +370,11 @@ class Ranker:
         if not records:
             return np.zeros(0, np.int64), None
         head = records[0]
-        jump = {"number": number, "edition": head.edition, "id": head.id,
-                "title": record_title(head)}
+        jump: dict[str, Any] = {"number": number, "edition": head.edition, "id": head.id,
+                                "title": record_title(head)}
+        today = self.catalogue.today_of(head)
+        if today:  # an older edition's number: what the lineage says it is today
+            jump["today"] = today
         ranked = list(records)
         if parsed.rule_end:
             jump["end"] = parsed.rule_end

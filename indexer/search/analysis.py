@@ -52,10 +52,11 @@ from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
 from indexer.documents import chinese
-from indexer.documents.chinese import HAN, HAN_RUN, to_hans
+from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.memo import cleared_when_full
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
+from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
@@ -81,17 +82,16 @@ __all__ = [
 # Full-width ASCII forms and the ideographic space, one to one, so that ７０２．３０ａ
 # tokenises like 702.30a without changing any offset (NFKC would change lengths elsewhere).
 _FULLWIDTH_ASCII = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
-_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 
 _TOKEN = re.compile(
     rf"(?P<symbol>\{{[^{{}}\s]{{1,15}}\}})"               # {藍/黑} {CHAOS} {PW} {重置} {X}
     rf"|(?P<pt>[+-]?\d+/[+-]?\d+)"                        # 2/2, +1/+1, -1/-1: power/toughness, counters
     rf"|(?P<number>\d+(?:\.\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)"  # 702.30a, 2008, 3
     rf"|(?P<han>[{HAN}]+)"
-    rf"|(?P<latin>[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*)"  # owner's, Two, Headed
-    rf"|(?P<word>[^\W\d_{_LATIN}{HAN}]+)"                 # Cyrillic and any other letters
+    rf"|(?P<latin>{LATIN_WORD})"                         # owner's, Two, Headed
+    rf"|(?P<word>[^\W\d_{LATIN}{HAN}]+)"                  # Cyrillic and any other letters
 )
-_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{_LATIN}]+|\d+|[^\W\d_{_LATIN}{HAN}]+")
+_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{LATIN}]+|\d+|[^\W\d_{LATIN}{HAN}]+")
 
 
 def _normalize(text: str) -> str:

@@ -64,6 +64,17 @@ class SearchBackend(ABC):
         for all of a query's snippets."""
 
     @abstractmethod
+    def word_frequencies(self, text: str) -> list[tuple[str, int]]:
+        """The query's words as the index's text analyzer reads them (English stems, Chinese
+        words in Simplified), each with how many records hold it: a Chinese word the
+        segmenter cut otherwise in the records counts those holding its rarest character
+        bigram. How much a question's word says is how rare it is (`knowledge.questions`)."""
+
+    @abstractmethod
+    def doc_count(self) -> int:
+        """How many records the index holds."""
+
+    @abstractmethod
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         """The query's words with whether the index holds each one (for typo correction)."""
 

@@ -29,16 +29,17 @@ from pathlib import Path
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import is_rule_number
+from indexer.documents.script_ranges import CYRILLIC, GREEK, LATIN, LATIN_WORD
 
-from .analysis import _LATIN, _SYMBOL_PART, _TOKEN, _normalize, _stem
+from .analysis import _SYMBOL_PART, _TOKEN, _normalize, _stem
 
 MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
-_WORD_CHAR = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'’]")
+_WORD_CHAR = re.compile(rf"[0-9{LATIN}{GREEK}{CYRILLIC}'’]")
 _EDGE_CHAR = re.compile(r"[\w{}]")
 # An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
-_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
-_LATIN_CHAR = re.compile(f"[{_LATIN}]")
+_LATIN_WORD = re.compile(LATIN_WORD)
+_LATIN_CHAR = re.compile(f"[{LATIN}]")
 # The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 # Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.

@@ -31,12 +31,12 @@ from indexer.documents.records import Record
 from . import marking
 from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
+from .query import FILTERS
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
 # Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
 MAX_QUERY_TOKENS = 48
-FILTER_FIELDS = ("kind", "source", "edition", "lang")
 # A query token in more than this share of the records is dropped when rarer ones remain.
 COMMON_SHARE = 0.05
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -291,7 +291,7 @@ class WhooshBackend(SearchBackend):
             raise
         writer.commit()
         with ix.searcher(weighting=WEIGHTING) as searcher:
-            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTER_FIELDS))
+            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTERS))
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
@@ -410,7 +410,7 @@ class WhooshBackend(SearchBackend):
             optional.matcher_type = Or.ARRAY_MATCHER
             union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
-        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTERS]
         hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None)
         return [(hit["id"], hit.score) for hit in hits]
 
@@ -433,7 +433,7 @@ class WhooshBackend(SearchBackend):
             if must:
                 scores, matched = self._require(scores, matched if terms else None, must)
             for name, value in query.filters.items():
-                if name in FILTER_FIELDS:
+                if name in FILTERS:
                     allowed = np.zeros(self._doc_count, bool)
                     allowed[self._postings.get(name, value)[0]] = True
                     matched &= allowed
@@ -534,6 +534,19 @@ class WhooshBackend(SearchBackend):
         for text in [t for t, _ in query.terms] + list(query.phrases):
             tokens.update(self._tokens("body", text))
         return marking.Marker(frozenset(tokens)).mark
+
+    def word_frequencies(self, text: str) -> list[tuple[str, int]]:
+        frequency = self._postings.frequency
+        found = []
+        for tok in self._tokens("body", text):
+            count = frequency("body", tok)
+            if not count and HAN_RUN.fullmatch(tok):
+                count = min((frequency(RECALL_FIELD, gram) for gram in self._tokens(RECALL_FIELD, tok)), default=0)
+            found.append((tok, count))
+        return found
+
+    def doc_count(self) -> int:
+        return self._doc_count
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency

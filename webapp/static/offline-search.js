@@ -1,27 +1,28 @@
-// Search and rule look-up over the offline copy of the index (indexer/offline.py builds it).
+// Search and rule look-up over the offline copy of the index (webapp/offline_copy.py builds it).
 //
 // The service worker (sw.js) loads this with importScripts and answers /api/search and
 // /api/rules/<number> with it when the network is gone, in the shapes the server answers, so
 // the pages' scripts work unchanged. It is the server's query understanding and ranking
-// (indexer/query.py, indexer/library.py, indexer/whoosh_backend.py) over data the build
-// prepared: the postings carry the server's BM25F scores, the constants and the query
-// patterns come from the build, Chinese is cut by longest match against the index's own
-// words, and English words take the stems the build listed. Records of other rules editions
-// are not in the copy.
+// (indexer/search/query.py, indexer/knowledge/library.py and ranking.py,
+// indexer/search/whoosh_engine.py) over data the build prepared: the postings carry the
+// server's BM25F scores, the constants, the query patterns and the writing systems'
+// character ranges come from the build, Chinese is cut by longest match against the index's
+// own words, and English words take the stems the build listed. Records of other rules
+// editions are not in the copy.
 (function (root) {
   "use strict";
 
-  var HAN = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}";
-  var LATIN = "a-zA-Z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u024f";
-  var TOKEN = new RegExp(
-    "(\\{[^{}\\s]{1,15}\\})" +
-    "|([+-]?\\d+/[+-]?\\d+)" +
-    "|(\\d+(?:\\.\\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)" +
-    "|([" + HAN + "]+)" +
-    "|([" + LATIN + "]+(?:['\\u2019][" + LATIN + "]+)*)" +
-    "|((?:(?![" + LATIN + HAN + "])[\\p{L}\\p{M}])+)", "gu");
-  var HAN_RUN = new RegExp("[" + HAN + "]+", "gu");
-  var HAS_HAN = new RegExp("[" + HAN + "]", "u");
+  // The analyzer's tokens (indexer/search/analysis.py), of the character ranges of
+  // indexer/documents/script_ranges.py as the build wrote them into the copy.
+  function tokenPattern(han, latin) {
+    return new RegExp(
+      "(\\{[^{}\\s]{1,15}\\})" +
+      "|([+-]?\\d+/[+-]?\\d+)" +
+      "|(\\d+(?:\\.\\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)" +
+      "|([" + han + "]+)" +
+      "|([" + latin + "]+(?:['\\u2019][" + latin + "]+)*)" +
+      "|((?:(?![" + latin + han + "])[\\p{L}\\p{M}])+)", "gu");
+  }
   var RULE_NUMBER = /^[1-9]\d\d(?:\.\d{1,3}[a-km-np-z]?)?$/;
   var NOT_WORD = /[^\p{L}\p{N}]+/gu;
   var LANGS = ["en", "zh_hant", "zh_hans", "bg"];
@@ -57,6 +58,9 @@
       rule: new RegExp(q.rule, "i"), range: new RegExp("^\\s*(?:" + q.range + ")\\s*$", "i"),
       filter: new RegExp(q.filter, "gi"), phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
       repairs: q.repairs.map(function (pair) { return [new RegExp(pair[0], "g"), pair[1]]; }),
+      token: tokenPattern(data.script_ranges.han, data.script_ranges.latin),
+      hanRun: new RegExp("[" + data.script_ranges.han + "]+", "gu"),
+      hasHan: new RegExp("[" + data.script_ranges.han + "]", "u"),
     };
     this.byNumber = new Map();
     this.children = new Map();
@@ -92,6 +96,11 @@
   }
 
   OfflineIndex.QueryError = QueryError;
+
+  // Whether a record was read from a rules file (indexer/documents/records.py: from_rules_file).
+  OfflineIndex.prototype.fromRulesFile = function (r) {
+    return r.source.indexOf(this.data.rules_file_prefix) === 0;
+  };
 
   // --- text -------------------------------------------------------------------------------
 
@@ -158,7 +167,7 @@
     return r.heading[script] || r.heading[""];
   }
 
-  // --- the analyzer, query mode (indexer/analysis.py) -------------------------------------
+  // --- the analyzer, query mode (indexer/search/analysis.py) ------------------------------
 
   OfflineIndex.prototype.segment = function (run) {
     var chars = Array.from(run), out = [], i = 0;
@@ -194,8 +203,9 @@
     function add(token) {
       if (!seen.has(token) && out.length < self.ranking.max_query_tokens) { seen.add(token); out.push(token); }
     }
-    TOKEN.lastIndex = 0;
-    while ((m = TOKEN.exec(norm)) !== null) {
+    var token = this.patterns.token;
+    token.lastIndex = 0;
+    while ((m = token.exec(norm)) !== null) {
       if (m[4]) (field === "grams" ? bigrams(m[4]) : this.segment(m[4])).forEach(add);
       else if (m[5]) add(this.stem(m[5].toLowerCase()));
       else add(m[0].toLowerCase());
@@ -203,7 +213,7 @@
     return out;
   };
 
-  // --- query understanding (indexer/query.py) -----------------------------------------------
+  // --- query understanding (indexer/search/query.py) --------------------------------------
 
   OfflineIndex.prototype.parse = function (raw) {
     if (raw.length > this.ranking.max_query_chars) {
@@ -244,7 +254,7 @@
     return [parsed.text].concat(parsed.phrases).join(" ").trim();
   }
 
-  // --- the engine (indexer/whoosh_backend.py) ---------------------------------------------
+  // --- the engine (indexer/search/whoosh_engine.py) ---------------------------------------
 
   OfflineIndex.prototype.postings = function (field, token) {
     var key = field + "\u0000" + token;
@@ -259,10 +269,12 @@
   };
 
   OfflineIndex.prototype.engineSearch = function (query, limit) {
-    var boosts = new Map(), self = this, fields = this.data.fields;
+    var boosts = new Map(), self = this, fields = this.data.fields, own = new Set();
+    var literal = query.terms.reduce(function (best, term) { return Math.max(best, term[1]); }, 0);
     query.terms.forEach(function (term) {
       Object.keys(fields).forEach(function (field) {
         self.tokens(field, term[0]).forEach(function (tok) {
+          if (term[1] === literal) own.add(tok);
           var key = field + "\u0000" + tok, boost = term[1] * fields[field];
           if (!boosts.has(key) || boosts.get(key) < boost) boosts.set(key, boost);
         });
@@ -275,6 +287,10 @@
       var parts = key.split("\u0000");
       if (self.common[parts[0]].has(parts[1])) tooCommon.add(parts[1]);
     });
+    // The query's own words, all common, stay terms however rare its expansions' words.
+    if (own.size && Array.from(own).every(function (tok) { return tooCommon.has(tok); })) {
+      own.forEach(function (tok) { tooCommon.delete(tok); });
+    }
     boosts.forEach(function (boost, key) {
       (tooCommon.has(key.split("\u0000")[1]) ? common : rare).set(key, boost);
     });
@@ -334,7 +350,7 @@
     return Array.from(scores).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, limit);
   };
 
-  // --- the library (indexer/library.py) ---------------------------------------------------
+  // --- the library (indexer/knowledge/library.py, ranking.py) -----------------------------
 
   OfflineIndex.prototype.lookup = function (form) {
     var found = this.data.glossary.keys[this.formKey(form)];
@@ -347,7 +363,7 @@
     for (var i = 0; i < words.length; i++) {
       for (var j = Math.min(words.length, i + 4); j > i; j--) spans.push(words.slice(i, j).join(" "));
     }
-    spans = spans.concat(text.match(HAN_RUN) || []);
+    spans = spans.concat(text.match(this.patterns.hanRun) || []);
     Array.from(new Set(spans)).forEach(function (span) {
       var entry = self.lookup(span);
       if (!entry) return;
@@ -394,7 +410,9 @@
 
   OfflineIndex.prototype.ranked = function (parsed, query) {
     var R = this.ranking, self = this, scores = new Map();
-    this.engineSearch(query, R.candidates).forEach(function (hit) {
+    // An edition-limited search ranks all that edition's matches (the server's Ranker.ranked).
+    var limit = parsed.filters.edition ? this.records.length : R.candidates;
+    this.engineSearch(query, limit).forEach(function (hit) {
       scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
     });
     var top = 0;
@@ -461,22 +479,23 @@
     }
     return found.filter(function (i) { return self.records[i].edition === edition; }).sort(function (a, b) {
       var ra = self.records[a], rb = self.records[b];
-      var ca = ra.source.indexOf("cr-") === 0 ? 0 : 1, cb = rb.source.indexOf("cr-") === 0 ? 0 : 1;
+      var ca = self.fromRulesFile(ra) ? 0 : 1, cb = self.fromRulesFile(rb) ? 0 : 1;
       return ca - cb || (ra.source < rb.source ? -1 : ra.source > rb.source ? 1 : 0);
     });
   };
 
-  OfflineIndex.prototype.ruleJump = function (parsed, answer) {
+  OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
     var self = this, number = parsed.rule_number;
     var records = this.ruleRecords(number, parsed.filters.edition).filter(function (i) {
       return self.passes(self.records[i], parsed.filters);
     });
     if (!records.length) return [];
     var head = this.records[records[0]];
-    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, null), url: head.url };
+    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, script), url: head.url };
     var ranked = records.map(function (i) { return [i, 10.0]; });
     var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
     if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
     if (last !== undefined) {  // the rest of the range, in rule order
       (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
         var r = self.records[i];
@@ -505,7 +524,7 @@
       var best = members[0];
       members.forEach(function (i) {
         var r = self.records[i], b = self.records[best];
-        var ka = [r.edition || "", r.source.indexOf("cr-") === 0], kb = [b.edition || "", b.source.indexOf("cr-") === 0];
+        var ka = [r.edition || "", self.fromRulesFile(r)], kb = [b.edition || "", self.fromRulesFile(b)];
         if (ka[0] > kb[0] || (ka[0] === kb[0] && ka[1] && !kb[1])) best = i;
       });
       return [best].concat(members.filter(function (i) { return i !== best; }));
@@ -569,7 +588,7 @@
   // A corrected query when a Latin word of it is in no record but close to a known one.
   OfflineIndex.prototype.didYouMean = function (parsed) {
     var text = parsed.text, changed = false, self = this;
-    var words = new Set(parsed.text.match(new RegExp(this.data.latin_word, "g")) || []);
+    var words = new Set(parsed.text.match(new RegExp(this.data.vocabulary_word, "g")) || []);
     words.forEach(function (word) {
       var close = self.correction(word.toLowerCase());
       if (!close) return;
@@ -590,7 +609,7 @@
   // (in either script, any case) in <mark>.
   OfflineIndex.prototype.snippet = function (r, query, script) {
     var self = this, first = query.terms.length ? query.terms[0][0] : "";
-    var preferZh = HAS_HAN.test(first);
+    var preferZh = this.patterns.hasHan.test(first);
     var words = [];
     query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
       term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
@@ -663,7 +682,7 @@
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);
-    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer) : [];
+    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer, script) : [];
     if (!ranked.length) {
       ranked = this.ranked(parsed, query);
       var suggestion = this.didYouMean(parsed);
@@ -675,7 +694,9 @@
         }
       }
     }
-    var groups = this.collapse(ranked), self = this;
+    // As the server: an edition-limited search shows each matching record of it.
+    var apart = parsed.filters.edition && !answer.rule_jump;
+    var groups = apart ? ranked.map(function (pair) { return [pair[0]]; }) : this.collapse(ranked), self = this;
     answer.total = groups.length;
     answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, query, script); });
     answer.took_ms = Date.now() - started;
@@ -739,11 +760,176 @@
         var c = self.records[i];
         return Object.assign(self.summary(i, script), { text: textBlocks(c.text || {}, c.langs) });
       }),
+      place: edition === this.data.edition ? this.place(number, script) : null,
+      previous: edition === this.data.edition ? this.steps(number, script)[0] : null,
+      next: edition === this.data.edition ? this.steps(number, script)[1] : null,
+      contents: level(number) < 2 ? this.rulesUnder(number, edition, script) : [],
       referenced_by: (this.data.referencing[edition + " " + number] || []).filter(function (i) {
         return self.records[i].number !== number;
       }).slice(0, 50).map(function (i) { return self.summary(i, script); }),
       offline: { edition: this.data.edition, index: this.data.index },
     };
+  };
+
+  // --- the book: contents, a rule's place and what is under it, the glossary (webapp/book.py) --
+
+  // 0 for a section (510), 1 for a rule (510.1), 2 for a subrule (510.1a).
+  function level(number) {
+    return number.indexOf(".") < 0 ? 0 : /[a-z]$/.test(number) ? 2 : 1;
+  }
+
+  // A title per language the record (or chapter) gives, Chinese in the reader's script.
+  function titles(texts, langs, script) {
+    return LANGS.filter(function (lang) { return texts && texts[lang] && langs.indexOf(lang) >= 0; })
+      .map(function (lang) { return { lang: shownLang(lang, script), text: shown(texts, lang, script) }; });
+  }
+
+  // A rule's own title (702.79 Persist), none for a numbered paragraph (510.1).
+  function ownTitle(r, script) {
+    var titled = level(r.number) === 0 || r.langs.some(function (lang) {
+      return r.title && r.text && r.title[lang] && r.title[lang] === r.text[lang];
+    });
+    return titled ? titles(r.title, r.langs, script) : [];
+  }
+
+  function chapterTitles(chapter, script) {
+    return chapter ? titles(chapter.title, chapter.langs, script) : [];
+  }
+
+  // The numbers of one level of today's rules, in rule order (made once).
+  OfflineIndex.prototype.levelOrder = function (depth) {
+    this.orders = this.orders || {};
+    if (!this.orders[depth]) {
+      var edition = this.data.edition, self = this;
+      this.orders[depth] = Array.from(this.byNumber.keys()).filter(function (n) {
+        return (depth === null || level(n) === depth) && self.byNumber.get(n).some(function (i) {
+          return self.records[i].edition === edition;
+        });
+      }).sort(function (a, b) { return self.ruleOrder(a, b); });
+    }
+    return this.orders[depth];
+  };
+
+  // The rules before and after one as the book is read (indexer.knowledge.book.Book.steps).
+  OfflineIndex.prototype.steps = function (number, script) {
+    var order = this.levelOrder(level(number) === 2 ? null : level(number)), at = order.indexOf(number), self = this;
+    var summary = function (n) {
+      var i = n === undefined ? undefined : self.ruleRecords(n, self.data.edition)[0];
+      return i === undefined ? null : { number: n, title: heading(self.records[i], script), url: self.records[i].url };
+    };
+    return at < 0 ? [null, null] : [summary(order[at - 1]), summary(order[at + 1])];
+  };
+
+  // One record per number under a rule, the rules file's first.
+  OfflineIndex.prototype.under = function (number, edition) {
+    var out = [], self = this;
+    (this.children.get(edition + " " + number) || []).forEach(function (i) {
+      if (!out.length || self.records[out[out.length - 1]].number !== self.records[i].number) out.push(i);
+    });
+    return out;
+  };
+
+  // Every rule and subrule under a section or rule, with texts and examples (present.rules_under).
+  OfflineIndex.prototype.rulesUnder = function (number, edition, script) {
+    var self = this, out = [];
+    var blocks = function (texts, langs) { return titles(texts, langs, script); };
+    this.under(number, edition).forEach(function (i) {
+      var rules = [i];
+      if (level(self.records[i].number) === 1) rules = rules.concat(self.under(self.records[i].number, edition));
+      rules.forEach(function (j) {
+        var r = self.records[j], depth = level(r.number);
+        out.push({ number: r.number, edition: edition, url: "/rules/" + r.number, depth: depth,
+                   title: depth === 1 ? ownTitle(r, script) : [], text: blocks(r.text || {}, r.langs),
+                   examples: (r.examples || []).map(function (ex) { return blocks(ex, r.langs); }) });
+      });
+    });
+    return out;
+  };
+
+  // Where a rule of today's rules stands in the book (webapp/book.place_view).
+  OfflineIndex.prototype.place = function (number, script) {
+    var chapter = this.data.book.chapters[number.charAt(0)];
+    if (!chapter) return null;
+    var section = level(number) ? this.ruleRecords(number.split(".")[0], this.data.edition)[0] : undefined;
+    var s = section === undefined ? null : this.records[section];
+    return {
+      contents: "/rules",
+      chapter: { number: number.charAt(0), title: chapterTitles(chapter, script), url: "/rules#chapter-" + number.charAt(0) },
+      section: s ? { number: s.number, title: titles(s.title, s.langs, script), url: "/rules/" + s.number } : null,
+    };
+  };
+
+  // The table of contents of today's rules (the server's /api/toc).
+  OfflineIndex.prototype.contents = function (script) {
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition, self = this;
+    var chapters = [], byNumber = {};
+    this.levelOrder(0).forEach(function (number) {
+      var i = self.ruleRecords(number, edition).filter(function (j) { return self.records[j].source === source; })[0];
+      if (i === undefined) return;
+      var s = self.records[i], first = number.charAt(0);
+      if (!byNumber[first]) {
+        byNumber[first] = { number: first, anchor: "chapter-" + first,
+                            title: chapterTitles(self.data.book.chapters[first], script), sections: [] };
+        chapters.push(byNumber[first]);
+      }
+      byNumber[first].sections.push({
+        number: number, url: "/rules/" + number, title: titles(s.title, s.langs, script),
+        rules: (self.children.get(edition + " " + number + " " + source) || []).map(function (j) {
+          var r = self.records[j];
+          return { number: r.number, url: "/rules/" + r.number, title: ownTitle(r, script) };
+        }),
+      });
+    });
+    return { edition: edition, current: true, editions: [{ edition: edition, url: "/rules", current: true }],
+             glossary_url: "/glossary", chapters: chapters, offline: { edition: edition, index: this.data.index } };
+  };
+
+  function initial(key) {
+    var first = key.charAt(0);
+    return /^[A-Za-z]$/.test(first) ? first.toUpperCase() : "#";
+  }
+
+  function grouped(items) {
+    var groups = [];
+    items.forEach(function (item) {
+      var letter = initial(item[0][0]);
+      if (!groups.length || groups[groups.length - 1].letter !== letter) groups.push({ letter: letter, terms: [] });
+      groups[groups.length - 1].terms.push(item[1]);
+    });
+    return groups;
+  }
+
+  function compareKeys(a, b) {
+    for (var n = 0; n < a[0].length; n++) {
+      if (a[0][n] < b[0][n]) return -1;
+      if (a[0][n] > b[0][n]) return 1;
+    }
+    return 0;
+  }
+
+  // Today's glossary A to Z and by Chinese reading (the server's /api/glossary).
+  OfflineIndex.prototype.glossary = function (script) {
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition;
+    var readings = this.data.book.readings || {};
+    var english = [], chinese = [];
+    this.records.forEach(function (r) {
+      if (r.kind !== "term" || r.source !== source) return;
+      var entry = { id: r.id, url: r.url, names: titles(r.names, r.langs, script) };
+      if (r.names.en) english.push([[r.names.en.toLowerCase()], entry]);
+      var zh = r.names.zh_hans && r.langs.indexOf("zh_hans") >= 0 ? r.names.zh_hans : null;
+      if (zh && readings[zh]) {
+        var reading = readings[zh];
+        var zhFirst = entry.names.filter(function (n) { return n.lang.indexOf("zh") === 0; })
+          .concat(entry.names.filter(function (n) { return n.lang.indexOf("zh") !== 0; }));
+        chinese.push([[reading.replace(/\d/g, "").toLowerCase(), reading, zh],
+                      Object.assign({}, entry, { names: zhFirst, reading: reading })]);
+      }
+    });
+    english.sort(compareKeys);
+    chinese.sort(compareKeys);
+    return { edition: edition, current: true, editions: [{ edition: edition, url: "/glossary", current: true }],
+             contents_url: "/rules", english: grouped(english), chinese: grouped(chinese),
+             offline: { edition: edition, index: this.data.index } };
   };
 
   root.OfflineIndex = OfflineIndex;

@@ -29,12 +29,12 @@ def search():
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "official": None, "suggestions": []}
-    answer["offset"], answer["edition"] = offset, edition
     shown = offset + len(answer["results"])
     more = min(limit * 2, MAX_LIMIT) if answer["total"] > shown and limit < MAX_LIMIT else None
     # Past the most one page may hold, the next page of results.
     following = shown if answer["total"] > shown and answer["results"] and limit == MAX_LIMIT else None
-    return respond("search.html", answer, more_limit=more, next_offset=following, newest_edition=lib.newest_edition)
+    return respond("search.html", answer, more_limit=more, next_offset=following, offset=offset, edition=edition,
+                   current_edition=lib.catalogue.current_edition)
 
 
 def _suggestions() -> tuple[str, list[dict]]:

@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 
 from .. import textclean
-from ..chinese import HAN
 from ..corpus import Source
 from ..records import Record, rule_heading, rule_parent, slug
 from ..references import SUBRULE_LETTER, find_references
+from ..script_ranges import HAN
 from ..textclean import join_wrapped, normalize
 from . import position
 

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from .. import textclean
-from ..chinese import HAN, HAN_RUN
+from ..chinese import HAN_RUN
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from ..references import SUBRULE_LETTER
+from ..script_ranges import HAN
 from . import Parsed, ParseError
 from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
