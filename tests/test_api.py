@@ -199,7 +199,7 @@ def test_card_twin(client):
     assert card["rulings"][-1] == [{"lang": "zh_hant",
                                     "text": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
     assert card["source"] == {"id": "shadowmoor-faq", "title": "暗影荒原常見問題集 / Shadowmoor FAQ",
-                              "url": "/sources/shadowmoor-faq#shadowmoor-faq:card:murderous-redcap", "line": 3,
+                              "url": "/sources/shadowmoor-faq?page=1#shadowmoor-faq:card:murderous-redcap", "line": 3,
                               "section": {"title": "新關鍵字異能：留存(Persist)",
                                           "url": "/sources/shadowmoor-faq#shadowmoor-faq:section:8"}}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -142,6 +143,9 @@ def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: M
     started = time.perf_counter()
     remove_dead_builds(root)
     digest = corpus_hash(paths)
+    if extras:  # what a later stage writes changes with its code as well
+        digest = hashlib.sha256(digest.encode() + b"".join(
+            Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
         return BuildOutcome(folder, digest, built=False)
