@@ -16,15 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
-from webapp import offline_copy
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
-from webapp import create_app
-
-from corpus_support import DOCUMENTS, copy_corpus, corpus_source
+from webapp import create_app, offline_copy
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
 

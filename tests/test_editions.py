@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from indexer.documents.comprules import read_rules_files
 from indexer.documents.records import Record
@@ -163,3 +162,16 @@ def test_diff_rebuilds_both_texts(old, new):
     assert "".join(t for op, t in diff if op != "insert") == old
     assert "".join(t for op, t in diff if op != "delete") == new
     assert all(op in ("equal", "insert", "delete") and t for op, t in diff)
+
+
+def test_a_long_diff_keeps_its_common_start_and_end_and_rebuilds_both_texts():
+    """The creature types of 205.3m, changed at both ends and in the middle: the matched part
+    is bounded (MAX_DIFF_WORK), the common start and end stay equal, both texts rebuild."""
+    words = [f"Type{n}" for n in range(1500)]
+    old = ", ".join(words)
+    new = ", ".join(["Aardvark", *words[:700], "Bat", *words[700:], "Zombie"])
+    diff = word_diff(old, new)
+    assert "".join(t for op, t in diff if op != "insert") == old
+    assert "".join(t for op, t in diff if op != "delete") == new
+    small = word_diff(old, old.replace("Type700,", "Type700, Bat,"))
+    assert [op for op, _ in small] == ["equal", "insert", "equal"]

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from indexer.documents.records import LANGS
+from indexer.documents.script_ranges import HAN
 from indexer.knowledge.display import display, shown_lang
 from indexer.knowledge.editions import tokens
 
@@ -38,7 +39,7 @@ _SPACES = re.compile(r" +")
 # The most work (tokens of one text times the other's) one diff of a list of changes may take.
 DIFF_WORK = 60_000
 # Space between a Chinese character and anything else carries no meaning in Chinese text.
-_CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff\uf900-\ufaff]) | (?=[\u3400-\u9fff\uf900-\ufaff])")
+_CJK_SPACE = re.compile(rf"(?<=[{HAN}]) | (?=[{HAN}])")
 
 
 class Version(Protocol):

@@ -1,6 +1,6 @@
 """The offline copy of an index: what a browser needs to search it with no network.
 
-A judge's phone keeps this file (`offline.json.gz`) through the service worker, which then
+A judge's phone keeps this file (`offline.json`) through the service worker, which then
 answers /api/search and /api/rules/<number> itself when the network is gone
 (webapp/static/offline-search.js). It holds the latest rules edition present in the index and
 every record of the documents, with everything that needs Python worked out here, at build
@@ -27,6 +27,8 @@ import json
 import re
 from pathlib import Path
 
+import brotli  # type: ignore[import-untyped]
+
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
@@ -46,7 +48,11 @@ from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 from .present import today_view
 from .urls import record_url
 
-FILE = "offline.json.gz"
+FILE = "offline.json"
+# The copy as each coding a browser accepts makes it, written once by the build: brotli at
+# its best quality takes seconds of CPU, far more than a request may spend (webapp.views.offline
+# serves these files as they are).
+ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz"}
 FORMAT = 1
 # Scores are kept to this many decimals (a hundredth of a typical term score).
 SCORE_DECIMALS = 2
@@ -253,7 +259,10 @@ def write(folder: Path, name: str) -> dict:
     finally:
         library.close()
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    packed = gzip.compress(raw, compresslevel=9, mtime=0)
-    (folder / FILE).write_bytes(packed)
+    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+    (folder / FILE).write_bytes(raw)
+    for coding, body in encoded.items():
+        (folder / ENCODED[coding]).write_bytes(body)
     return {"index": name, "edition": data["edition"], "editions": data["editions"],
-            "records": len(data["records"]), "bytes": len(raw), "gzip_bytes": len(packed)}
+            "records": len(data["records"]), "bytes": len(raw),
+            **{f"{coding}_bytes": len(body) for coding, body in encoded.items()}}

@@ -9,6 +9,7 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import urlencode
 
 from markupsafe import Markup
@@ -25,7 +26,7 @@ from indexer.knowledge.rules import merge_texts
 from .book import place_view, rule_url, titles
 from .history import bounded_changes, folded_history, typographic_key
 from .linkify import LibraryResolver
-from .urls import record_url
+from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
@@ -141,11 +142,16 @@ LABELS = {
     "rules_under": ("本節規則", "The rules of this section"),
     "a_to_z": ("英文 A–Z", "A–Z in English"),
     "by_reading": ("依中文讀音（拼音）", "By Chinese reading (pinyin)"),
+    "pages": ("分頁", "Pages"),
+    "previous_page": ("上一頁", "Previous page"),
+    "next_page": ("下一頁", "Next page"),
 }
 
 
+@lru_cache(maxsize=4 * len(LABELS))
 def label(key: str, script: str | None) -> Markup:
-    """An interface label in Chinese (reader's script) and English, each with its lang."""
+    """An interface label in Chinese (reader's script) and English, each with its lang; made
+    once per label and script (a Simplified page converted every label it shows each time)."""
     zh, en = LABELS[key]
     lang = "zh_hans" if script == "hans" else "zh_hant"
     return Markup('<span lang="{}">{}</span> <span lang="en">{}</span>').format(
@@ -174,7 +180,7 @@ def source_ref(library: Library, record: Record, script: str | None) -> dict:
     source = library.sources.get(record.source, {})
     section = library.section_of(record)
     return {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script),
-            "url": f"/sources/{record.source}#{record.id}", "line": record.line,
+            "url": source_url(library, record), "line": record.line,
             "section": {"title": display_title(section, script), "url": record_url(section)} if section else None}
 
 
@@ -473,11 +479,8 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
     plain substring search, so the cost is linear in the text per form."""
     found: list[tuple[int, int, Record]] = []
     taken = [False] * len(text)
-    forms = [(form, entry) for entry in library.glossary.entries if entry.kind in LINKED_TERM_KINDS
-             for form in (entry.zh_hant, entry.zh_hans, entry.name)]
     haystack = text.lower() if len(text.lower()) == len(text) else text
-    for form, entry in sorted(forms, key=lambda fe: -len(fe[0])):
-        form = form.lower()
+    for form, entry in library.glossary.longest_first(LINKED_TERM_KINDS):
         if len(form) < 2:
             continue
         at = haystack.find(form)
@@ -514,15 +517,3 @@ def _defining_rule(library: Library, ref: Reference) -> dict:
     index has that edition's rule."""
     return {"number": ref.number, "edition": ref.edition,
             "url": LibraryResolver(library, edition=ref.edition).rule_url(ref.number)}
-
-
-def source_view(library: Library, source_id: str, script: str | None) -> dict | None:
-    meta = library.sources.get(source_id)
-    if meta is None:
-        return None
-    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
-            "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
-    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
-        view["rules_source"] = rules_file_source(meta["rules_edition"])
-    return view
-

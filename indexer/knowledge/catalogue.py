@@ -21,9 +21,9 @@ from indexer.documents.records import Record, from_rules_file, rule_heading, rul
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
+from indexer.search.highlighting import marking_forms
 from indexer.search.lineage import Edge, record_key
-from indexer.search.lines import MappedLines
-from indexer.search.marking import marking_forms
+from indexer.search.mapped_lines import MappedLines
 
 from .editions import EditionTables
 
@@ -58,6 +58,14 @@ def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[in
     return keys, "\n".join(keys), list(itertools.accumulate((len(k) + 1 for k in keys[:-1]), initial=0))
 
 
+def only_heading(record: Record) -> bool:
+    """Whether a rule is only its heading (502 Untap Step, 702.79 Persist): no language's text
+    says more than its title, and it has no rulings or examples of its own."""
+    titles = {t.strip() for t in record.title.values()}
+    return (record.kind == "rule" and not (record.rulings or record.examples or record.abilities)
+            and all(not t.strip() or t.strip() in titles for t in record.text.values()))
+
+
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
                  edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
@@ -79,6 +87,9 @@ class Catalogue:
         self._index(records)
         self._title_keys, self._title_text, self._title_starts = _title_search(self.titles)
         self._keyword_rules = self._single_keyword_rules()
+        # The same entries' rules by the entry's position: what a question's words finding the
+        # entry (its name and definition) lead to (filled with the concepts).
+        self.cited_at: dict[int, list[int]] = {}
         self.concepts = self._todays_concepts(records)
         self._place_in_results(records)
         self._quoted = self._quotations_by_rule(records)
@@ -188,6 +199,8 @@ class Catalogue:
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         concepts[fold_key(name.strip())].extend(cited)
+                if cited:
+                    self.cited_at[self.positions[r.id]] = [self.positions[i] for i in cited]
         return concepts
 
     def _place_in_results(self, records: list[Record]) -> None:
@@ -226,7 +239,7 @@ class Catalogue:
         return self._folded_texts.holding(positions, needle)
 
     def marking_forms(self, record: Record) -> list[str]:
-        """The marking form (`indexer.search.marking`) of each of the record's blocks, as the build wrote them."""
+        """The marking form (`indexer.search.highlighting`) of each of the record's blocks, as the build wrote them."""
         return marking_forms(self._marking_lines[self.positions[record.id]])
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:

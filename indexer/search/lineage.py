@@ -54,7 +54,7 @@ import numpy as np
 from rapidfuzz import fuzz, process
 
 from indexer.documents.comprules import OBSOLETE_MARK
-from indexer.documents.records import Record
+from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 
 FILE = "lineage.tsv"
@@ -352,7 +352,7 @@ def rules_file_records(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Each edition held as a rules file: its own records (not the documents quoting it)."""
     editions: dict[str, list[Record]] = defaultdict(list)
     for r in records:
-        if r.edition and r.source == f"cr-{r.edition}" and r.kind in ("rule", "term"):
+        if r.edition and from_rules_file(r) and r.kind in ("rule", "term"):
             editions[r.edition].append(r)
     return dict(sorted(editions.items()))
 

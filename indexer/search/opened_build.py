@@ -1,7 +1,7 @@
 """One index build opened: everything its answers depend on, owned by one object.
 
 A build folder holds the records and sources, the folded texts and the texts' marking forms
-(`lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words
+(`mapped_lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words
 it was segmented with, the glossary it was built with and the engine's files. Opening it
 reads and checks every one of them before anything is in use: a missing or damaged part
 raises `IndexUnavailable` (and nothing else), so whoever serves the previous build keeps
@@ -29,15 +29,15 @@ import xxhash
 from indexer.documents.glossary import Glossary, GlossaryError
 from indexer.documents.ingest import read_records
 
-from . import analysis, folding, lineage, marking
+from . import analysis, folding, highlighting, lineage
 from .engine import IndexUnavailable, SearchBackend
-from .lines import MappedLines
+from .mapped_lines import MappedLines
 from .whoosh_engine import CACHE_BYTES, WhooshBackend
 
 ENGINE = WhooshBackend
 USER_WORDS_FILE = "userdict.txt"
 GLOSSARY_FILE = "glossary.tsv"
-FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, marking.FILE,
+FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, highlighting.FILE,
          lineage.FILE)
 MANIFEST = "manifest.json"
 _READ_BYTES = 1024 * 1024
@@ -131,7 +131,7 @@ class IndexBuild:
             raise IndexUnavailable(f"{folder}: lineage unreadable ({exc})") from None
         self.folded_texts = self._lines(folding.FILE, "folded texts")
         try:
-            self.marking_lines = self._lines(marking.FILE, "marking forms")
+            self.marking_lines = self._lines(highlighting.FILE, "marking forms")
         except IndexUnavailable:
             self.folded_texts.close()
             raise
