@@ -22,10 +22,10 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class Vocabulary:
 
     def __init__(self, forms_path: Path = QUESTION_FORMS, thesaurus_path: Path = THESAURUS):
         self.asks: dict[str, tuple[str, ...]] = {}
-        for form, asks, lang, _source in _rows(forms_path, 4):
+        for form, asks, _lang, _source in _rows(forms_path, 4):
             self.asks[_normal(form)] = tuple(asks.split())
         self.means: dict[str, tuple[str, ...]] = {}
         for word, means, _source in _rows(thesaurus_path, 3):
@@ -213,7 +213,7 @@ class QuestionReader:
             at = end
         rest.append(normal[at:])
         seen: set[str] = set()
-        for token, count in self._frequencies(" ".join(rest)):
+        for token, _count in self._frequencies(" ".join(rest)):
             if token in seen:
                 continue
             seen.add(token)

@@ -254,7 +254,7 @@ class Ranker:
         it cites ("Dies ... See rule 700.4"), which come in as candidates if they were not."""
         catalogue, share = self.catalogue, self.weights.glossary_map
         sent: dict[int, float] = {}
-        for at, score in zip(docs.tolist(), scores.tolist()):
+        for at, score in zip(docs.tolist(), scores.tolist(), strict=True):
             for cited in catalogue.cited_at.get(at, ()):
                 sent[cited] = max(sent.get(cited, 0.0), share * score)
         if filters:
@@ -264,9 +264,9 @@ class Ranker:
         total = np.zeros(len(catalogue.by_position))
         member = np.zeros(len(catalogue.by_position), bool)
         total[docs], member[docs] = scores, True
-        cited = np.fromiter(sent, np.int64, len(sent))
-        total[cited] += np.fromiter(sent.values(), np.float64, len(sent))
-        member[cited] = True
+        brought = np.fromiter(sent, np.int64, len(sent))
+        total[brought] += np.fromiter(sent.values(), np.float64, len(sent))
+        member[brought] = True
         docs = np.flatnonzero(member)
         return docs, total[docs]
 
