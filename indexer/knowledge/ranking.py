@@ -34,7 +34,7 @@ SUBRULE_STEP = 0.001
 # Ranked records: their positions in the catalogue, best first.
 Ranked = np.ndarray
 # How many of the best candidates a question's words are looked for in.
-QUESTION_CANDIDATES = 120
+QUESTION_CANDIDATES = 60
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
