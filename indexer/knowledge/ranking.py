@@ -34,7 +34,7 @@ SUBRULE_STEP = 0.001
 # Ranked records: their positions in the catalogue, best first.
 Ranked = np.ndarray
 # How many of the best candidates a question's words are looked for in.
-QUESTION_CANDIDATES = 120
+QUESTION_CANDIDATES = 60
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -257,8 +257,8 @@ class Ranker:
         catalogue, share = self.catalogue, self.weights.glossary_map
         sent: dict[int, float] = {}
         for at, score in zip(docs.tolist(), scores.tolist(), strict=True):
-            for rule_at in catalogue.cited_at.get(at, ()):
-                sent[rule_at] = max(sent.get(rule_at, 0.0), share * score)
+            for cited in catalogue.cited_at.get(at, ()):
+                sent[cited] = max(sent.get(cited, 0.0), share * score)
         if filters:
             sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
         if not sent:
@@ -266,9 +266,9 @@ class Ranker:
         total = np.zeros(len(catalogue.by_position))
         member = np.zeros(len(catalogue.by_position), bool)
         total[docs], member[docs] = scores, True
-        cited = np.fromiter(sent, np.int64, len(sent))
-        total[cited] += np.fromiter(sent.values(), np.float64, len(sent))
-        member[cited] = True
+        brought = np.fromiter(sent, np.int64, len(sent))
+        total[brought] += np.fromiter(sent.values(), np.float64, len(sent))
+        member[brought] = True
         docs = np.flatnonzero(member)
         return docs, total[docs]
 

@@ -39,7 +39,7 @@ class Weights:
     thesaurus: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
     # the best one's score they come in at (`Ranker._todays_rules`).
-    todays_candidates: int = 200
+    todays_candidates: int = 100
     todays_share: float = 0.5
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts); 0: none.
