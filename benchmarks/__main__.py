@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
-PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules
-(default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
+PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules,
+cost (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
 for docs/benchmarks.md.
 """
 from __future__ import annotations
@@ -15,12 +15,14 @@ from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
+from webapp import offline_copy
 
-from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages, stages
+from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, request_cost, \
+    rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,6 +90,10 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(rule_pages.report(work))
     elif part == "book":
         print(book_pages.report())
+    elif part == "cost":
+        root = work / "cost-index"
+        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
+        print(request_cost.report(root))
 
 
 if __name__ == "__main__":

@@ -16,21 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from corpus_support import DOCUMENTS, copy_corpus, corpus_source
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
-from webapp import offline_copy
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
-from webapp import create_app
-
-from corpus_support import DOCUMENTS, copy_corpus, corpus_source
+from webapp import create_app, offline_copy
 
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")
 
 
 CR = DEFAULT_CORPUS / "rules"
@@ -155,3 +149,4 @@ def no_index_app(tmp_path):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "server: runs a real server (scripts/serve or its gunicorn) on loopback")
+    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")

@@ -11,13 +11,19 @@ from whoosh import fields, highlight
 from whoosh.filedb.filestore import RamStorage
 from whoosh.qparser import QueryParser
 
-from indexer.search import analysis
-from indexer.search.analysis import (
-    UserDictionaryError, bigram_analyzer, load_user_dictionary, same_outside_chinese, set_user_words,
-    text_analyzer, user_words, write_user_dictionary,
-)
 from indexer.documents.chinese import to_hans
 from indexer.documents.glossary import Glossary
+from indexer.search import analysis
+from indexer.search.analysis import (
+    UserDictionaryError,
+    bigram_analyzer,
+    load_user_dictionary,
+    same_outside_chinese,
+    set_user_words,
+    text_analyzer,
+    user_words,
+    write_user_dictionary,
+)
 
 ROOT = Path(__file__).parents[1]
 CORPUS = ROOT / "corpus"

@@ -8,7 +8,7 @@ import pytest
 from indexer.search.build import current_folder
 from webapp import create_app
 
-RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang",
+RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang", "definition",
                  "source", "url", "subrules", "other_editions"]
 MULTIKICKER = "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。"
 
@@ -37,7 +37,7 @@ def test_search_answers_a_rule_number_with_the_whole_contract(client):
     assert result == {
         "id": "worldwake-faq:rule:702.30c", "kind": "rule", "rule": "702.30c", "edition": "2010-02-01",
         "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER, "current": None,
-        "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
+        "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "definition": None, "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
         "url": "/rules/702.30c?edition=2010-02-01", "subrules": [], "other_editions": [],
     }
 
@@ -199,7 +199,7 @@ def test_card_twin(client):
     assert card["rulings"][-1] == [{"lang": "zh_hant",
                                     "text": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
     assert card["source"] == {"id": "shadowmoor-faq", "title": "暗影荒原常見問題集 / Shadowmoor FAQ",
-                              "url": "/sources/shadowmoor-faq#shadowmoor-faq:card:murderous-redcap", "line": 3,
+                              "url": "/sources/shadowmoor-faq?page=1#shadowmoor-faq:card:murderous-redcap", "line": 3,
                               "section": {"title": "新關鍵字異能：留存(Persist)",
                                           "url": "/sources/shadowmoor-faq#shadowmoor-faq:section:8"}}
 

@@ -9,10 +9,8 @@ import urllib.request
 from urllib.parse import quote
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser, live_server, screenshot  # noqa: F401  (fixtures are used by name)
 from playwright.sync_api import expect
-
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, browser, live_server, screenshot)
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

@@ -11,10 +11,8 @@ import json
 import urllib.request
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser, live_server, page, screenshot  # noqa: F401  (fixtures are used by name)
 from playwright.sync_api import expect
-
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, browser, live_server, page, screenshot)
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

@@ -7,10 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_ingest import corpus_copy
 
 from indexer.knowledge.library import Library
 from indexer.search.build import BuildError, build, current_folder, current_meta
-from test_ingest import corpus_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +54,8 @@ def test_the_index_keeps_the_user_dictionary_it_was_built_with(tmp_path):
 
 
 def test_missing_index_is_a_clear_error(tmp_path):
-    from indexer.search.engine import IndexUnavailable
     from indexer.knowledge.live import LiveLibrary
+    from indexer.search.engine import IndexUnavailable
 
     with pytest.raises(IndexUnavailable, match="no index built yet"):
         LiveLibrary(tmp_path / "nothing").get()

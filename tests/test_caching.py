@@ -10,7 +10,7 @@ import brotli
 import pytest
 
 from indexer.search.build import current_folder
-from webapp import caching
+from webapp import caching, compression
 
 URLS = ["/api/search?q=persist", "/?q=persist", "/api/rules/702.30a", "/rules/702.30a",
         "/api/suggest?q=per", "/api/cards/Murderous Redcap", "/embed.js", "/forum-sample"]
@@ -37,6 +37,16 @@ def test_the_validator_answers_304_without_a_body(client, url):
     assert "max-age=" in again.headers["Cache-Control"]
 
 
+@pytest.mark.parametrize("url", ["/api/search?q=persist&script=hans", "/api/rules?numbers=702.30a,999.9&script=hans",
+                                 "/api/rules/702.30a?script=hant"])
+def test_an_api_answer_naming_its_script_sets_no_cookie_and_may_be_shared(client, url):
+    """The embed script's batches name the script in the address: any shared cache may keep them."""
+    response = client.get(url)
+    assert response.status_code == 200 and "Set-Cookie" not in response.headers
+    assert response.headers["Cache-Control"] == f"public, max-age={caching.ANSWER_SECONDS}"
+    assert "cookie" not in response.vary.as_set()
+
+
 def test_the_validator_differs_by_script_and_format(client):
     hant = client.get("/api/search?q=persist&script=hant").headers["ETag"]
     hans = client.get("/api/search?q=persist&script=hans").headers["ETag"]
@@ -49,7 +59,7 @@ def test_the_validator_differs_by_script_and_format(client):
     assert client.get("/api/search?q=persist", headers={"If-None-Match": hant}).status_code == 200
 
 
-@pytest.mark.parametrize("url", ["/api/search?q=persist&script=hans", "/?q=persist&script=hans"])
+@pytest.mark.parametrize("url", ["/rules/702.30a?script=hans", "/?q=persist&script=hans"])
 def test_an_answer_that_sets_the_script_cookie_is_private(client, url):
     """A shared cache must not keep an answer with the reader's Set-Cookie (nor its 304)."""
     first = client.get(url)
@@ -167,3 +177,35 @@ def test_without_an_index_only_the_answers_needing_none_have_a_validator(no_inde
     assert embed.status_code == 200 and embed.headers["ETag"].startswith('W/"none.')
     search = client.get("/api/search?q=persist", headers={"If-None-Match": embed.headers["ETag"]})
     assert search.status_code == 503 and "ETag" not in search.headers
+
+
+@pytest.mark.parametrize("header, coding", [
+    ("gzip;q=0", None), ("gzip;q=0, br;q=0", None), ("*;q=0", None), ("identity", None), ("", None),
+    ("gzip;q=0, *;q=0.5", "zstd"), ("gzip, br;q=0", "gzip"), ("br;q=0.5, gzip;q=0.9", "gzip"),
+    ("GZIP; Q=1.0", "gzip"), ("x-gzip", "gzip"), ("gzip;q=oops", None), ("br, gzip", "br"),
+    ("gzip, deflate, br, zstd", "zstd"), ("*", "zstd"), ("*;q=0.1, gzip;q=0", "zstd"),
+])
+def test_the_coding_is_the_one_the_client_accepts_most(header, coding):
+    """RFC 9110's Accept-Encoding: q=0 is "not acceptable", `*` stands for codings not named,
+    the server's order breaks ties."""
+    assert compression.accepted(header, compression.COMPRESSORS) == coding
+
+
+@pytest.mark.parametrize("header", ["gzip;q=0", "gzip;q=0, br;q=0, zstd;q=0", "*;q=0", "identity;q=1, *;q=0"])
+@pytest.mark.parametrize("url", ["/api/search?q=persist&limit=20", "/?q=persist&limit=20", "/static/style.css"])
+def test_a_coding_of_quality_zero_is_never_sent(client, url, header):
+    plain = client.get(url)
+    refused = client.get(url, headers={"Accept-Encoding": header})
+    assert refused.status_code == 200 and "Content-Encoding" not in refused.headers
+    assert _without_timing(refused.data) == _without_timing(plain.data)
+    assert "accept-encoding" in refused.vary.as_set()
+
+
+def test_a_static_file_s_validator_names_its_coding(client):
+    plain = client.get("/static/offline-search.js")
+    packed = client.get("/static/offline-search.js", headers={"Accept-Encoding": "br"})
+    assert packed.headers["Content-Encoding"] == "br" and brotli.decompress(packed.data) == plain.data
+    assert packed.headers["ETag"] == plain.headers["ETag"][:-1] + ':br"'
+    again = client.get("/static/offline-search.js", headers={"Accept-Encoding": "br",
+                                                            "If-None-Match": packed.headers["ETag"]})
+    assert again.status_code == 304 and not again.data

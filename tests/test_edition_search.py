@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import CR
+
 from webapp import create_app
 
 # file, Python codec, edition

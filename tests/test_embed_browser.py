@@ -5,16 +5,18 @@ it. A third-party forum is played by a small HTTP server of the test on another 
 port (Chromium lets a page reach the loopback service only from a loopback page)."""
 from __future__ import annotations
 
+import json
 import threading
+import urllib.parse
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser, live_server, page, screenshot  # noqa: F401  (fixtures are used by name)
 from playwright.sync_api import expect
 
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, browser, live_server, page, screenshot)
-
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
+pytestmark = [pytest.mark.browser, pytest.mark.server]
 
 
 
@@ -203,3 +205,69 @@ def test_the_forum_tools_page_gives_the_tag_and_links_a_post(live_server, browse
         screenshot(tab, "phone-forum-tools", full_page=True)
     finally:
         context.close()
+
+
+# Text that is code, a link, a form field or editable, each also inside a form whose fields
+# are named like the DOM properties the script reads (`form.nodeType` is then the input):
+# none of it is linked, while the paragraph after it is.
+NEVER_LINKED = """
+  <pre><form><input name="nodeType"><input name="parentNode">702.30a in pre</form></pre>
+  <code><form><input name="nodeType">702.30c in code</form></code>
+  <p><a href="https://forum.example/t/2"><span><form><input name="nodeType">702.33c in a link</form></span></a></p>
+  <a href="https://forum.example/t/3">702.33c in a plain link</a>
+  <div contenteditable="true"><form><input name="isContentEditable"><input name="nodeType">601.2f editable</form></div>
+  <div contenteditable="plaintext-only">601.2f editable too</div>
+  <form><input name="replaceChild"><input name="nodeName"><textarea>702.30a in a textarea</textarea>
+    <select><option>702.30a in an option</option></select><button>702.30a on a button</button></form>
+  <p id="linked">Rule 702.30b applies.</p>
+"""
+
+
+def test_code_links_form_fields_and_editable_text_are_never_linked_whatever_a_post_names(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, f'<div class="post">{NEVER_LINKED}</div>')
+    forum.goto(forum.forum_url)
+    expect(forum.locator("#linked a[data-rule-ref]")).to_have_count(1)
+    assert forum.locator("a[data-rule-ref]").count() == 1
+    assert forum.locator("a a").count() == 0  # no link inside a link
+    for selector, text in (("pre", "702.30a in pre"), ("code", "702.30c in code"), ("[contenteditable=true]", "601.2f"),
+                           ("textarea", "702.30a in a textarea")):
+        assert text in forum.locator(selector).first.text_content()
+    # The numbers were asked for all the same: the skipped ones, being skipped, never were.
+    asked = ",".join(rule_requests(forum, live_server.url))
+    assert "702.30b" in asked and "702.33c" not in asked and "601.2f" not in asked
+
+
+def rule_numbers(server_url: str, count: int) -> list[str]:
+    """`count` distinct rule numbers of today's rules, read from its source pages."""
+    numbers: list[str] = []
+    page = 2
+    while len(numbers) < count:
+        with urllib.request.urlopen(f"{server_url}/api/sources/cr-2026-04-17?page={page}") as answer:
+            records = json.load(answer)["records"]
+        numbers += [r["number"] for r in records if r["kind"] == "rule" and "." in r["number"]]
+        page += 1
+    return numbers[:count]
+
+
+def test_every_number_of_a_page_is_linked_in_batches_of_sixty(live_server, forum):
+    numbers = rule_numbers(live_server.url, 150)
+    posts = "".join(f'<div class="post"><p>See rule {n}.</p></div>' for n in numbers)
+    forum.forum_html = forum_page(live_server.url, posts)
+    forum.goto(forum.forum_url)
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(150)
+    assert forum.locator("a[data-rule-ref]").evaluate_all("as => as.map(a => a.textContent)") == numbers
+    asked = rule_requests(forum, live_server.url)
+    sizes = sorted(len(urllib.parse.parse_qs(urllib.parse.urlsplit(u).query)["numbers"][0].split(",")) for u in asked)
+    assert sizes == [30, 60, 60]
+
+
+def test_a_batch_answer_may_be_kept_by_a_shared_cache(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>See 702.30a and 999.9.</p></div>')
+    with forum.expect_response(lambda r: r.url.startswith(live_server.url + "/api/rules?")) as answer:
+        forum.goto(forum.forum_url)
+    response = answer.value
+    assert "cookie" not in response.request.all_headers()  # the script sends none
+    headers = response.all_headers()
+    assert headers["cache-control"].startswith("public, max-age=") and "set-cookie" not in headers
+    assert "cookie" not in headers.get("vary", "").lower() and headers["etag"]
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(1)

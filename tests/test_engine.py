@@ -5,14 +5,13 @@ matchers; `search_with_whoosh` runs the same query through Whoosh's searcher. Bo
 the same documents, in the same order, with the same scores."""
 from __future__ import annotations
 
+import judged
 import pytest
 
+from indexer.documents.bounded_cache import entry_bytes
 from indexer.search.query import parse_query
-from indexer.documents.memo import entry_bytes
 from indexer.search.schema import FIELD_WEIGHTS
-from indexer.search.whoosh_engine import _ScoredPostings, _clauses_bytes
-
-import judged
+from indexer.search.whoosh_engine import _clauses_bytes, _ScoredPostings
 
 EXTRA_QUERIES = [
     "kind:rule exile", "source:shadowmoor-faq 乾枯", "lang:en planar", "edition:2008-05-01 persist",

@@ -5,7 +5,7 @@ import pytest
 
 from indexer.documents.records import Record
 from indexer.search.folding import FILE, fold_key, fold_record, write
-from indexer.search.lines import MappedLines
+from indexer.search.mapped_lines import MappedLines
 
 
 @pytest.mark.parametrize("text, key", [

@@ -1,7 +1,6 @@
 """The embed script's side of the service: one batch request for a page's rule numbers, the
 script written with the app's routes, and the forum owners' and writers' page."""
 import pytest
-
 from test_pages import main, page
 
 

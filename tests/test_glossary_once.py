@@ -7,6 +7,7 @@ Over the whole knowledge base and every judged query of both sets.
 from __future__ import annotations
 
 import judged
+
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.search.folding import fold_key
 

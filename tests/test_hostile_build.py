@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 import pytest
-
 from corpus_support import copy_corpus
+
 from indexer.documents.corpus import CorpusError, load_sources
 from indexer.search.build import build, current_folder
 

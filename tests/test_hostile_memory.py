@@ -2,7 +2,7 @@
 
 A crawler or an attacker asks queries never seen before, each as long as a query may be,
 made of words no document has. Every cache a search fills is bounded in bytes
-(`indexer.documents.memo`; the scored postings are a read-only map), those of the process (word stems,
+(`indexer.documents.bounded_cache`; the scored postings are a read-only map), those of the process (word stems,
 rule numbers) as well as those of each opened build, and nothing is
 remembered per query elsewhere (Whoosh's searcher keeps every term's idf in a dict that never
 shrinks; the engine does not ask it). The test asks QUERIES such queries, in process, of a

@@ -2,6 +2,7 @@
 never a 500, a link to another site or an answer a shared cache could give the wrong reader."""
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
@@ -96,3 +97,35 @@ def test_absolute_links_use_the_configured_address(small_index):
     assert "https://kb.example/embed.js" in sample and "evil.example" not in sample
     xml = client.get("/opensearch.xml", headers={"Host": "evil.example"}).get_data(as_text=True)
     assert "evil.example" not in xml and "https://kb.example/api/search?q={searchTerms}" in xml
+
+
+@pytest.mark.parametrize("path", ["/rules//702.30a", "/rules//702.30a?script=hans", "//rules//702.30a"])
+def test_a_canonical_redirect_s_body_never_names_the_requests_host(client, path):
+    response = client.get(path, headers={"Host": "evil.example"})
+    assert response.status_code == 308
+    body = response.get_data(as_text=True)
+    assert "evil.example" not in body and "http" not in body
+    assert f'href="{response.headers["Location"]}"' in body.replace("&amp;", "&")
+
+
+def chunked_post(client, size: int):
+    body = b'{"text": "' + b"a" * size + b' 702.30c"}'
+    # As gunicorn hands on a chunked body: decoded, with no Content-Length.
+    environ = {"wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True, "CONTENT_LENGTH": "",
+               "CONTENT_TYPE": "application/json", "HTTP_TRANSFER_ENCODING": "chunked"}
+    return client.post("/api/linkify", environ_overrides=environ), body
+
+
+@pytest.mark.parametrize("over", [1, 100_000])
+def test_a_chunked_body_over_the_limit_is_a_413(client, over):
+    limit = client.application.config["MAX_CONTENT_LENGTH"]
+    response, body = chunked_post(client, limit + over)
+    assert len(body) > limit
+    assert response.status_code == 413
+    assert response.get_json()["error"]["message"] == f"The request body is too large (at most {limit} bytes)."
+
+
+def test_a_chunked_body_within_the_limit_is_read_whole(client):
+    response, body = chunked_post(client, 50_000)
+    assert response.status_code == 200
+    assert [link["target"] for link in response.get_json()["links"]] == ["702.30c"]  # at the body's end

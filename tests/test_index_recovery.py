@@ -25,15 +25,15 @@ import weakref
 from pathlib import Path
 
 import pytest
+from browser_support import start_server, stop_server, wait_until_healthy
+from judged import load as judged_rows
 
+from benchmarks.server import Server, free_port, get
 from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import CURRENT, BuildError, build, current_folder, switch_to
 from indexer.search.engine import IndexUnavailable
-from indexer.search.index_build import MANIFEST, write_manifest
-from benchmarks.server import Server, free_port, get
-from browser_support import start_server, stop_server, wait_until_healthy
-from judged import load as judged_rows
+from indexer.search.opened_build import MANIFEST, write_manifest
 from webapp import create_app
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from corpus_support import copy_corpus
+
 from indexer.documents.corpus import CorpusError, load_sources
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
 from indexer.documents.records import RULES_FILE_PREFIX

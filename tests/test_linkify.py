@@ -9,9 +9,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from webapp import create_app
 from indexer.documents.references import find_references, parse_rule_number
-from webapp.linkify import ALLOWED, LibraryResolver, linkify, safe_href
+from webapp import create_app
+from webapp.linkify import ALLOWED, MAX_REFERENCES, LibraryResolver, linkify, safe_href
 
 BASE = "https://kb.example"
 REDCAP = f"{BASE}/cards/shadowmoor-faq:card:murderous-redcap"
@@ -231,6 +231,7 @@ def test_api_links_with_absolute_urls_of_the_configured_address(small_index):
         ],
         "unknown": ["999.9"],
         "unknown_names": [],
+        "truncated": False,
     }
     assert response.headers["Access-Control-Allow-Origin"] == "*"
 
@@ -322,3 +323,17 @@ def test_subrule_letters_are_every_letter_but_l_and_o(written, number):
     """The rules give 104.3i and 122.1i; they skip only l and o, which read as 1 and 0."""
     assert parse_rule_number(written) == number
     assert [ref.number for ref in find_references(f"see {written} here")] == ([number] if number else [])
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html", "bbcode"])
+def test_a_post_is_linked_up_to_max_references_and_the_rest_left_as_written(resolver, fmt):
+    head = "702.30a [[奪魂紅帽客]] 999.9 " * (MAX_REFERENCES // 3)
+    tail = "and then 702.30c, [[Murderous Redcap]] <b>bold</b>"
+    out = linkify(head + " 702.30b " * 10 + tail, fmt, resolver)
+    assert out.truncated
+    # Each repetition spends three (two links and an unknown number), then 702.30b the rest.
+    assert len(out.links) == 2 * (MAX_REFERENCES // 3) + MAX_REFERENCES % 3
+    assert out.text.endswith(tail)
+    assert "702.30c" not in [link["target"] for link in out.links]
+    whole = linkify(head, fmt, resolver)
+    assert not whole.truncated and len(whole.links) == 2 * (MAX_REFERENCES // 3)

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from corpus_support import DOCUMENTS, copy_corpus
 
 from benchmarks import live_rebuild
 from benchmarks.live_rebuild import BROKEN_FILE
-from corpus_support import DOCUMENTS, copy_corpus
 
 CLIENTS = 4
 SECONDS = 10

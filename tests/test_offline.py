@@ -9,12 +9,10 @@ import json
 import urllib.parse
 import urllib.request
 
-import pytest
-from playwright.sync_api import expect
-
 import judged
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot)
+import pytest
+from browser_support import ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot  # noqa: F401  (fixtures are used by name)
+from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

@@ -3,7 +3,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from corpus_support import corpus_source
 
 from indexer.documents.parsers import ParseError, position

@@ -16,13 +16,12 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from corpus_support import copy_corpus
 
 from benchmarks.server import HOST
 from deploy.proxy import nginx_binary
 from deploy.replicas import Cluster
 from indexer.search.build import build, current_folder
-
-from corpus_support import copy_corpus
 
 CLIENTS = 16
 SECONDS = 30.0

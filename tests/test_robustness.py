@@ -19,8 +19,7 @@ import json
 from html.parser import HTMLParser
 from urllib.parse import quote_from_bytes, urlsplit
 
-from hypothesis import HealthCheck, example, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from indexer.search.query import MAX_QUERY_CHARS, QueryError
 from webapp.linkify import FORMATS
@@ -252,7 +251,7 @@ def test_linkify_answers_any_body(app, body):
         response = client.post("/api/linkify", data=payload, content_type="application/octet-stream")
     data = check(response, "/api/linkify", json_expected=True)
     if response.status_code == 200:
-        assert set(data) == {"text", "links", "unknown", "unknown_names"}
+        assert set(data) == {"text", "links", "unknown", "unknown_names", "truncated"}
         request = json.loads(payload) if kind == "json" else payload
         if request.get("format") == "html":
             assert not markup_problems(data["text"]), markup_problems(data["text"])

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
 
 # How often the worker count is read, half a second apart, before it must be two.

@@ -9,9 +9,9 @@ bonus lowers some recorded rank (one ablation test each), so no bonus goes unpin
 """
 import dataclasses
 
+import judged
 import pytest
 
-import judged
 from indexer.documents.records import RULES_FILE_PREFIX
 from indexer.knowledge import grouping
 from indexer.knowledge.library import Library

@@ -21,8 +21,8 @@ import urllib.request
 from urllib.parse import urlsplit
 
 import pytest
-
 from browser_support import live_server  # noqa: F401  (a fixture, used by name)
+
 from indexer.knowledge.settings import Settings
 
 SLOW_CONNECTIONS = 40  # of each kind: 120 in all, against gunicorn's 2 workers

@@ -16,8 +16,8 @@ import re
 import unicodedata
 
 import pytest
-
 from conftest import CR
+
 from indexer.documents.comprules import load_restorations, read_rules_files
 
 # file -> (edition, language, Python codec)

@@ -1,6 +1,5 @@
 """Text cleaning: each repair fixes its own damage and leaves clean text of any language alone."""
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from indexer.documents.textclean import (
     clean,

@@ -1,5 +1,5 @@
 """One timeline of editions: a document's edition label resolves to the rules edition it quotes."""
-from indexer.documents.records import Reference, Record, rules_file_source
+from indexer.documents.records import Record, Reference, rules_file_source
 from indexer.documents.timeline import resolve_editions
 
 

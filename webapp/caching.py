@@ -10,7 +10,7 @@ the index artifact's id, so a replica serving the same artifact gives the same v
 and a switch to a new index changes every validator at once.
 
 Static files keep Flask's own validator (from the file) and lifetime (STATIC_SECONDS).
-Answers are compressed (zstd, brotli or gzip, as the client accepts) by Flask-Compress.
+Answers are compressed (zstd, brotli or gzip, as the client accepts) by webapp.compression.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ import hashlib
 from pathlib import Path
 
 from flask import Flask, Response, current_app
-from flask_compress import Compress
 
 from indexer.search.engine import IndexUnavailable
 
+from . import compression
 from .respond import AnswerRequest, header_names
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
@@ -93,24 +93,15 @@ def validate(req: AnswerRequest, response: Response) -> None:
 
 
 def compress(req: AnswerRequest, response: Response) -> Response:
-    """Flask-Compress's work on an answer, for a client that accepts an encoding; a request
-    accepting none needs nothing of it. Every answer varies by Accept-Encoding, compressed or
-    not: its `Vary` names it (webapp.respond.finish writes it)."""
+    """The answer compressed as the client accepts (webapp.compression). Every answer varies
+    by Accept-Encoding, compressed or not: its `Vary` names it (webapp.respond.finish writes
+    it)."""
     req.varies_by("Accept-Encoding")
-    if not req.environ.get("HTTP_ACCEPT_ENCODING"):
-        return response
-    return current_app.extensions["kb.compress"].after_request(response)
+    return compression.compress(req, response)
 
 
 def install(app: Flask) -> None:
-    """The settings of validators, lifetimes and compression; the hooks that apply them are
-    webapp.hooks'."""
+    """The settings of validators and lifetimes; the hooks that apply them are webapp.hooks'."""
     app.config.setdefault("CODE_VERSION", code_version())
     if app.config.get("SEND_FILE_MAX_AGE_DEFAULT") is None:  # Flask's default: no lifetime
         app.config["SEND_FILE_MAX_AGE_DEFAULT"] = STATIC_SECONDS
-    app.config.setdefault("COMPRESS_ALGORITHM", ["zstd", "br", "gzip"])
-    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/css", "application/json",
-                                                 "application/javascript", "text/javascript"])
-    # Compression runs in webapp.hooks' after-request hook, after the validator.
-    app.config["COMPRESS_REGISTER"] = False
-    app.extensions["kb.compress"] = Compress(app)

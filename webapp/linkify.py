@@ -109,15 +109,23 @@ class Resolver(Protocol):
         """(kind, record id, url) of what `name` names, or None."""
 
 
+# References and [[names]] looked at in one post, at most: each costs a look-up and a link,
+# and the body limit alone let a post of distinct numbers take several times a request's
+# CPU budget. A post with more is linked up to here, the rest left as written (`truncated`).
+MAX_REFERENCES = 1000
+
+
 @dataclass
 class Linked:
     text: str
     links: list[dict] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
     unknown_names: list[str] = field(default_factory=list)
+    truncated: bool = False
 
     def to_dict(self) -> dict:
-        return {"text": self.text, "links": self.links, "unknown": self.unknown, "unknown_names": self.unknown_names}
+        return {"text": self.text, "links": self.links, "unknown": self.unknown, "unknown_names": self.unknown_names,
+                "truncated": self.truncated}
 
 
 class _Linker:
@@ -126,11 +134,40 @@ class _Linker:
     def __init__(self, resolver: Resolver, render: Callable[[str, str], str], escape: Callable[[str], str]):
         self.resolver, self.render, self.escape = resolver, render, escape
         self.result = Linked("")
+        # Each distinct number and name is resolved once, in a dict: a post repeating one
+        # costs a look-up, and one that nothing has is reported when it is first met, with
+        # no search of the list of those reported (a post may hold thousands: a list's
+        # membership test made the linker quadratic in them).
+        self._rules: dict[str, str | None] = {}
+        self._names: dict[str, tuple[str, str, str] | None] = {}
+        self._left = MAX_REFERENCES
+
+    def _spent(self, text: str, start: int = 0) -> bool:
+        """Whether the post's references are all looked at: then `text` from `start` stays as
+        written (and the result says so if that holds anything)."""
+        if self._left > 0:
+            return False
+        self.result.truncated = self.result.truncated or (start < len(text) and not text[start:].isspace())
+        return True
+
+    def rule_url(self, number: str) -> str | None:
+        if number not in self._rules:
+            url = self._rules[number] = self.resolver.rule_url(number)
+            if url is None:
+                self.result.unknown.append(number)
+        return self._rules[number]
+
+    def name_target(self, name: str) -> tuple[str, str, str] | None:
+        if name not in self._names:
+            target = self._names[name] = self.resolver.name_target(name)
+            if target is None:
+                self.result.unknown_names.append(name)
+        return self._names[name]
 
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
         out, pos, scan = [], 0, 0
         runs = _BacktickRuns(text) if "ticks" in pattern.groupindex and "`" in text else None
-        while (m := pattern.search(text, scan)) is not None:
+        while not self._spent(text, pos) and (m := pattern.search(text, scan)) is not None:
             start, end = m.span()
             if runs is not None and m.group("ticks") is not None:
                 closing = runs.closing_end(start, end - start)
@@ -149,11 +186,14 @@ class _Linker:
 
     def references(self, text: str) -> str:
         out, pos = [], 0
+        if self._spent(text):
+            return self.escape(text)
         for ref in find_references(text):
-            url = self.resolver.rule_url(ref.number)
+            if self._spent(text, pos):
+                break
+            self._left -= 1
+            url = self.rule_url(ref.number)
             if url is None:
-                if ref.number not in self.result.unknown:
-                    self.result.unknown.append(ref.number)
                 continue
             label = text[ref.start:ref.stop]
             out += [self.escape(text[pos:ref.start]), self.render(label, url)]
@@ -163,10 +203,11 @@ class _Linker:
         return "".join(out)
 
     def name(self, name: str, written: str) -> str:
-        target = self.resolver.name_target(name)
+        if self._spent(written):
+            return self.escape(written)
+        self._left -= 1
+        target = self.name_target(name)
         if target is None:
-            if name not in self.result.unknown_names:
-                self.result.unknown_names.append(name)
             return self.escape(written)
         kind, record_id, url = target
         self.result.links.append({"text": name, "kind": kind, "target": record_id, "url": url})

@@ -1,6 +1,6 @@
 """The offline copy of an index: what a browser needs to search it with no network.
 
-A judge's phone keeps this file (`offline.json.gz`) through the service worker, which then
+A judge's phone keeps this file (`offline.json`) through the service worker, which then
 answers /api/search and /api/rules/<number> itself when the network is gone
 (webapp/static/offline-search.js). It holds the latest rules edition present in the index and
 every record of the documents, with everything that needs Python worked out here, at build
@@ -13,8 +13,9 @@ time, so the browser runs no Chinese segmenter or converter and no stemmer:
   them; the recall field's character bigrams need no words), English word stems, and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
-  headings the ranking boosts, each record's edition group and rule order, and which
-  records cite each rule;
+  headings the ranking boosts, each record's edition group and rule order, which
+  records cite each rule, and where the lineage takes a document's rule of an older
+  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
 * the records' texts in the script they were written in and, for Chinese, in the other one;
 * the book's chapter titles and the Chinese glossary's readings, so the table of contents and
   the glossary open offline too.
@@ -25,6 +26,8 @@ import gzip
 import json
 import re
 from pathlib import Path
+
+import brotli  # type: ignore[import-untyped]
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
@@ -42,9 +45,14 @@ from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
+from .present import today_view
 from .urls import record_url
 
-FILE = "offline.json.gz"
+FILE = "offline.json"
+# The copy as each coding a browser accepts makes it, written once by the build: brotli at
+# its best quality takes seconds of CPU, far more than a request may spend (webapp.views.offline
+# serves these files as they are).
+ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz"}
 FORMAT = 1
 # Scores are kept to this many decimals (a hundredth of a typical term score).
 SCORE_DECIMALS = 2
@@ -102,6 +110,9 @@ def build(library, name: str) -> dict:
                 item[name] = [_both_scripts(part) for part in getattr(r, name)]
         if r.aliases:
             item["aliases"] = r.aliases
+        if r.kind == "rule" and r.edition != edition:
+            # A document's rule of an older edition: where the lineage takes it today.
+            item["today"] = today_view(library, r)
         out_records.append({k: v for k, v in item.items() if v is not None})
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
@@ -248,7 +259,10 @@ def write(folder: Path, name: str) -> dict:
     finally:
         library.close()
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    packed = gzip.compress(raw, compresslevel=9, mtime=0)
-    (folder / FILE).write_bytes(packed)
+    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+    (folder / FILE).write_bytes(raw)
+    for coding, body in encoded.items():
+        (folder / ENCODED[coding]).write_bytes(body)
     return {"index": name, "edition": data["edition"], "editions": data["editions"],
-            "records": len(data["records"]), "bytes": len(raw), "gzip_bytes": len(packed)}
+            "records": len(data["records"]), "bytes": len(raw),
+            **{f"{coding}_bytes": len(body) for coding, body in encoded.items()}}

@@ -9,6 +9,8 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 
@@ -17,18 +19,19 @@ from indexer.documents.records import LANGS, Record, Reference, rules_file_sourc
 from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
+from indexer.knowledge.editions import CHANGE_KINDS
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
 from .book import place_view, rule_url, titles
-from .history import folded_history
+from .history import bounded_changes, folded_history, typographic_key
 from .linkify import LibraryResolver
-from .urls import record_url
+from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions", "how_to_search", "book", "glossary")
+                 "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 # The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
@@ -53,6 +56,16 @@ LABELS = {
     "superseded": ("舊版規則", "Superseded edition"),
     "today": ("現行規則中", "In today's rules"),
     "not_in_today": ("已無此規則", "no longer a rule"),
+    "last_in": ("最後出現於", "last in"),
+    "what_changed": ("版本間的變更", "What changed"),
+    "added": ("新增", "Added"),
+    "removed": ("刪除", "Removed"),
+    "renumbered": ("改編號", "Renumbered"),
+    "renamed": ("改名", "Renamed"),
+    "changed": ("文字修改", "Changed"),
+    "split": ("分拆", "Split"),
+    "merged": ("合併", "Merged"),
+    "same": ("未變更", "Unchanged"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
     "examples": ("範例", "Examples"),
@@ -61,6 +74,7 @@ LABELS = {
     "other_editions": ("此編號在各版本", "This number in each edition"),
     "keyword_numbers": ("此關鍵字在各版本的編號", "This keyword's number in each edition"),
     "history": ("沿革", "History"),
+    "quoted_elsewhere": ("其他版本中引用此規則的文件", "Quoted as other editions' numbers"),
     "changes": ("文字變更", "Text changes"),
     "same_text": ("文字相同", "Same text"),
     "referenced_by": ("引用此規則的內容", "Referenced by"),
@@ -128,11 +142,16 @@ LABELS = {
     "rules_under": ("本節規則", "The rules of this section"),
     "a_to_z": ("英文 A–Z", "A–Z in English"),
     "by_reading": ("依中文讀音（拼音）", "By Chinese reading (pinyin)"),
+    "pages": ("分頁", "Pages"),
+    "previous_page": ("上一頁", "Previous page"),
+    "next_page": ("下一頁", "Next page"),
 }
 
 
+@lru_cache(maxsize=4 * len(LABELS))
 def label(key: str, script: str | None) -> Markup:
-    """An interface label in Chinese (reader's script) and English, each with its lang."""
+    """An interface label in Chinese (reader's script) and English, each with its lang; made
+    once per label and script (a Simplified page converted every label it shows each time)."""
     zh, en = LABELS[key]
     lang = "zh_hans" if script == "hans" else "zh_hant"
     return Markup('<span lang="{}">{}</span> <span lang="en">{}</span>').format(
@@ -161,7 +180,7 @@ def source_ref(library: Library, record: Record, script: str | None) -> dict:
     source = library.sources.get(record.source, {})
     section = library.section_of(record)
     return {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script),
-            "url": f"/sources/{record.source}#{record.id}", "line": record.line,
+            "url": source_url(library, record), "line": record.line,
             "section": {"title": display_title(section, script), "url": record_url(section)} if section else None}
 
 
@@ -256,6 +275,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                     for r, ruling in [*((r, ruling) for r in [*records, *info["followed"]] for ruling in r.rulings),
                                       *info["named_rulings"]]],
         "sources": [source_ref(library, r, script) for r in records],
+        "quoted_elsewhere": [summary(library, r, script) for r in info["quoted_elsewhere"]],
         "languages_note": _languages_note(info["merged_text"]),
         "previous": _neighbour(library, previous, script),
         "next": _neighbour(library, following, script),
@@ -269,8 +289,10 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                      for v in info["editions"]],
         "keyword_numbers": [{"edition": e, "number": n, "url": f"/rules/{n}?edition={e}", "current": e == edition}
                             for e, n in info["keyword_numbers"].items()],
+        # The rule in every edition its lineage reaches (`indexer.search.lineage`), in runs of
+        # the same text; each step with its relation and its entry in the list of changes.
         "history": folded_history(info["history"], edition, script,
-                                  lambda n, e: f"/rules/{n}?edition={e}"),
+                                  lambda n, e: f"/rules/{n}?edition={e}", changes_url),
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
         "current": info["current"],
@@ -292,17 +314,105 @@ def rules_under(library: Library, number: str, edition: str, script: str | None)
 
 
 def _today(today: dict, script: str | None) -> dict | None:
-    """What an older edition's rule is in today's rules, for the first lines of its page."""
+    """What an older edition's rule is in today's rules, for the first lines of its page:
+    today's number of the same rule, what its own number names today, or where its lineage
+    ended (the last edition that had it)."""
     if not today:
         return None
     now = today.get("number_now")
+    ended = today.get("ended")
     return {
         "edition": today["edition"],
         "same_rule": ({"number": today["same_rule"], "url": f"/rules/{today['same_rule']}?edition={today['edition']}"}
                       if "same_rule" in today else None),
         "number_now": ({"number": now.number, "name": display_title(now, script), "url": record_url(now)}
                        if now else None),
+        "ended": _ending_view(ended) if ended else None,
     }
+
+
+def _ending_view(ending: dict) -> dict:
+    """The end of a lineage as a page shows it: the last edition, its number there, the
+    edition that dropped it and that step's changes."""
+    return {**ending, "url": f"/rules/{ending['last_number']}?edition={ending['last']}",
+            "changes_url": changes_url(ending["last"], ending["gone_in"], ending["last_number"])}
+
+
+def changes_url(old: str, new: str, key: str | None = None) -> str:
+    """The list of changes from edition `old` to `new`, or one rule's entry in it."""
+    query = {"from": old, "to": new, **({"rule": key} if key else {})}
+    return "/changes?" + urlencode(query)
+
+
+# Entries (and word diffs) a page of changes holds: twenty of the longest diffs (2008 to
+# today's) take about 25 ms of CPU, within a request's 50 with the list itself.
+CHANGES_PER_PAGE = 20
+
+
+def changes_view(library: Library, old: str, new: str, kind: str | None, rule: str | None, page: int,
+                 script: str | None) -> dict | None:
+    """What changed from edition `old` to `new` (`EditionTables.changes`): counts per kind,
+    and one page of entries, each with both editions' rule and the word diff per language
+    both have (None for a page past the end). `kind` keeps one kind, `rule` one rule's
+    entry (its number in either edition). Only the page's entries are diffed."""
+    tables = library.catalogue.editions
+    found = tables.changes(old, new)
+    counts = {k: 0 for k in CHANGE_KINDS}
+    for change in found:
+        counts[change.kind] += 1
+    if kind:
+        found = [c for c in found if c.kind == kind]
+    if rule:
+        found = [c for c in found if rule in (c.old, c.new)]
+    pages = max(1, -(-len(found) // CHANGES_PER_PAGE))
+    if not 1 <= page <= pages:
+        return None
+    shown = found[(page - 1) * CHANGES_PER_PAGE: page * CHANGES_PER_PAGE]
+    here = {"from": old, "to": new, **({"kind": kind} if kind else {}), **({"rule": rule} if rule else {})}
+    return {
+        "title": f"{old} → {new}",
+        "from": old, "to": new, "kind": kind, "rule": rule,
+        "editions": tables.lineage_editions,
+        "counts": counts,
+        "total": len(found), "page": page, "pages": pages,
+        "previous": "/changes?" + urlencode({**here, "page": page - 1}) if page > 1 else None,
+        "next": "/changes?" + urlencode({**here, "page": page + 1}) if page < pages else None,
+        "changes": [_change_view(tables, change, old, new, script) for change in shown],
+    }
+
+
+def _change_view(tables, change, old: str, new: str, script: str | None) -> dict:
+    before = tables.record(old, change.old) if change.old else None
+    after = tables.record(new, change.new) if change.new else None
+    diffs, whole = [], []
+    if before is not None and after is not None:
+        for lang in LANGS:
+            a, b = before.text.get(lang), after.text.get(lang)
+            if not a or not b or typographic_key(a) == typographic_key(b):
+                continue
+            pieces = bounded_changes(a, b)
+            if pieces is None:  # too long to diff within a request: both texts
+                whole.append(lang)
+            else:
+                diffs.append({"lang": shown_lang(lang, script),
+                              "pieces": [[op, display(piece, lang, script)] for op, piece in pieces]})
+    shown = after or before
+    return {"kind": change.kind,
+            "old": _changed_entry(before, change.old, old, script),
+            "new": _changed_entry(after, change.new, new, script),
+            "diff": diffs,
+            # The text of an entry added or removed, or one whose languages differ (a diff per language).
+            "text": blocks(shown.text, script) if shown is not None and not diffs and not whole else [],
+            # Both texts, in the languages whose texts were too long to diff.
+            "before": blocks({lang: before.text[lang] for lang in whole}, script) if before is not None else [],
+            "after": blocks({lang: after.text[lang] for lang in whole}, script) if after is not None else []}
+
+
+def _changed_entry(record: Record | None, key: str, edition: str, script: str | None) -> dict | None:
+    if record is None:
+        return None
+    return {"key": key, "number": record.number, "edition": edition, "title": display_title(record, script),
+            "url": record_url(record)}
 
 
 def rule_preview(library: Library, number: str, script: str | None) -> dict | None:
@@ -314,7 +424,19 @@ def rule_preview(library: Library, number: str, script: str | None) -> dict | No
     texts = [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
              for b in blocks(merge_texts(records), script)]
     return {"number": number, "edition": records[0].edition, "title": _rule_heading(number, records, script),
-            "text": texts, "url": f"/rules/{number}"}
+            "text": texts, "url": f"/rules/{number}", "today": today_view(library, records[0])}
+
+
+def today_view(library: Library, record: Record) -> dict | None:
+    """Where the lineage takes an older edition's rule today (`Catalogue.today_of`), with
+    the address of today's rule or of the last edition's: what a preview of an old number
+    (a forum post's 502.79) and a search's jump to one add."""
+    today = library.catalogue.today_of(record)
+    if not today:
+        return None
+    if "id" in today:
+        return {"edition": today["edition"], "number": today["number"], "url": record_url(library.records[today["id"]])}
+    return {"edition": today["edition"], "ended": _ending_view(today["ended"])}
 
 
 def _rule_heading(number: str, records: list[Record], script: str | None) -> str:
@@ -357,11 +479,8 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
     plain substring search, so the cost is linear in the text per form."""
     found: list[tuple[int, int, Record]] = []
     taken = [False] * len(text)
-    forms = [(form, entry) for entry in library.glossary.entries if entry.kind in LINKED_TERM_KINDS
-             for form in (entry.zh_hant, entry.zh_hans, entry.name)]
     haystack = text.lower() if len(text.lower()) == len(text) else text
-    for form, entry in sorted(forms, key=lambda fe: -len(fe[0])):
-        form = form.lower()
+    for form, entry in library.glossary.longest_first(LINKED_TERM_KINDS):
         if len(form) < 2:
             continue
         at = haystack.find(form)
@@ -398,15 +517,3 @@ def _defining_rule(library: Library, ref: Reference) -> dict:
     index has that edition's rule."""
     return {"number": ref.number, "edition": ref.edition,
             "url": LibraryResolver(library, edition=ref.edition).rule_url(ref.number)}
-
-
-def source_view(library: Library, source_id: str, script: str | None) -> dict | None:
-    meta = library.sources.get(source_id)
-    if meta is None:
-        return None
-    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
-            "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
-    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
-        view["rules_source"] = rules_file_source(meta["rules_edition"])
-    return view
-

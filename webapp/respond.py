@@ -8,6 +8,7 @@ argument parsing, and the response headers (security policy, CORS, the script co
 """
 from __future__ import annotations
 
+import io
 import re
 from typing import cast
 from urllib.parse import urlencode, urlsplit
@@ -121,9 +122,11 @@ class AnswerRequest(Request):
 
     @cached_property
     def new_script(self) -> str | None:
-        """The script this answer sets in the reader's cookie: a GET's `?script=` naming another
-        than the cookie holds (None: no cookie set)."""
-        script = self.args.get("script") if self.method == "GET" else None
+        """The script this answer sets in the reader's cookie: a page's `?script=` naming another
+        than the cookie holds (None: no cookie set). An API answer sets none: its caller names
+        the script in the address (the embed script's batches do), so the answer is the same for
+        everyone and a shared cache may keep it."""
+        script = self.args.get("script") if self.method == "GET" and not self.path.startswith(JSON_ONLY) else None
         return script if script in SCRIPTS and self.cookies.get(SCRIPT_COOKIE) != script else None
 
 
@@ -190,12 +193,27 @@ def check_common_args(req: AnswerRequest) -> None:
         abort(400, f"script must be one of {', '.join(SCRIPTS)}, not {script[:20]!r}")
 
 
+def read_chunked_body(req: AnswerRequest) -> None:
+    """A body sent in chunks (no Content-Length) is read here, up to one byte more than the
+    app takes (MAX_CONTENT_LENGTH): one over it is a 413, as for a body whose length says
+    so; a body within it is handed on with its length. Werkzeug reads such a body only up to
+    the limit and gave the view a truncated one, a 400 for broken JSON."""
+    environ = req.environ
+    if environ.get("CONTENT_LENGTH") or "chunked" not in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    data = environ["wsgi.input"].read(limit + 1)
+    if len(data) > limit:
+        abort(413)
+    environ["wsgi.input"], environ["CONTENT_LENGTH"] = io.BytesIO(data), str(len(data))
+
+
 def finish(req: AnswerRequest, response):
     """What every answer carries: its `Vary`, the security policy and headers, CORS for the
     API, a local `Location`, and the script cookie when `?script=` chose another one."""
     headers = response.headers
     present = header_names(response)
-    if "vary" in present:  # the view's own, or Flask-Compress's
+    if "vary" in present:  # the view's own
         response.vary.update(req.vary)
     elif req.vary:
         headers.add("Vary", ", ".join(req.vary))

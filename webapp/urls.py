@@ -6,11 +6,16 @@ moves changes in one place.
 """
 from __future__ import annotations
 
+import bisect
+
 from indexer.documents.records import Record
 from indexer.knowledge.library import Library
 
 # A result's lists of other records, after its own fields.
 _LISTS = ("subrules", "other_editions")
+# Records on one page of a document (webapp.source_pages): a page of the longest records (a
+# rules file's keyword abilities, in Chinese and English) stays within a request's CPU budget.
+PAGE_RECORDS = 40
 
 
 def record_url(record: Record) -> str:
@@ -24,6 +29,29 @@ def record_url(record: Record) -> str:
     if record.kind == "term":
         return f"/terms/{record.id}"
     return f"/sources/{record.source}#{record.id}"
+
+
+def _document_order(record: Record) -> tuple[int, str]:
+    return record.offset, record.id
+
+
+def page_of(library: Library, record: Record) -> int | None:
+    """The page of its document a record is on (from 1), or None when the document is one
+    page; found by bisection, as the catalogue keeps a document's records in this order."""
+    records = library.records_of_source(record.source)
+    if len(records) <= PAGE_RECORDS:
+        return None
+    return bisect.bisect_left(records, _document_order(record), key=_document_order) // PAGE_RECORDS + 1
+
+
+def page_url(source_id: str, page: int | None) -> str:
+    return f"/sources/{source_id}?page={page}" if page else f"/sources/{source_id}"
+
+
+def source_url(library: Library, record: Record) -> str:
+    """Where a record is shown in its document: its page, at its anchor. (A section's own
+    address, `record_url`, is its anchor in the document's contents, which link its page.)"""
+    return f"{page_url(record.source, page_of(library, record))}#{record.id}"
 
 
 def with_url(library: Library, item: dict) -> dict:
@@ -40,6 +68,8 @@ def addressed(library: Library, answer: dict) -> dict:
     out["results"] = [_addressed_result(library, r) for r in answer["results"]]
     if answer.get("rule_jump"):
         out["rule_jump"] = with_url(library, answer["rule_jump"])
+        if "id" in answer["rule_jump"].get("today", {}):
+            out["rule_jump"]["today"] = with_url(library, answer["rule_jump"]["today"])
     if answer.get("suggestions"):
         out["suggestions"] = [with_url(library, s) for s in answer["suggestions"]]
     return out

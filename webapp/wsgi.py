@@ -13,7 +13,7 @@ import os
 from indexer.search import analysis
 from indexer.search.build import current_folder
 from indexer.search.engine import IndexUnavailable
-from indexer.search.index_build import USER_WORDS_FILE
+from indexer.search.opened_build import USER_WORDS_FILE
 
 from . import create_app
 

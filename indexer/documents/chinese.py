@@ -28,7 +28,7 @@ import threading
 
 import opencc
 
-from indexer.documents.memo import cleared_when_full
+from indexer.documents.bounded_cache import cleared_when_full
 from indexer.documents.script_ranges import HAN
 
 HAN_RUN = re.compile(f"[{HAN}]+")

@@ -34,7 +34,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, rules_file_source, slug
+from .records import Record, Reference, from_rules_file, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -770,7 +770,7 @@ def link_obsolete_terms(records: list[Record]) -> None:
     obsolete: list[tuple[list[str], Record]] = []
     headings: dict[tuple, list[Record]] = defaultdict(list)  # (edition, parent) -> its rules
     for record in records:
-        if record.kind == "rule" and record.source == f"cr-{record.edition}" and record.parent:
+        if record.kind == "rule" and from_rules_file(record) and record.parent:
             headings[(record.edition, record.parent)].append(record)
         name = record.names.get("en", "") if record.kind == "term" else ""
         if not name:

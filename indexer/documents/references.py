@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .memo import cleared_when_full
+from .bounded_cache import cleared_when_full
 from .records import Reference, rule_heading
 
 # A subrule letter: the rules skip l and o (they read as 1 and 0), and use every other one.

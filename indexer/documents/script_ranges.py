@@ -2,7 +2,7 @@
 character class (`[{HAN}]`), written once.
 
 The analyzer's tokens (`indexer.search.analysis`), the marking of a query's words
-(`indexer.search.marking`), the cleaning of documents (`textclean`), a text's language on a
+(`indexer.search.highlighting`), the cleaning of documents (`textclean`), a text's language on a
 page (`webapp.present`) and the offline copy's search all read them from here: the build
 writes them into the copy (`webapp.offline_copy`), and `webapp/static/offline-search.js`
 makes its patterns of them, so the browser cuts a query into the words the server does.

@@ -17,12 +17,13 @@ import numpy as np
 
 from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
-from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent, rules_file_source
+from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
-from indexer.search.lines import MappedLines
-from indexer.search.marking import marking_forms
+from indexer.search.highlighting import marking_forms
+from indexer.search.lineage import Edge, record_key
+from indexer.search.mapped_lines import MappedLines
 
 from .editions import EditionTables
 
@@ -57,9 +58,17 @@ def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[in
     return keys, "\n".join(keys), list(itertools.accumulate((len(k) + 1 for k in keys[:-1]), initial=0))
 
 
+def only_heading(record: Record) -> bool:
+    """Whether a rule is only its heading (502 Untap Step, 702.79 Persist): no language's text
+    says more than its title, and it has no rulings or examples of its own."""
+    titles = {t.strip() for t in record.title.values()}
+    return (record.kind == "rule" and not (record.rulings or record.examples or record.abilities)
+            and all(not t.strip() or t.strip() in titles for t in record.text.values()))
+
+
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
-                 edition_labels: dict[str, str] | None = None):
+                 edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
         """Every table is made here, in the order each needs the ones before it: the look-ups
         by number, name and title first; then what groups records into one result and what
         today's twin of an older record is, which read those look-ups."""
@@ -74,22 +83,25 @@ class Catalogue:
         # Today's rules: a bare number or word means them, and every page dates by them.
         self.current_edition = current_edition(records)
         self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
-        self.editions = EditionTables(records)
+        self.editions = EditionTables(records, lineage)
         self._index(records)
         self._title_keys, self._title_text, self._title_starts = _title_search(self.titles)
         self._keyword_rules = self._single_keyword_rules()
+        # The same entries' rules by the entry's position: what a question's words finding the
+        # entry (its name and definition) lead to (filled with the concepts).
+        self.cited_at: dict[int, list[int]] = {}
         self.concepts = self._todays_concepts(records)
         self._place_in_results(records)
-        self._ruled = self._rulings_by_rule(records)
+        self._quoted = self._quotations_by_rule(records)
 
-    def _rulings_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
-        """Rules with rulings (a FAQ's), by the rule they are (`group_key`): the rulings follow
-        their rule across editions and numbers."""
-        ruled: dict[tuple, list[Record]] = defaultdict(list)
+    def _quotations_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
+        """The documents' rules (a FAQ's quotation, its rulings), by (edition, number): they
+        follow their rule's lineage to every edition (`quotations`)."""
+        quoted: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
-            if r.kind == "rule" and r.rulings:
-                ruled[self.group_key(r)].append(r)
-        return ruled
+            if r.kind == "rule" and r.edition and not from_rules_file(r):
+                quoted[(r.edition, r.number)].append(r)
+        return quoted
 
     def _index(self, records: list[Record]) -> None:
         """The look-up tables, filled in one pass over the records so that every list holds
@@ -187,6 +199,8 @@ class Catalogue:
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
                         concepts[fold_key(name.strip())].extend(cited)
+                if cited:
+                    self.cited_at[self.positions[r.id]] = [self.positions[i] for i in cited]
         return concepts
 
     def _place_in_results(self, records: list[Record]) -> None:
@@ -225,7 +239,7 @@ class Catalogue:
         return self._folded_texts.holding(positions, needle)
 
     def marking_forms(self, record: Record) -> list[str]:
-        """The marking form (`indexer.search.marking`) of each of the record's blocks, as the build wrote them."""
+        """The marking form (`indexer.search.highlighting`) of each of the record's blocks, as the build wrote them."""
         return marking_forms(self._marking_lines[self.positions[record.id]])
 
     def by_name(self, name: str, kinds: tuple[str, ...] = NAMED_KINDS) -> Record | None:
@@ -370,27 +384,45 @@ class Catalogue:
         return self.by_position[at] if at >= 0 else None
 
     def _twin_today(self, record: Record) -> Record | None:
-        """`current_twin`, worked out: the record of today's rules file with the same id in it."""
-        if self.current_edition is None:
+        """`current_twin`, worked out: where the lineage takes the record's rule or entry in
+        today's edition, when that is the same result (its group)."""
+        found = self.today_of(record)
+        twin = self.records[found["id"]] if found and "id" in found else None
+        return twin if twin is not None and self.group_key(twin) == self.group_key(record) else None
+
+    def today_of(self, record: Record) -> dict | None:
+        """Where the lineage takes an older edition's rule or glossary entry in today's
+        edition ({"edition", "number", "id"}: 2008's 104.3f is 107.4e), or where it ended
+        ({"edition", "ended": {"last", "last_number", "gone_in"}}: 2008's 300.3); None for
+        today's records and records no lineage holds."""
+        key, today = record_key(record), self.current_edition
+        if not key or not record.edition or not today or record.edition == today:
             return None
-        twin = self.records.get(rules_file_source(self.current_edition) + record.id[len(record.source):])
-        key = self.group_key(record)
-        if twin is None and key[0] == "keyword-rule":
-            twin = self.keyword_head_today(key[1])
-        if twin is None and key[0] == "term":  # a term that became obsolete changed its id
-            entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
-            twin = next((e for e in entries if self.of_todays_rules(e)), None)
-        return twin if twin is not None and self.group_key(twin) == key else None
+        now = self.editions.follow(record.edition, key, today)
+        twin = self.editions.record(today, now) if now else None
+        if twin is not None:
+            return {"edition": today, "number": twin.number, "id": twin.id}
+        ending = self.editions.ending(record.edition, key)
+        return {"edition": today, "ended": ending} if ending else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
         """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""
         heads = (self.records[i] for i in self.keyword_heads.get(keyword, ()))
         return next((h for h in heads if self.of_todays_rules(h)), None)
 
+    def quotations(self, record: Record) -> list[Record]:
+        """The documents' records of the same rule in any edition (the keyword digest's 702.79
+        of 2009 for today's 702.82 Devour): the rule's own (edition, number) and every one
+        its lineage reaches, oldest edition first."""
+        if not record.edition or not record.number:
+            return []
+        return [r for e, n, _ in self.editions.lineage_of(record.edition, record.number)
+                for r in self._quoted.get((e, n), [])]
+
     def ruled_records(self, record: Record) -> list[Record]:
-        """Records of the same rule in any edition or document that carry rulings (the
-        Shadowmoor FAQ's 502.79 for today's 702.79 Persist)."""
-        return self._ruled.get(self.group_key(record), [])
+        """`quotations` that carry rulings (the Shadowmoor FAQ's 502.79 for today's 702.79
+        Persist)."""
+        return [r for r in self.quotations(record) if r.rulings]
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines (or a section's

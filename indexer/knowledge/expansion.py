@@ -6,9 +6,9 @@ other forms to the engine query; a keyword's defining rules get the ranking's ke
 """
 from __future__ import annotations
 
+from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.glossary import Entry, Glossary
-from indexer.documents.memo import bounded_cache
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery

@@ -1,6 +1,6 @@
 """The library: the one object the web layer and the command line ask about one index build.
 
-It opens the build (`indexer.search.index_build`: records, sources, the engine with the
+It opens the build (`indexer.search.opened_build`: records, sources, the engine with the
 build's segmenter, the folded texts and marking forms, the build's glossary) and wires the
 service's parts to it, each holding its own bounded caches, so everything about a build
 lives and dies with its library. `search` is the flow of a query through them: parse,
@@ -18,11 +18,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer.documents.memo import approximate_bytes, bounded_cache
+from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
-from indexer.search.index_build import IndexBuild
+from indexer.search.opened_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .book import Book
@@ -30,6 +30,7 @@ from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
+from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
@@ -87,10 +88,13 @@ class Library:
         records = self.build.records
         self.weights, self.caches = weights, caches
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
-        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
+        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels,
+                                   self.build.lineage)
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
+        questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
+                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
@@ -135,7 +139,9 @@ class Library:
     def rule(self, number: str, edition: str | None = None) -> dict | None:
         page = rule_page(self.catalogue, number, edition)
         if page is not None:
-            terms = self._terms_of_rule.get((page["record"].number, page["edition"]), [])
+            # The terms the glossary says the rule defines, in any edition its lineage reaches
+            # (the glossary names multikicker's 702.30c of 2010 and 702.33c of today, not 2016's 702.32c).
+            terms = [t for v in page["history"] for t in self._terms_of_rule.get((v.number, v.edition), [])]
             # A subrule's page shows its rule's rulings that name what the subrule defines.
             page["named_rulings"] = (subrule_rulings(self.catalogue, terms, page["record"])
                                      if number[-1].isalpha() else [])
@@ -245,6 +251,7 @@ class Library:
             groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
-        answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)
+        marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
                              for group in groups[offset:offset + limit]]
         return answer

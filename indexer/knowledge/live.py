@@ -10,7 +10,7 @@ from pathlib import Path
 
 from indexer.search.build import DEFAULT_INDEX_ROOT, build_folders, current_folder
 from indexer.search.engine import IndexUnavailable
-from indexer.search.index_build import signature
+from indexer.search.opened_build import signature
 
 from .library import Library
 from .settings import CacheSizes, Settings, size_process_caches

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from indexer.documents.comprules import OBSOLETE_MARK
-from indexer.documents.records import Record
+from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
+from .questions import QuestionRanker, QuestionReader, is_question
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -31,6 +33,8 @@ SUBRULE_STEP = 0.001
 
 # Ranked records: their positions in the catalogue, best first.
 Ranked = np.ndarray
+# How many of the best candidates a question's words are looked for in.
+QUESTION_CANDIDATES = 120
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
 _QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
@@ -49,19 +53,26 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 
 class Ranker:
-    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights):
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
+                 questions: QuestionReader):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
+        self.questions = questions
+        self._answers = QuestionRanker(catalogue.holding)
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
+        # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
+        # question is about but answers nothing.
+        self._heading_at = np.array([only_heading(r) for r in catalogue.by_position], bool)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
         """The candidates ranked, best first, as record positions: the engine's score by kind,
         today's twins of older editions' matches, the bonuses for exact answers with a
         keyword's subrules after it, the superseded share, the phrases' check, then the
-        order. Each step reads and gives (positions, scores) arrays."""
+        order, a question's candidates again by how much of it they hold (`_rerank`). Each
+        step reads and gives (positions, scores) arrays."""
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         # An edition-limited search ranks every record of that edition that matches: an
@@ -78,6 +89,7 @@ class Ranker:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
             docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
+        docs, scores = self._rerank(parsed, engine_query, docs, scores)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
 
@@ -165,6 +177,100 @@ class Ranker:
         keep = np.zeros(len(self.catalogue.by_position), bool)
         keep[kept] = True
         return docs[keep[docs]], scores[keep[docs]]
+
+    def _rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
+                scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A question's best candidates again, by how much of the question each holds
+        (`questions`): the share of its concepts' weight, squared, so that holding all of it
+        counts for much more than holding half; a heading alone answers no question."""
+        weights = self.weights
+        text = parsed.terms_text()
+        if not len(docs) or not self._asked(parsed, text):
+            return docs, scores
+        concepts = self.questions.read(text)
+        scores = scores / (scores.max() or 1.0)
+        if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
+            docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
+        if weights.glossary_map:
+            docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
+        best = np.argsort(-scores, kind="stable")
+        if "edition" not in parsed.filters:
+            # Older editions' texts were folded into today's twins; they do not compete again.
+            best = best[~self.catalogue.superseded_at[docs[best]]]
+        best = best[:QUESTION_CANDIDATES]
+        share = self._answers.coverage(concepts, docs[best].tolist())
+        scores[best] += weights.question * share ** 2
+        scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
+        return docs, scores
+
+    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
+        """What a result's snippet marks: for a question, its own words and the rules'
+        wording of its players' words, not its question forms; else the engine's query."""
+        text = parsed.terms_text()
+        if not self._asked(parsed, text):
+            return engine_query
+        subject = self.questions.subject(text)
+        terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
+        return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def _asked(self, parsed: ParsedQuery, text: str) -> bool:
+        """Whether a query is read as a question (`questions.is_question`): not a phrase
+        search, a heading or a name."""
+        if not self.weights.question or parsed.phrases:
+            return False
+        key = fold_key(text)
+        if key in self.catalogue.titles or key in self.catalogue.names:
+            return False  # a heading or a name is looked up, not asked about
+        return is_question(text, self.questions.read(text))
+
+    def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
+                      scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Today's rules the question's words find, from a search of today's rules alone: in
+        a search of every edition, seven editions of each rule and the documents share the
+        candidates, and today's answer may be the three hundredth. They come in at their own
+        engine score's share of the best one's, under what the whole search gave them. The
+        rules' wording of players' words (`QuestionReader.wordings`) is searched too, at the
+        weight of a glossary term's other forms."""
+        catalogue = self.catalogue
+        if catalogue.current_edition is None:  # no rules file: no rules of today's
+            return docs, scores
+        terms = [*engine_query.terms, *((w, self.weights.expansion) for w in wordings)]
+        query = EngineQuery(terms=terms, filters={**engine_query.filters,
+                                                  "source": rules_file_source(catalogue.current_edition)})
+        found, found_scores = self.engine.positions(query, self.weights.todays_candidates)
+        if not len(found):
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[found] = found_scores / (found_scores.max() or 1.0) * self.weights.todays_share
+        member[found] = True
+        total[docs] = np.maximum(total[docs], scores)
+        member[docs] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
+
+    def _cited_by_terms(self, docs: np.ndarray, scores: np.ndarray,
+                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The rules' glossary as a map of a question's concepts: a glossary entry the
+        question's words find (its name and definition) sends part of its score to the rules
+        it cites ("Dies ... See rule 700.4"), which come in as candidates if they were not."""
+        catalogue, share = self.catalogue, self.weights.glossary_map
+        sent: dict[int, float] = {}
+        for at, score in zip(docs.tolist(), scores.tolist(), strict=True):
+            for rule_at in catalogue.cited_at.get(at, ()):
+                sent[rule_at] = max(sent.get(rule_at, 0.0), share * score)
+        if filters:
+            sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
+        if not sent:
+            return docs, scores
+        total = np.zeros(len(catalogue.by_position))
+        member = np.zeros(len(catalogue.by_position), bool)
+        total[docs], member[docs] = scores, True
+        cited = np.fromiter(sent, np.int64, len(sent))
+        total[cited] += np.fromiter(sent.values(), np.float64, len(sent))
+        member[cited] = True
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
@@ -266,8 +372,11 @@ class Ranker:
         if not records:
             return np.zeros(0, np.int64), None
         head = records[0]
-        jump = {"number": number, "edition": head.edition, "id": head.id,
-                "title": record_title(head)}
+        jump: dict[str, Any] = {"number": number, "edition": head.edition, "id": head.id,
+                                "title": record_title(head)}
+        today = self.catalogue.today_of(head)
+        if today:  # an older edition's number: what the lineage says it is today
+            jump["today"] = today
         ranked = list(records)
         if parsed.rule_end:
             jump["end"] = parsed.rule_end

@@ -2,12 +2,12 @@
 snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
-from indexer.documents.memo import bounded_cache
+from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
 
-from .catalogue import Catalogue
+from .catalogue import Catalogue, only_heading
 from .display import display, display_title, names_in_all_scripts, plain_text
 from .snippets import Snippets
 
@@ -26,8 +26,13 @@ class Results:
         for a document's record), the other subrules of its rule that matched (`subrules`, in
         rule order) and the rule in other editions or documents (`other_editions`, one each)."""
         record = group[0]
-        snippet, snippet_lang = self.snippets.snippet(record, engine_query, script)
+        definition = self._definition(record)
+        snippet, snippet_lang = self.snippets.snippet(definition or record, engine_query, script)
         fields, source = self._fields(record.id, script)
+        if definition is not None:
+            # A keyword's heading (702.79 Persist) is shown with what it means: its first
+            # subrule's text (702.79a), not only its name.
+            fields = {**fields, "text": plain_text(definition, script)}
         own = (record.edition, record.source)
         same: list[Record] = []
         others: dict[tuple, Record] = {}
@@ -44,6 +49,7 @@ class Results:
             "current": record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
             "snippet": snippet,
             "snippet_lang": snippet_lang,
+            "definition": definition.number if definition is not None else None,
             "source": source,
             "subrules": [{"id": r.id, "rule": r.number} for r in same],
             "other_editions": [
@@ -51,6 +57,14 @@ class Results:
                 for r in others.values()
             ],
         }
+
+    def _definition(self, record: Record) -> Record | None:
+        """The subrule a heading rule is defined by (702.79a of 702.79 Persist): its first
+        subrule, for a rule whose text is only its title; else None."""
+        if not record.number or "." not in record.number or not only_heading(record):
+            return None
+        children = self.catalogue.children(record.number, record.edition, record.source)
+        return children[0] if children else None
 
     def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict]:
         """The record's fields as a result starts with them, and its source."""

@@ -39,7 +39,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class CacheSizes:
-    """How many bytes each cache may hold (`indexer.documents.memo`): an opened build's, and
+    """How many bytes each cache may hold (`indexer.documents.bounded_cache`): an opened build's, and
     the process's own, shared by every build (`size_process_caches`)."""
 
     results: int = 8 * 2**20      # a result's record fields, per record and script

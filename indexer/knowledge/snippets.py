@@ -3,7 +3,7 @@
 The snippet comes from the language that matched (Chinese first for a Chinese query). Only
 a window around the first place a query word occurs is marked, so a card with many rulings
 costs no more than a short rule: the window is found in the text's marking form, which the
-build keeps (`indexer.search.marking`), and only the window is converted to the reader's
+build keeps (`indexer.search.highlighting`), and only the window is converted to the reader's
 script (conversion keeps every offset) and marked.
 """
 from __future__ import annotations
@@ -12,11 +12,11 @@ import functools
 import html
 from collections.abc import Callable
 
+from indexer.documents.bounded_cache import cleared_when_full
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.memo import cleared_when_full
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
-from indexer.search.marking import marking_form
+from indexer.search.highlighting import marking_form
 
 from .catalogue import Catalogue
 from .display import display, plain_text, shown_lang
@@ -34,7 +34,7 @@ Highlight = Callable[[str, "str | None"], "str | None"]
 
 def needles(texts: list[str]) -> list[str]:
     """Strings to look for when placing a snippet: each query word in its marking form
-    (`indexer.search.marking`: Simplified, lower case), a long Latin word by its first five
+    (`indexer.search.highlighting`: Simplified, lower case), a long Latin word by its first five
     letters only, which survive stemming (kicker, kicked) and occur wherever the word does."""
     out: dict[str, None] = {}
     for text in texts:

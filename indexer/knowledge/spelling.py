@@ -14,8 +14,8 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
 
+from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.glossary import Glossary
-from indexer.documents.memo import bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import SearchBackend
 

@@ -28,6 +28,22 @@ class Weights:
     obsolete: float = 3.0      # the query names an obsolete term: its glossary entry is the answer
     coverage: float = 0.6      # a question's words all occur in the text (scaled by the share that do)
     concept: float = 1.0       # the question names a term today's glossary defines by this rule
+    # A question's candidates again by the share of its concepts each holds, squared
+    # (`questions`); and what a rule that is only its heading keeps of its score for a question.
+    question: float = 2.0
+    question_heading: float = 0.5
+    # What a question form's asked-for words (how many: a number) weigh against the question's
+    # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
+    question_forms: float = 0.5
+    # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
+    thesaurus: float = 1.0
+    # For a question, the best of today's rules from a search of them alone, and what share of
+    # the best one's score they come in at (`Ranker._todays_rules`).
+    todays_candidates: int = 200
+    todays_share: float = 0.5
+    # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
+    # a map of concepts); 0: none.
+    glossary_map: float = 0.5
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3

@@ -52,8 +52,8 @@ from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
 from indexer.documents import chinese
+from indexer.documents.bounded_cache import cleared_when_full
 from indexer.documents.chinese import HAN_RUN, to_hans
-from indexer.documents.memo import cleared_when_full
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
@@ -106,7 +106,7 @@ class MixedScriptTokenizer(Tokenizer):
     `chinese` chooses how Chinese runs are cut: "words" (jieba; search-mode sub-words as
     alternatives when indexing) or "bigrams" (overlapping character pairs, a run of one
     character as itself) for a recall field that does not depend on segmentation.
-    Highlighting does not run the analyzer: `indexer.search.marking` applies its rules to a
+    Highlighting does not run the analyzer: `indexer.search.highlighting` applies its rules to a
     text knowing the query's tokens.
 
     Tokens carry a `kind` attribute the filters act on: "han", "latin", "word" (other

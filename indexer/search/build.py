@@ -1,15 +1,16 @@
 """Building the index beside the records, and switching to it atomically.
 
-An index lives in its own folder under the index root (records.jsonl, sources.json, the user
-dictionary it was segmented with, the glossary it was built with, the engine's files,
-meta.json: see `index_build`). `CURRENT` names the folder
-in use and is replaced in one rename, so a reader sees the old index or the new one, never a
-mixture; a build that fails (a broken document) never touches `CURRENT`.
+An index lives in its own folder under the index root (records.jsonl, sources.json, the
+lineage of the rules across editions, the user dictionary it was segmented with, the
+glossary it was built with, the engine's files, meta.json: see `opened_build`). `CURRENT`
+names the folder in use and is replaced in one rename, so a reader sees the old index or the
+new one, never a mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import inspect
 import json
 import os
 import re
@@ -27,9 +28,9 @@ from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
-from . import analysis, folding, marking
+from . import analysis, folding, highlighting, lineage
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
+from .opened_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code and data decide what an index holds (their Python, and tables such
@@ -142,6 +143,9 @@ def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: M
     started = time.perf_counter()
     remove_dead_builds(root)
     digest = corpus_hash(paths)
+    if extras:  # what a later stage writes changes with its code as well
+        digest = hashlib.sha256(digest.encode() + b"".join(
+            Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
         return BuildOutcome(folder, digest, built=False)
@@ -167,7 +171,8 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     try:
         write_records(result, tmp)
         folding.write(result.records, tmp)
-        marking.write(result.records, tmp)
+        highlighting.write(result.records, tmp)
+        lineage.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)

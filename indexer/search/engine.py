@@ -60,8 +60,19 @@ class SearchBackend(ABC):
     def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
         """A function that gives a text as escaped HTML with the query's matched words in
         <mark>, or None when none occurs; its second argument, the text in the form the build
-        keeps of it (`indexer.search.marking`), spares converting its script again. Made once
+        keeps of it (`indexer.search.highlighting`), spares converting its script again. Made once
         for all of a query's snippets."""
+
+    @abstractmethod
+    def word_frequencies(self, text: str) -> list[tuple[str, int]]:
+        """The query's words as the index's text analyzer reads them (English stems, Chinese
+        words in Simplified), each with how many records hold it: a Chinese word the
+        segmenter cut otherwise in the records counts those holding its rarest character
+        bigram. How much a question's word says is how rare it is (`knowledge.questions`)."""
+
+    @abstractmethod
+    def doc_count(self) -> int:
+        """How many records the index holds."""
 
     @abstractmethod
     def known_words(self, text: str) -> list[tuple[str, bool]]:

@@ -1,7 +1,7 @@
 """The Whoosh implementation of the search backend.
 
 Whoosh writes and reads the index and analyses text; snippets are marked by
-`indexer.search.marking` with the same analysis. A query, always a
+`indexer.search.highlighting` with the same analysis. A query, always a
 flat union of weighted terms (plus phrase tokens that must all occur, and exact-value
 filters), is answered by summing each term's BM25F postings, scored when the index is built
 (`_ScoredPostings`) and read from arrays in memory (`_PostingsFile`); the same query run
@@ -24,11 +24,11 @@ from whoosh.query import And, AndMaybe, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
+from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 
-from . import marking
+from . import highlighting
 from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .query import FILTERS
@@ -529,11 +529,24 @@ class WhooshBackend(SearchBackend):
         return self._searcher
 
     def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
-        """Marks the body tokens of the query's terms and phrases (`marking.Marker`)."""
+        """Marks the body tokens of the query's terms and phrases (`highlighting.Marker`)."""
         tokens: set[str] = set()
         for text in [t for t, _ in query.terms] + list(query.phrases):
             tokens.update(self._tokens("body", text))
-        return marking.Marker(frozenset(tokens)).mark
+        return highlighting.Marker(frozenset(tokens)).mark
+
+    def word_frequencies(self, text: str) -> list[tuple[str, int]]:
+        frequency = self._postings.frequency
+        found = []
+        for tok in self._tokens("body", text):
+            count = frequency("body", tok)
+            if not count and HAN_RUN.fullmatch(tok):
+                count = min((frequency(RECALL_FIELD, gram) for gram in self._tokens(RECALL_FIELD, tok)), default=0)
+            found.append((tok, count))
+        return found
+
+    def doc_count(self) -> int:
+        return self._doc_count
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency

@@ -7,25 +7,33 @@
 //
 // The grammar is the server's (indexer.documents.references) and so are the addresses
 // (its routes), written into this file when it is served. Only numbers the server knows
-// become links; text inside code, pre, links, scripts, styles and form fields is never
-// touched, nor are web addresses. Text is split with DOM text nodes; nothing from the
-// page or the server is inserted as HTML. All the numbers of a page are asked for in one
-// request, and posts added later (a reply, the next page of a thread) are linked as they
-// appear, with one request for the numbers they bring.
+// become links; text inside code, pre, kbd, samp, links, scripts, styles, form fields and
+// editable text is never touched, nor are web addresses. Text is split with DOM text nodes;
+// nothing from the page or the server is inserted as HTML. The numbers of a page are asked
+// for in batches of MAX_NUMBERS (every number is linked, however many), and posts added
+// later (a reply, the next page of a thread) are linked as they appear, with a request for
+// the numbers they bring. A batch names the script in its address and sends no cookie, so
+// a shared cache may keep its answer.
 //
-// A forum post can hold elements named like the document's own properties
-// (<img name="currentScript">, <form name="createElement">), which then shadow them on
-// `document`. So every document property this script uses is read from the prototypes,
-// never from `document` itself, and its own element must be a real <script>.
+// A forum post can hold elements named like the DOM's own properties: <img name="currentScript">
+// shadows document.currentScript, and <form><input name="nodeType"></form> makes the form's
+// nodeType that input (as parentNode, isContentEditable, replaceChild...). So every property
+// and method of the page's nodes this script uses is taken from the prototypes when it loads
+// and called on the node, never read from the node or `document` itself, and its own element
+// must be a real <script>.
 (function () {
   "use strict";
 
-  var DOC = Document.prototype, NODE = Node.prototype;
+  var DOC = Document.prototype, NODE = Node.prototype, ELEMENT = Element.prototype;
   function getter(proto, name) {
     var get = Object.getOwnPropertyDescriptor(proto, name).get;
     return function (target) { return get.call(target); };
   }
-  function method(proto, name, target) {
+  function method(proto, name) {
+    var fn = proto[name];
+    return function (target) { return fn.apply(target, Array.prototype.slice.call(arguments, 1)); };
+  }
+  function bound(proto, name, target) {
     var fn = proto[name];
     return function () { return fn.apply(target, arguments); };
   }
@@ -34,12 +42,21 @@
   var bodyOf = getter(DOC, "body");
   var parentOf = getter(NODE, "parentNode");
   var nameOf = getter(NODE, "nodeName");
-  var createElement = method(DOC, "createElement", document);
-  var createTextNode = method(DOC, "createTextNode", document);
-  var createFragment = method(DOC, "createDocumentFragment", document);
-  var createTreeWalker = method(DOC, "createTreeWalker", document);
-  var querySelectorAll = method(DOC, "querySelectorAll", document);
-  var listen = method(EventTarget.prototype, "addEventListener", document);
+  var typeOf = getter(NODE, "nodeType");
+  var valueOf = getter(NODE, "nodeValue");
+  var editable = getter(HTMLElement.prototype, "isContentEditable");
+  var appendChild = method(NODE, "appendChild");
+  var replaceChild = method(NODE, "replaceChild");
+  var getAttribute = method(ELEMENT, "getAttribute");
+  var hasAttribute = method(ELEMENT, "hasAttribute");
+  var closest = method(ELEMENT, "closest");
+  var selectAll = method(ELEMENT, "querySelectorAll");
+  var createElement = bound(DOC, "createElement", document);
+  var createTextNode = bound(DOC, "createTextNode", document);
+  var createFragment = bound(DOC, "createDocumentFragment", document);
+  var createTreeWalker = bound(DOC, "createTreeWalker", document);
+  var querySelectorAll = bound(DOC, "querySelectorAll", document);
+  var listen = bound(EventTarget.prototype, "addEventListener", document);
 
   var me = currentScript(document);
   if (!(me instanceof HTMLScriptElement) || !window.fetch || !window.MutationObserver) return;
@@ -47,10 +64,10 @@
   var ADDRESS = new RegExp("__URL_PATTERN__", "gi");
   var ROUTES = "__ROUTES__";  // {"rule": "/rules/NUMBER", "batch": "/api/rules"}
   var SKIP = /^(A|CODE|PRE|KBD|SAMP|SCRIPT|STYLE|TEXTAREA|INPUT|SELECT|OPTION|BUTTON|NOSCRIPT|TEMPLATE|SVG|MATH)$/;
-  var MAX_NUMBERS = 60;
+  var MAX_NUMBERS = 60;  // the server's largest batch (webapp.views.rules.MAX_BATCH)
   var origin = new URL(me.src, location.href);
-  var script = me.getAttribute("data-script") || guessScript();
-  var selector = me.getAttribute("data-selector") || "body";
+  var script = getAttribute(me, "data-script") || guessScript();
+  var selector = getAttribute(me, "data-selector") || "body";
   var rules = {};     // number -> the rule's preview, or null when no edition has it
   var asked = {};     // numbers already asked for (the answer may still be on its way)
 
@@ -67,10 +84,13 @@
     return "hant";
   }
 
+  // Whether a text node is inside something never linked: code, a link, a form field, editable
+  // text, or this script's preview. Every step reads the prototypes' getters, so a clobbered
+  // ancestor neither ends the walk early nor hides what it is.
   function skipped(node) {
-    for (var el = parentOf(node); el && el.nodeType === 1; el = parentOf(el)) {
-      if (SKIP.test(nameOf(el).toUpperCase()) || el.isContentEditable === true ||
-          Element.prototype.hasAttribute.call(el, "data-rule-ref") || el === box) return true;
+    for (var el = parentOf(node); el && typeOf(el) === 1; el = parentOf(el)) {
+      if (SKIP.test(nameOf(el).toUpperCase()) || (el instanceof HTMLElement && editable(el)) ||
+          hasAttribute(el, "data-rule-ref") || el === box) return true;
     }
     return false;
   }
@@ -90,17 +110,23 @@
     return found;
   }
 
-  // One request for every number not asked for yet; resolves when all of `numbers` are known.
+  // Requests of at most MAX_NUMBERS numbers each for every number not asked for yet; resolves
+  // when all of `numbers` are known.
   function fetchRules(numbers) {
-    var missing = numbers.filter(function (n) { return !(n in asked); }).slice(0, MAX_NUMBERS);
-    if (!missing.length) return Promise.resolve();
+    var missing = numbers.filter(function (n) { return !(n in asked); });
     missing.forEach(function (n) { asked[n] = true; });
-    var url = address(ROUTES.batch) + "?script=" + script + "&numbers=" + missing.map(encodeURIComponent).join(",");
+    var batches = [];
+    for (var i = 0; i < missing.length; i += MAX_NUMBERS) batches.push(fetchBatch(missing.slice(i, i + MAX_NUMBERS)));
+    return Promise.all(batches);
+  }
+
+  function fetchBatch(batch) {
+    var url = address(ROUTES.batch) + "?script=" + script + "&numbers=" + batch.map(encodeURIComponent).join(",");
     return fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" })
       .then(function (r) { return r.ok ? r.json() : { rules: {} }; })
       .catch(function () { return { rules: {} }; })
       .then(function (data) {
-        missing.forEach(function (n) { rules[n] = (data.rules && data.rules[n]) || null; });
+        batch.forEach(function (n) { rules[n] = (data.rules && data.rules[n]) || null; });
       });
   }
 
@@ -142,7 +168,7 @@
   }
 
   function rewrite(node, refs) {
-    var text = node.nodeValue, pos = 0, frag = createFragment(), links = [];
+    var text = valueOf(node), pos = 0, frag = createFragment(), links = [];
     refs.forEach(function (ref) {
       if (!rules[ref.number]) return;
       frag.appendChild(createTextNode(text.slice(pos, ref.start)));
@@ -151,7 +177,7 @@
     });
     if (!links.length) return;
     frag.appendChild(createTextNode(text.slice(pos)));
-    parentOf(node).replaceChild(frag, node);
+    replaceChild(parentOf(node), frag, node);
     touchArea(links);
   }
 
@@ -170,7 +196,7 @@
     s.whiteSpace = "pre-line"; s.overflowWrap = "anywhere"; s.display = "none";
     box.addEventListener("pointerenter", function () { clearTimeout(hideTimer); });
     box.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
-    bodyOf(document).appendChild(box);
+    appendChild(bodyOf(document), box);
     return box;
   }
 
@@ -187,6 +213,14 @@
       p.textContent = block.text;
       b.appendChild(p);
     });
+    var today = data.today;
+    if (today) {  // an older edition's number: today's rule, or the last edition that had it
+      var now = createElement("div");
+      now.style.marginTop = "4px";
+      now.textContent = today.number ? "現行規則 Today (" + today.edition + "): " + today.number
+        : "已無此規則 No longer a rule: last in " + today.ended.last;
+      b.appendChild(now);
+    }
     var open = createElement("a");
     open.href = a.href;
     open.textContent = "開啟 Open →";
@@ -227,19 +261,19 @@
       var walker = createTreeWalker(root, NodeFilter.SHOW_TEXT, {
         acceptNode: function (node) { return skipped(node) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT; }
       });
-      for (var node = root.nodeType === 3 ? root : walker.nextNode(); node; node = walker.nextNode()) {
-        if (node === root && skipped(node)) break;
-        var refs = references(node.nodeValue);
+      var isText = typeOf(root) === 3;
+      if (isText && skipped(root)) return;
+      for (var node = isText ? root : walker.nextNode(); node; node = isText ? null : walker.nextNode()) {
+        var text = valueOf(node), refs = references(text);
         if (!refs.length) continue;
-        found.push({ node: node, text: node.nodeValue, refs: refs });
+        found.push({ node: node, text: text, refs: refs });
         refs.forEach(function (ref) { numbers[ref.number] = true; });
-        if (node === root) break;
       }
     });
     return fetchRules(Object.keys(numbers)).then(function () {
       found.forEach(function (item) {
         // The page may have changed while the rules were fetched.
-        if (parentOf(item.node) && item.node.nodeValue === item.text) rewrite(item.node, item.refs);
+        if (parentOf(item.node) && valueOf(item.node) === item.text) rewrite(item.node, item.refs);
       });
       observer.takeRecords();  // our own links are not news
     });
@@ -251,10 +285,10 @@
     var roots = [];
     nodes.forEach(function (node) {
       if (!parentOf(node) || node === box) return;
-      var element = node.nodeType === 1 ? node : parentOf(node);
-      if (!element || element.nodeType !== 1) return;
-      if (Element.prototype.closest.call(element, selector)) roots.push(node);
-      else if (node.nodeType === 1) Array.prototype.push.apply(roots, Element.prototype.querySelectorAll.call(node, selector));
+      var element = typeOf(node) === 1 ? node : parentOf(node);
+      if (!element || typeOf(element) !== 1) return;
+      if (closest(element, selector)) roots.push(node);
+      else if (typeOf(node) === 1) Array.prototype.push.apply(roots, selectAll(node, selector));
     });
     return roots;
   }

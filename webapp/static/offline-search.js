@@ -495,6 +495,7 @@
     var ranked = records.map(function (i) { return [i, 10.0]; });
     var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
     if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
     if (last !== undefined) {  // the rest of the range, in rule order
       (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
         var r = self.records[i];
@@ -860,7 +861,8 @@
 
   // The table of contents of today's rules (the server's /api/toc).
   OfflineIndex.prototype.contents = function (script) {
-    var edition = this.data.edition, source = "cr-" + edition, self = this, chapters = [], byNumber = {};
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition, self = this;
+    var chapters = [], byNumber = {};
     this.levelOrder(0).forEach(function (number) {
       var i = self.ruleRecords(number, edition).filter(function (j) { return self.records[j].source === source; })[0];
       if (i === undefined) return;
@@ -907,7 +909,8 @@
 
   // Today's glossary A to Z and by Chinese reading (the server's /api/glossary).
   OfflineIndex.prototype.glossary = function (script) {
-    var edition = this.data.edition, source = "cr-" + edition, readings = this.data.book.readings || {};
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition;
+    var readings = this.data.book.readings || {};
     var english = [], chinese = [];
     this.records.forEach(function (r) {
       if (r.kind !== "term" || r.source !== source) return;

@@ -233,13 +233,21 @@
     return el("li", { "class": "result" }, parts);
   }
 
+  // What an older edition's rule number is in today's rules, or the last edition that had it.
+  function todayOf(today) {
+    if (!today) return [];
+    if (today.url) return [" · ", label("today"), " (" + today.edition + "): ", el("a", { "class": "today", href: today.url }, [today.number])];
+    if (today.ended) return [" · ", label("not_in_today"), ": ", label("last_in"), " " + today.ended.last];
+    return [];
+  }
+
   function render(data) {
     var nodes = [];
     if (data.rule_jump) {
       nodes.push(el("p", { "class": "jump" }, [label("jump"), ": ",
         el("a", { href: data.rule_jump.url }, [data.rule_jump.title]), " ",
         data.rule_jump.end ? "– " + data.rule_jump.end + " " : "",
-        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])]));
+        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])].concat(todayOf(data.rule_jump.today))));
     }
     if (data.official) {
       var o = data.official;

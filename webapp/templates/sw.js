@@ -5,6 +5,9 @@
 // seen before opens as it was; a page never seen opens the shell. With no network,
 // /api/search, /api/rules/<number>, /api/toc and /api/glossary are answered from the offline
 // copy the page kept (offline.js) by offline-search.js, in the server's shapes and error shape.
+// That script is imported at an address naming the hash of its bytes (and precached there),
+// so a new worker never imports the release before from the HTTP cache; Workbox's own files
+// are in a folder named for its version.
 importScripts({{ (workbox ~ "/workbox-sw.js")|tojson }});
 workbox.setConfig({ modulePathPrefix: {{ (workbox ~ "/")|tojson }}, debug: false });
 importScripts({{ engine|tojson }});

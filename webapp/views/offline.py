@@ -11,13 +11,13 @@ updates it when the server's index changes, and says when the page is offline.
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
-from ..offline_copy import FILE as OFFLINE_COPY
+from ..compression import accepted
+from ..offline_copy import ENCODED, FILE as OFFLINE_COPY
 from ..respond import library
 
 bp = Blueprint("offline", __name__)
@@ -25,8 +25,13 @@ bp = Blueprint("offline", __name__)
 WORKBOX = "workbox-7.4.1"
 THEME = "#1d3557"
 # What the worker stores at install: the shell and everything it needs to run offline.
-PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css", "offline-search.js",
+PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css",
                    "icons/icon-192.png", "icons/icon-512.png", "icons/icon.svg")
+# The worker's own code: imported under an address naming the hash of its bytes, and precached
+# under that address. A worker imports through the HTTP cache, where the file's unrevisioned
+# address may still hold the release before for STATIC_SECONDS: a returning browser's new
+# worker then ran the old offline search beside a precache of the new one.
+WORKER_SCRIPTS = ("offline-search.js",)
 
 
 @bp.get("/manifest.webmanifest")
@@ -51,15 +56,23 @@ def manifest():
     return response
 
 
+def _revision(name: str) -> str:
+    with open(f"{current_app.static_folder}/{name}", "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()[:16]
+
+
+def _worker_script(name: str) -> str:
+    """A script of the worker's, at its revisioned address."""
+    return url_for("static", filename=name, v=_revision(name))
+
+
 def _precache() -> list[dict]:
     """The worker's precache list: each file with a hash of its bytes as its revision, so a
-    changed file (and only that) is fetched again when the worker updates."""
-    static = current_app.static_folder
-    entries = []
-    for name in PRECACHE_STATIC:
-        with open(f"{static}/{name}", "rb") as fh:
-            entries.append({"url": url_for("static", filename=name),
-                            "revision": hashlib.sha256(fh.read()).hexdigest()[:16]})
+    changed file (and only that) is fetched again when the worker updates; the worker's own
+    scripts under their revisioned addresses."""
+    entries: list[dict[str, str | None]] = [{"url": url_for("static", filename=name), "revision": _revision(name)}
+                                            for name in PRECACHE_STATIC]
+    entries += [{"url": _worker_script(name), "revision": None} for name in WORKER_SCRIPTS]
     shell = _shell_html().encode("utf-8")
     entries.append({"url": url_for("offline.shell"), "revision": hashlib.sha256(shell).hexdigest()[:16]})
     return entries
@@ -73,7 +86,7 @@ def _shell_html() -> str:
 @bp.get("/sw.js")
 def service_worker():
     body = render_template("sw.js", precache=_precache(), workbox=url_for("static", filename=WORKBOX),
-                           engine=url_for("static", filename="offline-search.js"))
+                           engine=_worker_script("offline-search.js"))
     response = Response(body, mimetype="text/javascript")
     # The browser checks for a new worker on every visit; it must never keep an old one.
     response.headers["Cache-Control"] = "no-cache"
@@ -94,7 +107,7 @@ def _summary() -> dict:
     except (OSError, ValueError):
         meta = {}
     summary = meta.get("offline")
-    if not summary or not (lib.folder / OFFLINE_COPY).exists():
+    if not summary or not all((lib.folder / name).exists() for name in (OFFLINE_COPY, *ENCODED.values())):
         abort(404, "This index has no offline copy; rebuild it (python -m indexer build --force).")
     return summary
 
@@ -109,16 +122,16 @@ def meta():
 
 @bp.get("/api/offline/data")
 def data():
-    """The offline copy, gzip-compressed as the build wrote it (decompressed for a client
-    that does not accept gzip): compressing it again per request would cost a second of CPU.
-    Its validator names the build (webapp.caching), so an unchanged copy is a 304."""
+    """The offline copy as the build wrote it, in the coding the client accepts most (brotli,
+    gzip, else none): compressing the copy per request costs many times what a request may. Its
+    validator names the build (webapp.caching; weak, as it is the same copy in any coding),
+    so an unchanged copy is a 304."""
     _summary()
-    packed = (library().folder / OFFLINE_COPY).read_bytes()
-    if "gzip" in request.accept_encodings:
-        response = Response(packed, mimetype="application/json")
-        response.headers["Content-Encoding"] = "gzip"
-    else:
-        response = Response(gzip.decompress(packed), mimetype="application/json")
+    coding = accepted(request.environ.get("HTTP_ACCEPT_ENCODING"), ENCODED)
+    path = library().folder / (ENCODED[coding] if coding else OFFLINE_COPY)
+    response = Response(path.read_bytes(), mimetype="application/json")
+    if coding:
+        response.headers["Content-Encoding"] = coding
     response.vary.add("Accept-Encoding")
     response.headers["Cache-Control"] = "no-cache"
     return response

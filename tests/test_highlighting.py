@@ -8,17 +8,17 @@ import re
 import pytest
 from whoosh import highlight
 
-from indexer.search import marking
-from indexer.search.lines import MappedLines
-from indexer.search.analysis import text_analyzer
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
+from indexer.search import highlighting
+from indexer.search.analysis import text_analyzer
+from indexer.search.mapped_lines import MappedLines
 
 WITHER_FAQ = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。"
 MARK = re.compile(r"<mark>(.*?)</mark>")
 
 
 def marked(words, text):
-    return MARK.findall(marking.Marker(frozenset(words)).mark(text) or "")
+    return MARK.findall(highlighting.Marker(frozenset(words)).mark(text) or "")
 
 
 def test_query_words_are_marked_in_either_script_on_the_original_characters():
@@ -33,16 +33,16 @@ def test_query_words_are_marked_in_either_script_on_the_original_characters():
 
 def test_the_longest_word_wins_and_nothing_found_is_none():
     assert marked(["多重增幅", "增幅"], "多重增幅") == ["多重增幅"]
-    assert marking.Marker(frozenset({"时空"})).mark("tapped 702.30a") is None
-    assert marking.Marker(frozenset({"时空"})).mark("") is None
+    assert highlighting.Marker(frozenset({"时空"})).mark("tapped 702.30a") is None
+    assert highlighting.Marker(frozenset({"时空"})).mark("") is None
 
 
 def test_marks_are_escaped_html_and_fragments_keep_latin_words_whole():
-    out = marking.Marker(frozenset({"kicker"})).mark("<b>kicker</b> & " + "word " * 80 + "kicker <script>")
-    assert out.count("<mark>") == 2 and marking.BETWEEN in out
+    out = highlighting.Marker(frozenset({"kicker"})).mark("<b>kicker</b> & " + "word " * 80 + "kicker <script>")
+    assert out.count("<mark>") == 2 and highlighting.BETWEEN in out
     assert "<b" not in out and "<script" not in out and "&lt;script" in out and "&lt;/b&gt;" in out
-    for fragment in out.split(marking.BETWEEN):
-        assert len(MARK.sub(r"\1", fragment)) <= marking.MAX_CHARS + 20
+    for fragment in out.split(highlighting.BETWEEN):
+        assert len(MARK.sub(r"\1", fragment)) <= highlighting.MAX_CHARS + 20
         assert re.fullmatch(r"(&lt;|\w|<mark>).*(\w|&gt;|</mark>)", fragment, re.S), fragment
 
 
@@ -70,17 +70,17 @@ def test_the_builds_marking_forms_mark_as_the_texts_themselves(corpus_records, t
     records of every kind and language, with words drawn from each block's own tokens."""
     rng = random.Random(5)
     sample = rng.sample(corpus_records, 300)
-    marking.write(sample, tmp_path)
-    lines = MappedLines(tmp_path / marking.FILE, len(sample))
+    highlighting.write(sample, tmp_path)
+    lines = MappedLines(tmp_path / highlighting.FILE, len(sample))
     analyzer = text_analyzer()
     try:
         compared = 0
         for position, record in enumerate(sample):
-            forms = marking.marking_forms(lines[position])
+            forms = highlighting.marking_forms(lines[position])
             assert [len(f) for f in forms] == [len(block) for _, block in record.blocks()], record.id
             for (_, block), form in zip(record.blocks(), forms):
                 tokens = [t.text for t in analyzer(block[:400], mode="query")]
-                marker = marking.Marker(frozenset(rng.sample(tokens, min(3, len(tokens)))))
+                marker = highlighting.Marker(frozenset(rng.sample(tokens, min(3, len(tokens)))))
                 assert marker.matches(block, form) == marker.matches(block), (record.id, marker.words)
                 compared += bool(marker.matches(block))
         assert compared > 200
@@ -102,7 +102,7 @@ def test_every_non_chinese_word_the_analyzer_matches_is_marked_in_the_documents(
             continue
         words = frozenset(rng.sample([t.text for t in tokens], min(3, len(tokens))))
         expected = {(t.startchar, t.endchar) for t in tokens if t.text in words}
-        assert expected <= set(marking.Marker(words).matches(text)), (text, words)
+        assert expected <= set(highlighting.Marker(words).matches(text)), (text, words)
         checked += 1
     assert checked > 100
 
@@ -120,8 +120,8 @@ def test_the_pattern_for_chinese_and_english_queries_marks_what_reading_word_by_
         if not tokens:
             continue
         words = frozenset(rng.sample(tokens, min(3, len(tokens))))
-        fast = marking.Marker(words).matches(text)
-        assert fast == sorted(marking.Marker(words | {"987654321"}).matches(text)), (text, words)
+        fast = highlighting.Marker(words).matches(text)
+        assert fast == sorted(highlighting.Marker(words | {"987654321"}).matches(text)), (text, words)
         compared += bool(fast)
     assert compared > 100
 
@@ -140,8 +140,8 @@ def test_reading_the_words_around_the_querys_only_marks_what_reading_the_whole_t
         if not tokens:
             continue
         words = frozenset(rng.sample(tokens, min(3, len(tokens)))) | {"987654321"}
-        around = marking.Marker(words)
-        assert around.matches(text) == marking.Marker(words | {"ŋŋŋŋ"}).matches(text), (text, words)
+        around = highlighting.Marker(words)
+        assert around.matches(text) == highlighting.Marker(words | {"ŋŋŋŋ"}).matches(text), (text, words)
         compared += around.probes is not None and bool(around.matches(text))
     assert compared > 150
 
@@ -149,12 +149,12 @@ def test_reading_the_words_around_the_querys_only_marks_what_reading_the_whole_t
 def test_every_fragment_is_escaped_also_where_it_repeats_the_one_before():
     """A fragment with nothing to escape is joined with its marks as it is; one whose marks
     start before it (where the fragment before it ended) is escaped from its first mark."""
-    assert marking.Marker(frozenset({"kicker"})).mark("Kicker costs") == "<mark>Kicker</mark> costs"
+    assert highlighting.Marker(frozenset({"kicker"})).mark("Kicker costs") == "<mark>Kicker</mark> costs"
     text = ("iven time, the game has one face-up plane whose abilities affect the game or one face-up "
             "phenomenon that's being encountered. If an ability of the plane or phenomenon says 'you' on it, "
             "'you' refers to the player who's taking the current turn. The player who's taking the current "
             "turn is considered to")
-    out = marking.Marker(frozenset({"player", "turn", "that"})).mark(text)
+    out = highlighting.Marker(frozenset({"player", "turn", "that"})).mark(text)
     assert out.endswith("… <mark>turn</mark>. The <mark>player</mark> who&#x27;s taking the current "
                         "<mark>turn</mark> is considered to")
     assert "'" not in out
@@ -163,6 +163,6 @@ def test_every_fragment_is_escaped_also_where_it_repeats_the_one_before():
 def test_a_texts_own_noncharacters_open_no_mark():
     """Marks go into a fragment as two noncharacters while it is escaped; a text holding
     them shows U+FFFD there, and only its words are marked."""
-    out = marking.Marker(frozenset({"kicker"})).mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked")
+    out = highlighting.Marker(frozenset({"kicker"})).mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked")
     assert out.count("<mark>") == out.count("</mark>") == 1
     assert "\ufdd0" not in out and "\ufdd1" not in out and out.count("\ufffd") == 2 and "&amp;" in out

@@ -2,7 +2,7 @@
 is kept is never charged more than the budget."""
 from __future__ import annotations
 
-from indexer.documents.memo import ENTRY_BYTES, ByteBudgetLRU, bounded_cache
+from indexer.documents.bounded_cache import ENTRY_BYTES, ByteBudgetLRU, bounded_cache
 
 
 def test_the_least_recently_used_entries_go_first_and_the_charges_stay_within_the_budget():

@@ -14,7 +14,7 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import CURRENT, current_folder
 from indexer.search.engine import IndexUnavailable
-from indexer.search.index_build import GLOSSARY_FILE, USER_WORDS_FILE, write_manifest
+from indexer.search.opened_build import GLOSSARY_FILE, USER_WORDS_FILE, write_manifest
 from webapp import create_app
 
 CARD = "廣林物靈師"

@@ -1,0 +1,82 @@
+"""The judged questions (tests/questions.tsv) scored in process, per language, as the scorer
+(../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
+MRR@10 and hit@5 of the tuning part, and of the sealed part one figure per language only,
+never query by query (the sealed part is how a change that only fits the tuning part shows).
+
+    python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
+
+INDEX_ROOT holds a build's CURRENT. `--weight question=0` scores the ranking without a lever
+(a `Weights` field, as KB_WEIGHT_<NAME> sets it for the service); `--show` lists the tuning
+questions whose answer is not first, with the results above it.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import statistics
+import sys
+from pathlib import Path
+
+from indexer.knowledge.library import Library
+from indexer.knowledge.weights import Weights
+from indexer.search.build import current_folder
+
+ROOT = Path(__file__).resolve().parent.parent
+TUNING = ROOT / "tests" / "questions_tuning.tsv"
+SEALED = ROOT / "tests" / "questions_sealed.tsv"
+SCORER = ROOT.parent / "shared" / "eval" / "score.py"
+
+
+def scorer():
+    """The scorer's module, for its query loading and matching (standard library only)."""
+    spec = importlib.util.spec_from_file_location("score", SCORER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[str, tuple[float, float, int]]:
+    """(MRR@10, hit@5, n) per category (language) of a queries file."""
+    rr: dict[str, list[float]] = {}
+    hits: dict[str, list[float]] = {}
+    for category, query, targets in score.load_queries(path):
+        results = library.search(query, 10)["results"]
+        rank = next((i for i, r in enumerate(results, 1) if any(score.matches(r, t) for t in targets)), None)
+        rr.setdefault(category, []).append(1 / rank if rank else 0.0)
+        hits.setdefault(category, []).append(1.0 if rank and rank <= 5 else 0.0)
+        if show and rank != 1:
+            print(f"{category:8} {rank or '-':>2}  {query}")
+            for r in results[:3]:
+                print(f"             {r.get('rule') or r['kind']:10} {(r.get('snippet') or '')[:70]!r}")
+    return {c: (statistics.mean(rr[c]), statistics.mean(hits[c]), len(rr[c])) for c in sorted(rr)}
+
+
+def line(name: str, figures: dict[str, tuple[float, float, int]]) -> str:
+    return f"{name:7}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("index_root", type=Path)
+    parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args(argv)
+    defaults = Weights()
+    changes = {name: type(getattr(defaults, name))(float(value)) for name, value in (w.split("=", 1) for w in args.weight)}
+    folder = current_folder(args.index_root)
+    if folder is None:
+        print(f"no index build in {args.index_root}", file=sys.stderr)
+        return 2
+    library = Library(folder, weights=dataclasses.replace(Weights(), **changes))
+    score = scorer()
+    try:
+        print(line("tuning", evaluate(library, TUNING, score, args.show)))
+        print(line("sealed", evaluate(library, SEALED, score)))
+    finally:
+        library.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

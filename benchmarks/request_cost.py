@@ -1,0 +1,214 @@
+"""Request cost: the server CPU each address of the site costs, over the whole knowledge base.
+
+Every kind of address the site answers is asked, as a browser asks it (Accept-Encoding of
+Chromium), through the WSGI app in this process, with `time.process_time()` around the call
+and the reading of its body: every page type and its JSON twin, every page of every source,
+every rule of today's edition and the sections of the older ones, cards, planes, terms,
+searches (the judged queries and hostile ones: the longest query, many distinct words),
+suggestions, rule batches, the offline copy, static files, error pages, and the linker's
+largest posts. Each address is asked once, as a crawler or a hostile client asks addresses
+no cache holds; the ten most expensive, their cost when asked again, and the worst of each
+kind are printed, with every address over the budget of LIMIT_MS.
+
+    python -m benchmarks.request_cost INDEX_ROOT    # an index built with its offline copy
+    ./scripts/bench cost                             # builds the whole knowledge base first
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from werkzeug.test import EnvironBuilder
+
+from indexer.knowledge.library import Library
+from indexer.search.build import current_folder
+from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
+from webapp import create_app
+
+from .measure import WARM_UP_QUERY, judged_queries, percentile, table
+
+LIMIT_MS = 50.0
+BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
+# The largest body the app reads (KB_MAX_BODY_BYTES' default), less room for the JSON around it.
+POST_BYTES = 100 * 1024 - 200
+STATIC = ("style.css", "search.js", "offline.js", "offline.css", "offline-search.js", "copy.js", "embed.js",
+          "icons/icon-192.png", "icons/icon.svg")
+SITE = ("/", "/forum", "/forum-sample", "/embed.js", "/sw.js", "/manifest.webmanifest", "/offline", "/opensearch.xml",
+        "/healthz", "/api/offline", "/api/offline/data", "/rules", "/glossary")
+ERRORS = ("/rules/999.9", "/no/such/page", "/rules//702.30a", "/cards/no-such-card", "/api/search?q=kind:nothing")
+
+
+@dataclass
+class Ask:
+    kind: str
+    path: str
+    method: str = "GET"
+    json: dict | None = None
+    headers: dict = field(default_factory=dict)
+
+    def environ(self) -> dict:
+        path, _, query = self.path.partition("?")
+        return EnvironBuilder(path=path, query_string=query, method=self.method, json=self.json,
+                              headers={**BROWSER, **self.headers}).get_environ()
+
+
+@dataclass
+class Cost:
+    ask: Ask
+    status: str
+    sent: int
+    seconds: float
+
+
+def measure(app, ask: Ask) -> Cost:
+    """The CPU of one request: the WSGI call and the reading of its whole body."""
+    environ, status = ask.environ(), []
+
+    def start_response(line, headers, exc_info=None):
+        status.append(line.split()[0])
+        return lambda data: None
+
+    started = time.process_time()
+    body = app(environ, start_response)
+    try:
+        sent = sum(len(chunk) for chunk in body)
+    finally:
+        if hasattr(body, "close"):
+            body.close()
+    return Cost(ask, status[0] if status else "?", sent, time.process_time() - started)
+
+
+def posts(library: Library | None, size: int = POST_BYTES) -> dict[str, str]:
+    """The linker's largest posts: distinct numbers and names nothing has, distinct numbers
+    that each have a rule (of `library`), and one number said again and again."""
+    def fill(pieces: Iterator[str]) -> str:
+        out, length = [], 0
+        for piece in pieces:
+            if length + len(piece.encode()) > size:
+                break
+            out.append(piece)
+            length += len(piece.encode())
+        return "".join(out)
+
+    numbers = sorted({r.number for r in library.records.values() if r.kind == "rule" and r.number}) if library else []
+    out = {"unknown": fill(f"see {800 + n // 900}.{n % 900 + 1}z and [[no card {n}]]. " for n in range(10**6)),
+           "repeated": fill("規則702.30a " for _ in range(10**6))}
+    if numbers:
+        out["known"] = fill(f"rule {numbers[n % len(numbers)]}; " for n in range(10**6))
+    return out
+
+
+def distinct_unknowns(size: int) -> str:
+    """A post of `size` bytes whose every number and [[name]] differs and names nothing."""
+    return posts(None, size)["unknown"]
+
+
+def linkify_sizes(app) -> str:
+    """The linker over posts of distinct unknown numbers and names, by size (the reported
+    12/25/50/100 KB posts), in each format: the CPU of the whole request."""
+    rows = []
+    for kb in (12, 25, 50, 100):
+        text = distinct_unknowns(min(kb * 1024, POST_BYTES))
+        cells = [measure(app, Ask("linkify", "/api/linkify", "POST", json={"text": text, "format": fmt}))
+                 for fmt in ("markdown", "html", "bbcode")]
+        rows.append([f"{kb} KB", text.count("see "), *(f"{c.seconds * 1000:.0f}" for c in cells)])
+    return table(["post", "distinct unknown numbers (and as many names)", "markdown ms", "html ms", "bbcode ms"], rows)
+
+
+def asks(app, library: Library) -> Iterator[Ask]:
+    rng = random.Random(0)
+    records = list(library.records.values())
+    today = library.catalogue.current_edition
+    for path in SITE:
+        yield Ask("site", path)
+    for coding in ("br", "gzip", "identity"):  # the offline copy as each client takes it
+        yield Ask(f"offline copy, {coding}", "/api/offline/data", headers={"Accept-Encoding": coding})
+    for name in STATIC:
+        yield Ask("static", f"/static/{name}")
+    for path in ERRORS:
+        yield Ask("error", path)
+    for source_id in library.sources:
+        contents = app.test_client().get(f"/api/sources/{source_id}").get_json()
+        yield Ask("source contents", f"/sources/{source_id}")
+        yield Ask("source contents JSON", f"/api/sources/{source_id}")
+        for page in range(1, contents.get("pages", 0) + 1):
+            yield Ask("source page", f"/sources/{source_id}?page={page}")
+            yield Ask("source page JSON", f"/api/sources/{source_id}?page={page}")
+    rules = [r for r in records if r.kind == "rule" and r.source.startswith("cr-")]
+    for r in rules:
+        if r.edition == today:
+            yield Ask("rule page", f"/rules/{r.number}")
+            if rng.random() < 0.2:
+                yield Ask("rule JSON", f"/api/rules/{r.number}")
+        elif r.parent is None:
+            yield Ask("rule page, older edition", f"/rules/{r.number}?edition={r.edition}")
+    for r in records:
+        if r.kind in ("card", "planar_card"):
+            base = "/cards/" if r.kind == "card" else "/planes/"
+            yield Ask(r.kind.replace("_", " "), base + r.id)
+            yield Ask(r.kind.replace("_", " ") + " JSON", "/api" + base + r.id)
+        elif r.kind == "term" and (r.edition == today or not r.source.startswith("cr-")):
+            yield Ask("term", f"/terms/{r.id}")
+    for query in judged_queries():
+        yield Ask("search page", f"/?q={query}")
+        yield Ask("search JSON", f"/api/search?q={query}&limit={MAX_LIMIT}")
+        yield Ask("suggest", f"/api/suggest?q={query[:3]}")
+    words = sorted({w for r in rules[:3000] for w in r.text.get("en", "").split() if w.isalpha()})
+    rng.shuffle(words)
+    chinese = "".join(r.text.get("zh_hans", "") for r in rules[:200])
+    for name, query in (("distinct words", " ".join(words)[:MAX_QUERY_CHARS]), ("Chinese text", chinese[:MAX_QUERY_CHARS]),
+                        ("misspelt words", " ".join(w + "x" for w in words[:60])[:MAX_QUERY_CHARS]),
+                        ("rule numbers", " ".join(r.number for r in rules[:200])[:MAX_QUERY_CHARS])):
+        yield Ask("search, hostile", f"/?q={query}&limit={MAX_LIMIT}")
+        yield Ask("search, hostile", f"/api/search?q={query}&limit={MAX_LIMIT}&script=hans")
+    numbers = sorted({r.number for r in rules if r.edition == today})
+    for n in range(0, 600, 60):
+        yield Ask("rule batch", f"/api/rules?script=hans&numbers={','.join(numbers[n:n + 60])}")
+    yield Ask("rule batch", "/api/rules?numbers=" + ",".join(f"{900 + n}.{n}z" for n in range(60)))
+    for name, text in posts(library).items():
+        for fmt in ("markdown", "html", "bbcode"):
+            yield Ask(f"linkify POST ({name})", "/api/linkify", "POST", json={"text": text, "format": fmt})
+        yield Ask(f"forum POST ({name})", "/forum", "POST", json={"text": text, "format": "markdown"})
+
+
+def report(index_root: Path) -> str:
+    app = create_app({"INDEX_ROOT": index_root})
+    library = Library(current_folder(index_root))
+    try:
+        for warm in ("/healthz", f"/?q={WARM_UP_QUERY}", "/rules/100.1"):  # opening the index, jieba, OpenCC
+            measure(app, Ask("warm-up", warm))
+        costs = [measure(app, ask) for ask in list(asks(app, library))]
+    finally:
+        library.close()
+    costs.sort(key=lambda c: -c.seconds)
+    top = costs[:10]
+    again = [measure(app, c.ask).seconds for c in top]
+    rows = [[i + 1, f"`{_short(c.ask)}`", c.ask.kind, c.status, f"{c.sent:,}", f"{c.seconds * 1000:.0f}",
+             f"{a * 1000:.0f}"] for i, (c, a) in enumerate(zip(top, again))]
+    out = [f"{len(costs):,} requests, each asked once; {sum(c.seconds * 1000 > LIMIT_MS for c in costs)} over "
+           f"{LIMIT_MS:.0f} ms of CPU ({sum(c.seconds * 1000 > LIMIT_MS for c in costs if c.ask.method == 'GET')} "
+           f"of them GETs).\n",
+           table(["", "address", "kind", "status", "bytes sent", "CPU ms", "asked again, ms"], rows), ""]
+    kinds: dict[str, list[Cost]] = {}
+    for c in costs:
+        kinds.setdefault(c.ask.kind, []).append(c)
+    rows = [[kind, len(group), f"{percentile([c.seconds for c in group], 50) * 1000:.1f}",
+             f"{group[0].seconds * 1000:.1f}", sum(c.seconds * 1000 > LIMIT_MS for c in group), f"`{_short(group[0].ask)}`"]
+            for kind, group in sorted(kinds.items(), key=lambda kv: -kv[1][0].seconds)]
+    out.append(table(["kind", "asked", "p50 ms", "max ms", f"over {LIMIT_MS:.0f} ms", "most expensive"], rows))
+    out += ["", "The linker by post size (POST /api/linkify, distinct numbers and names nothing has):", "",
+            linkify_sizes(app)]
+    return "\n".join(out)
+
+
+def _short(ask: Ask, width: int = 70) -> str:
+    text = f"{ask.method} {ask.path}" if ask.method != "GET" else ask.path
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+if __name__ == "__main__":
+    print(report(Path(sys.argv[1])))

@@ -1,0 +1,259 @@
+"""Questions: what a judge's or player's question asks, read in any script, and the rules
+that answer it ranked by how much of it they hold.
+
+A question ("can a tapped creature block", 對手回合可以下地嗎, 指挥官被弹回手里再放要交指挥官税吗)
+is read into concepts, each a set of written forms any one of which means it:
+
+* its question forms (data/question_forms.tsv: how many, can I, 能不能, 幾張, 谁来) are read as
+  what they ask (a number, a permission, who chooses), never searched as its subject;
+* players' words (data/thesaurus.tsv: bounce, 下地, 弹回, ETB) stand with the rules' own
+  wording for the same thing, in every script;
+* each remaining word is a concept of its own, as the index's analyzer reads it (an English
+  stem, a Chinese word in Simplified).
+
+A concept weighs what its rarest form says: the log of how many records there are to how
+many hold it. A candidate's share of a question (`QuestionRanker.coverage`) is the weight of
+the concepts its text holds over the weight of all of them: a rule that holds the question's
+rare words together answers it better than one that holds one of them many times, which is
+what the engine's sum of each word's score rewards.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from indexer.documents.bounded_cache import bounded_cache
+from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.search.folding import fold_key
+
+DATA = Path(__file__).with_name("data")
+QUESTION_FORMS = DATA / "question_forms.tsv"
+THESAURUS = DATA / "thesaurus.tsv"
+# The fewest concepts a query needs to be read as a question: one or two words are a look-up
+# (a name, a term, a keyword and its rule), and an English query of three is as often a
+# heading or a phrase of the rules (starting life total, minimum deck size) as a question.
+MIN_CONCEPTS = 3
+MIN_ENGLISH_CONCEPTS = 4
+# An English form shorter than this is not looked for inside folded text (`x`, `pw` would be
+# found inside every other word).
+MIN_LATIN_NEEDLE = 2
+_LATIN_WORD = re.compile(r"[a-z0-9][a-z0-9'’/+-]*")
+
+
+class VocabularyError(ValueError):
+    """A bad question forms or thesaurus file; the message names the file and line."""
+
+
+def _rows(path: Path, columns: int) -> list[list[str]]:
+    """The data lines of a tab-separated file with a header line, comments skipped."""
+    rows = []
+    header_seen = False
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != columns:
+            raise VocabularyError(f"{path}:{n}: want {columns} tab-separated fields, got {len(fields)}")
+        if not header_seen:
+            header_seen = True
+            continue
+        rows.append([f.strip() for f in fields])
+    return rows
+
+
+def _normal(text: str) -> str:
+    """The form words are looked up in: NFKC, lower case, Simplified."""
+    return to_hans(unicodedata.normalize("NFKC", text)).lower()
+
+
+def _as_written(stem: str) -> str:
+    """An English stem as the start of the words it stems from: Snowball writes a final y
+    as i (priority: prioriti), which the written words do not hold."""
+    return stem[:-1] if len(stem) > 3 and stem.endswith("i") and stem.isascii() else stem
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One thing a question names: its written forms, each the pieces (folded UTF-8) that must
+    all occur in a text for it to hold the form, and its weight (how rare it is)."""
+
+    forms: tuple[tuple[bytes, ...], ...]
+    weight: float
+
+
+class Vocabulary:
+    """The question forms and the thesaurus, looked up in a question's text."""
+
+    def __init__(self, forms_path: Path = QUESTION_FORMS, thesaurus_path: Path = THESAURUS):
+        self.asks: dict[str, tuple[str, ...]] = {}
+        for form, asks, _lang, _source in _rows(forms_path, 4):
+            self.asks[_normal(form)] = tuple(asks.split())
+        self.means: dict[str, tuple[str, ...]] = {}
+        for word, means, _source in _rows(thesaurus_path, 3):
+            self.means[_normal(word)] = tuple(m.strip() for m in means.split("|") if m.strip())
+        keys = sorted(set(self.asks) | set(self.means), key=len, reverse=True)
+        latin = [k for k in keys if not HAN_RUN.search(k)]
+        self._latin = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, latin)) + r")(?![a-z0-9])")
+        self._han = {k for k in keys if HAN_RUN.fullmatch(k)}
+        self._longest_han = max(map(len, self._han), default=0)
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """The question forms and thesaurus words in `text` (normalised), longest first and
+        not overlapping, as (start, end, key)."""
+        found = [(m.start(), m.end(), m.group()) for m in self._latin.finditer(text)]
+        for run in HAN_RUN.finditer(text):
+            at, end = run.start(), run.end()
+            while at < end:
+                # A one-character form (吗, 能) only as a word of its own: inside a word (异能)
+                # it is part of another word (`QuestionReader` meets it among the words).
+                for size in range(min(self._longest_han, end - at), 1, -1):
+                    key = text[at:at + size]
+                    if key in self._han:
+                        found.append((at, at + size, key))
+                        at += size
+                        break
+                else:
+                    at += 1
+        return sorted(found)
+
+
+@lru_cache(maxsize=1)
+def vocabulary() -> Vocabulary:
+    """The data files' vocabulary, read once per process (it is not about any one index)."""
+    return Vocabulary()
+
+
+class QuestionReader:
+    """Reads a query into its concepts with one index's word frequencies."""
+
+    def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
+                 doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool):
+        """`asks`: what a question form's asked-for words weigh against a word of the
+        question's own (0: question forms are read as any other words); `thesaurus`: whether
+        players' words stand with the rules' wording."""
+        self.vocabulary = vocabulary
+        self._frequencies = word_frequencies
+        self._doc_count = max(doc_count, 1)
+        self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
+        # Remembered per query text for this build (answers are shared: read only).
+        self.read = bounded_cache(cache_bytes)(self._read)
+
+    def wordings(self, text: str) -> list[str]:
+        """The rules' wording of the players' words a question holds (下地: 使用地, play land),
+        for the engine to search as well (none when the thesaurus is off)."""
+        if not self._thesaurus:
+            return []
+        normal = _normal(text)
+        found = [key for _, _, key in self.vocabulary.spans(normal) if key in self.vocabulary.means]
+        return [m for key in found for m in self.vocabulary.means[key] if _normal(m) != key]
+
+    def subject(self, text: str) -> str:
+        """The question's own words without its question forms (威慑 生物 挡 of
+        威慑能被一个生物挡吗), as the words a snippet marks: 能 and 被 mark nothing an answer
+        says about the question."""
+        normal = _normal(text)
+        kept, at = [], 0
+        for start, end, key in self.vocabulary.spans(normal):
+            kept.append(normal[at:start])
+            if key in self.vocabulary.means or key not in self.vocabulary.asks:
+                kept.append(key)
+            at = end
+        kept.append(normal[at:])
+        words = [token for token, _ in self._frequencies(" ".join(kept))
+                 if token in self.vocabulary.means or token not in self.vocabulary.asks]
+        return " ".join(dict.fromkeys(words))
+
+    def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
+        """A written form as the pieces a text must hold, and how many records hold its
+        rarest piece: English as its words' stems, Chinese as written."""
+        pieces, counts = [], []
+        for token, count in self._frequencies(text):
+            if HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE:
+                pieces.append(fold_key(_as_written(token)).encode())
+                counts.append(count)
+        if HAN_RUN.search(text) and not _LATIN_WORD.search(text.lower()):
+            # A Chinese form is looked for as written, whatever the segmenter made of it.
+            pieces = [fold_key(text).encode()]
+        return tuple(p for p in pieces if p), min(counts, default=0)
+
+    def _concept(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+        alternatives, best = [], 0
+        for form in dict.fromkeys(forms):
+            pieces, count = self._pieces(form)
+            if pieces and count:
+                alternatives.append(pieces)
+                best = max(best, count)
+        if not alternatives:
+            return None
+        return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
+
+    def _read(self, text: str) -> tuple[Concept, ...]:
+        """The concepts of a question, in the order it names them (none for an empty text)."""
+        normal = _normal(text)
+        concepts: list[Concept | None] = []
+        rest = []
+        at = 0
+        for start, end, key in self.vocabulary.spans(normal):
+            if key in self.vocabulary.means and self._thesaurus:
+                concepts.append(self._concept([key, *self.vocabulary.means[key]]))
+            elif key in self.vocabulary.asks and self._forms:
+                asks = self.vocabulary.asks[key]
+                if asks:
+                    concepts.append(self._concept(asks, self._asks))
+            else:
+                continue
+            rest.append(normal[at:start])
+            at = end
+        rest.append(normal[at:])
+        seen: set[str] = set()
+        for token, _count in self._frequencies(" ".join(rest)):
+            if token in seen:
+                continue
+            seen.add(token)
+            if self._thesaurus and token in self.vocabulary.means:
+                concepts.append(self._concept([token, *self.vocabulary.means[token]]))
+            elif self._forms and token in self.vocabulary.asks:
+                asks = self.vocabulary.asks[token]
+                if asks:
+                    concepts.append(self._concept(asks, self._asks))
+            else:
+                concepts.append(self._concept([token]))
+        return tuple(c for c in concepts if c is not None)
+
+
+def is_question(text: str, concepts: tuple[Concept, ...]) -> bool:
+    """Whether a query of these concepts is read as a question (`MIN_CONCEPTS`)."""
+    return len(concepts) >= (MIN_CONCEPTS if HAN_RUN.search(text) else MIN_ENGLISH_CONCEPTS)
+
+
+class QuestionRanker:
+    """A question's share held by each of its candidates."""
+
+    def __init__(self, holding: Callable[[list[int], bytes], list[int]]):
+        self._holding = holding
+
+    def coverage(self, concepts: tuple[Concept, ...], positions: list[int]) -> np.ndarray:
+        """For each candidate (positions), the weight of the concepts its text holds over the
+        weight of all the question's concepts."""
+        held = np.zeros(len(positions))
+        index = {p: i for i, p in enumerate(positions)}
+        for concept in concepts:
+            holders: set[int] = set()
+            for pieces in concept.forms:
+                found = positions
+                for piece in pieces:
+                    found = self._holding(found, piece)
+                    if not found:
+                        break
+                holders.update(found)
+            for p in holders:
+                held[index[p]] += concept.weight
+        total = sum(c.weight for c in concepts)
+        return held / total if total else held

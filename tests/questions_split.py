@@ -1,0 +1,75 @@
+"""Divide tests/questions.tsv into a tuning part (two thirds) and a sealed part (one third).
+
+The split is drawn once with a fixed seed within each language, so that both parts hold about
+as many English, Traditional and Simplified questions as the whole and the same file always
+splits the same way. The ranking is tuned on questions_tuning.tsv only; questions_sealed.tsv is
+scored as one figure per language, which is how a change that fits the tuning questions (and
+not questions in general) shows: its sealed figure falls behind its tuning one.
+
+    python tests/questions_split.py          # writes both files next to questions.tsv
+    python tests/questions_split.py --check  # exits 1 when the files differ from a fresh split
+"""
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "questions.tsv"
+TUNING = HERE / "questions_tuning.tsv"
+SEALED = HERE / "questions_sealed.tsv"
+SEED = 20261201
+
+HEADER = """# {part} of questions.tsv, written by questions_split.py (seed {seed}); do not edit by hand.
+# {what}
+# Format: language<TAB>question<TAB>targets (../shared/eval/score.py's syntax).
+"""
+WHAT = {
+    "tuning": "The two thirds the ranking may be tuned on.",
+    "sealed": "The third scored only as one figure per language (MRR@10 and hit@5), never read query by query.",
+}
+
+
+def question_lines(path=SOURCE):
+    """The question lines of the file, in order (comments and blank lines left out)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip() and not line.startswith("#")]
+
+
+def split(lines, seed=SEED):
+    """(tuning, sealed): within each language, a third of its lines, drawn with the seed, are sealed."""
+    by_language = defaultdict(list)
+    for line in lines:
+        by_language[line.split("\t", 1)[0]].append(line)
+    rng = random.Random(seed)
+    sealed = set()
+    for language in sorted(by_language):
+        group = by_language[language]
+        sealed.update(rng.sample(group, round(len(group) / 3)))
+    return [ln for ln in lines if ln not in sealed], [ln for ln in lines if ln in sealed]
+
+
+def rendered(seed=SEED):
+    """The text of both files as a fresh split writes them."""
+    tuning, sealed = split(question_lines(), seed)
+    return {
+        TUNING: HEADER.format(part="Tuning part", seed=seed, what=WHAT["tuning"]) + "\n".join(tuning) + "\n",
+        SEALED: HEADER.format(part="Sealed part", seed=seed, what=WHAT["sealed"]) + "\n".join(sealed) + "\n",
+    }
+
+
+def main(argv):
+    texts = rendered()
+    if "--check" in argv:
+        stale = [p.name for p, text in texts.items() if not p.exists() or p.read_text(encoding="utf-8") != text]
+        if stale:
+            print("out of date: " + ", ".join(stale) + " (run python tests/questions_split.py)")
+            return 1
+        return 0
+    for path, text in texts.items():
+        path.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,52 @@
+"""The offline copy as served: made in each coding when the index is built, then sent as the
+client accepts it (no compression per request), with one validator whatever the coding."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import brotli
+import pytest
+
+from indexer.search.build import build, current_folder
+from webapp import create_app, offline_copy
+
+from conftest import SMALL_CORPUS
+from corpus_support import copy_corpus
+
+
+@pytest.fixture(scope="module")
+def offline_client(tmp_path_factory):
+    base = tmp_path_factory.mktemp("offline-data")
+    build([copy_corpus(SMALL_CORPUS, base / "corpus")], root=base / "index", extras={"offline": offline_copy.write})
+    app = create_app({"TESTING": True, "INDEX_ROOT": base / "index"})
+    app.folder = current_folder(base / "index")
+    return app.test_client()
+
+
+def test_the_build_writes_the_copy_in_each_coding(offline_client):
+    folder = offline_client.application.folder
+    raw = (folder / offline_copy.FILE).read_bytes()
+    assert json.loads(raw)["format"] == offline_copy.FORMAT
+    assert brotli.decompress((folder / offline_copy.ENCODED["br"]).read_bytes()) == raw
+    assert gzip.decompress((folder / offline_copy.ENCODED["gzip"]).read_bytes()) == raw
+    meta = offline_client.get("/api/offline").get_json()
+    assert meta["bytes"] == len(raw) and meta["br_bytes"] < meta["gzip_bytes"] < len(raw)
+
+
+@pytest.mark.parametrize("header, coding", [
+    ("gzip, deflate, br, zstd", "br"), ("br", "br"), ("gzip", "gzip"), ("br;q=0, gzip", "gzip"),
+    ("gzip;q=0", None), ("zstd", None), ("", None), ("br;q=0.5, gzip", "gzip"),
+])
+def test_the_copy_is_sent_as_built_in_the_coding_the_client_accepts(offline_client, header, coding):
+    folder = offline_client.application.folder
+    response = offline_client.get("/api/offline/data", headers={"Accept-Encoding": header} if header else {})
+    assert response.status_code == 200 and response.mimetype == "application/json"
+    assert response.headers.get("Content-Encoding") == coding
+    name = offline_copy.ENCODED[coding] if coding else offline_copy.FILE
+    assert response.data == (folder / name).read_bytes()
+    assert "accept-encoding" in response.vary.as_set()
+    assert response.headers["ETag"].startswith(f'W/"{folder.name}.')
+    again = offline_client.get("/api/offline/data", headers={"Accept-Encoding": header,
+                                                             "If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304 and not again.data

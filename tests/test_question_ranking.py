@@ -1,0 +1,107 @@
+"""Questions read as what they ask (`indexer.knowledge.questions`) and ranked by how much of
+them a rule holds: the vocabulary files, the reading of a question in each script, and one
+ablation per lever on the whole knowledge base: without it, the tuning questions
+(questions_tuning.tsv) score lower. The sealed questions are never scored here."""
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from pathlib import Path
+
+import judged
+import pytest
+import questions_split
+
+from indexer.knowledge.library import Library
+from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, _rows, is_question
+
+
+def test_vocabulary_files_parse_and_every_row_names_its_source():
+    for path, columns in ((QUESTION_FORMS, 4), (THESAURUS, 3)):
+        rows = _rows(path, columns)
+        assert len(rows) >= 100
+        assert all(row[0] and row[-1] for row in rows), path.name
+    assert all(lang in ("en", "zh") for _, _, lang, _ in _rows(QUESTION_FORMS, 4))
+
+
+def test_a_bad_vocabulary_line_is_an_error_naming_the_file_and_line(tmp_path):
+    bad = tmp_path / "forms.tsv"
+    bad.write_text("form\tasks\tlang\tsource\nhow many\tnumber\ten\n", encoding="utf-8")
+    with pytest.raises(VocabularyError, match=r"forms\.tsv:2:"):
+        Vocabulary(bad, THESAURUS)
+
+
+def test_a_one_character_form_is_not_read_inside_a_word():
+    vocabulary = Vocabulary()
+    # 能 (can) is a question form; inside 异能 (ability) it is part of the word.
+    assert [key for _, _, key in vocabulary.spans("异能是什么")] == ["什么"]
+    assert "能不能" in [key for _, _, key in vocabulary.spans("对手回合能不能下地")]
+
+
+def test_players_words_are_found_in_either_script_and_english_as_whole_words():
+    vocabulary = Vocabulary()
+    assert [key for _, _, key in vocabulary.spans("指挥官被弹回手上")] == ["弹回手"]
+    # The vocabulary is looked up in Simplified: a Traditional question is normalised first.
+    assert "下地" in [key for _, _, key in vocabulary.spans("对手回合可以下地吗")]
+    assert [key for _, _, key in vocabulary.spans("can a blinked creature")] == ["can a", "blinked"]
+    assert vocabulary.spans("blinkers") == []
+
+
+# ---------------------------------------------------------------- the whole knowledge base
+
+def _tuning_mrr(library: Library) -> dict[str, float]:
+    """MRR@10 of the tuning questions per language, as the scorer counts it."""
+    per: dict[str, list[float]] = {}
+    for language, question, targets in (line.split("\t") for line in
+                                        questions_split.TUNING.read_text(encoding="utf-8").splitlines()
+                                        if line and not line.startswith("#")):
+        found = judged.rank(library.search(question, limit=10)["results"], targets.split("|"))
+        per.setdefault(language, []).append(1 / found if found else 0.0)
+    return {language: statistics.mean(values) for language, values in per.items()}
+
+
+def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(kb_library):
+    read = kb_library._ranker.questions.read
+    assert is_question("威慑生物能被一个生物挡吗", read("威慑生物能被一个生物挡吗"))
+    assert not is_question("starting life total", read("starting life total"))
+    assert is_question("can a tapped creature block", read("can a tapped creature block"))
+
+
+# Each lever of question ranking set to what removes it.
+LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
+          "thesaurus": 0.0}
+
+
+@pytest.fixture(scope="module")
+def tuning_with_all_levers(kb_library):
+    return _tuning_mrr(kb_library)
+
+
+@pytest.mark.parametrize("name", LEVERS)
+def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, tuning_with_all_levers, name):
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **{name: LEVERS[name]}))
+    try:
+        without = _tuning_mrr(library)
+    finally:
+        library.close()
+    assert statistics.mean(without.values()) < statistics.mean(tuning_with_all_levers.values()), without
+
+
+# ---------------------------------------------------------------- the answer shown
+
+def test_a_keywords_result_shows_its_definition(kb_library):
+    for query, script, words in (("persist", None, "Persist is a triggered ability"), ("留存", "hant", "留存屬於觸發式異能")):
+        result = kb_library.search(query, limit=3, script=script)["results"][0]
+        assert (result["rule"], result["definition"]) == ("702.79", "702.79a")
+        assert words in result["snippet"].replace("<mark>", "").replace("</mark>", "")
+    assert kb_library.search("persist")["results"][0]["text"].startswith("Persist is a triggered ability")
+
+
+def test_a_questions_snippet_marks_its_words_in_the_readers_script_not_its_question_forms(kb_library):
+    hans = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hans")["results"]
+    hant = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hant")["results"]
+    menace = next(r for r in hans if r["rule"] == "702.111b")
+    assert "<mark>威慑</mark>" in menace["snippet"] and "<mark>生物</mark>" in menace["snippet"]
+    assert "<mark>能</mark>" not in menace["snippet"] and "<mark>被</mark>" not in menace["snippet"]
+    shown = next(r for r in hant if r["rule"] == "702.111b")
+    assert "<mark>威懾</mark>" in shown["snippet"]
