@@ -5,7 +5,7 @@ import pytest
 
 from indexer.documents.records import Record
 from indexer.search.folding import FILE, fold_key, fold_record, write
-from indexer.search.mapped_lines import MappedLines
+from indexer.search.record_lines import RecordLines
 
 
 @pytest.mark.parametrize("text, key", [
@@ -31,7 +31,7 @@ def records():
 
 def test_written_file_reads_back_by_position(tmp_path):
     write(records(), tmp_path)
-    folded = MappedLines(tmp_path / FILE, 3)
+    folded = RecordLines(tmp_path / FILE, 3)
     try:
         assert [folded[i] for i in range(3)] == [fold_record(r) for r in records()]
         assert "当夺魂红帽客进场时它对任一目标造成伤害" in folded[0] and "whenitentersdealdamage" in folded[0]
@@ -43,28 +43,28 @@ def test_written_file_reads_back_by_position(tmp_path):
 def test_a_file_of_another_record_count_is_refused(tmp_path):
     write(records(), tmp_path)
     with pytest.raises(ValueError, match=f"{FILE} holds 3 lines for 4 records"):
-        MappedLines(tmp_path / FILE, 4)
+        RecordLines(tmp_path / FILE, 4)
     (tmp_path / FILE).write_bytes(b"abc\ndef")  # the last line cut short
     with pytest.raises(ValueError):
-        MappedLines(tmp_path / FILE, 2)
+        RecordLines(tmp_path / FILE, 2)
 
 
 def test_an_empty_index_has_an_empty_file(tmp_path):
     write([], tmp_path)
     assert (tmp_path / FILE).read_bytes() == b""
-    MappedLines(tmp_path / FILE, 0).close()
+    RecordLines(tmp_path / FILE, 0).close()
 
 
 def test_a_damaged_byte_reads_as_a_replacement_not_an_error(tmp_path):
     (tmp_path / FILE).write_bytes(b"abc\xffdef\n\xe5\xa4\n")
-    folded = MappedLines(tmp_path / FILE, 2)
+    folded = RecordLines(tmp_path / FILE, 2)
     assert folded[0] == "abc\ufffddef" and folded[1] == "\ufffd"
     folded.close()
 
 
 def test_lines_are_searched_where_they_lie_in_the_file(tmp_path):
     write(records(), tmp_path)
-    folded = MappedLines(tmp_path / FILE, 3)
+    folded = RecordLines(tmp_path / FILE, 3)
     try:
         assert folded.holding([0, 1, 2], "夺魂红帽客".encode()) == [0]
         assert folded.holding([2, 1, 0], b"persist") == [1] and folded.holding([0, 0], b"dealdamage") == [0, 0]

@@ -11,7 +11,7 @@ from whoosh import highlight
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
 from indexer.search import highlighting
 from indexer.search.analysis import text_analyzer
-from indexer.search.mapped_lines import MappedLines
+from indexer.search.record_lines import RecordLines
 
 WITHER_FAQ = "* 具有乾枯異能的來源則會如常地影響牌手與旅法師。"
 MARK = re.compile(r"<mark>(.*?)</mark>")
@@ -71,7 +71,7 @@ def test_the_builds_marking_forms_mark_as_the_texts_themselves(corpus_records, t
     rng = random.Random(5)
     sample = rng.sample(corpus_records, 300)
     highlighting.write(sample, tmp_path)
-    lines = MappedLines(tmp_path / highlighting.FILE, len(sample))
+    lines = RecordLines(tmp_path / highlighting.FILE, len(sample))
     analyzer = text_analyzer()
     try:
         compared = 0

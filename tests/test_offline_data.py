@@ -7,12 +7,11 @@ import json
 
 import brotli
 import pytest
+from conftest import SMALL_CORPUS
+from corpus_support import copy_corpus
 
 from indexer.search.build import build, current_folder
 from webapp import create_app, offline_copy
-
-from conftest import SMALL_CORPUS
-from corpus_support import copy_corpus
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (fixtures are used by name)
+from conftest import SMALL_CORPUS
+from corpus_support import copy_corpus
 from playwright.sync_api import expect
 from werkzeug.serving import make_server
 
 from indexer.search.build import build, current_folder
 from webapp import create_app, offline_copy
-
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (fixtures are used by name)
-from conftest import SMALL_CORPUS
-from corpus_support import copy_corpus
 
 pytestmark = [pytest.mark.browser, pytest.mark.server]
 expect.set_options(timeout=ACTION_TIMEOUT_MS)

@@ -23,7 +23,7 @@ from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
 from indexer.search.highlighting import marking_forms
 from indexer.search.lineage import Edge, record_key
-from indexer.search.mapped_lines import MappedLines
+from indexer.search.record_lines import RecordLines
 
 from .editions import EditionTables
 
@@ -67,7 +67,7 @@ def only_heading(record: Record) -> bool:
 
 
 class Catalogue:
-    def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
+    def __init__(self, records: list[Record], folded_texts: RecordLines, marking_lines: RecordLines,
                  edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
         """Every table is made here, in the order each needs the ones before it: the look-ups
         by number, name and title first; then what groups records into one result and what

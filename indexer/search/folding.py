@@ -7,8 +7,8 @@ query's key inside its candidates' folded texts (the literal-match bonus, phrase
 Folding the new candidates of a first search on a large index was most of that search
 (docs/benchmarks.md, growth); so the build folds
 every record once and writes `folded.txt`, one line per record in the order of
-records.jsonl, and the library maps that file into memory (`mapped_lines.MappedLines`) instead of
-reading it: opening an index costs no more, and the server's workers share its pages.
+records.jsonl, and the library reads that file's bytes once (`record_lines.RecordLines`) and finds
+a record's line by its position, parsing nothing: the server's workers share the master's copy.
 """
 from __future__ import annotations
 

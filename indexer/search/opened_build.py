@@ -1,7 +1,7 @@
 """One index build opened: everything its answers depend on, owned by one object.
 
 A build folder holds the records and sources, the folded texts and the texts' marking forms
-(`mapped_lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words
+(`record_lines.RecordLines`), the lineage of the rules across editions (`lineage`), the user words
 it was segmented with, the glossary it was built with and the engine's files. Opening it
 reads and checks every one of them before anything is in use: a missing or damaged part
 raises `IndexUnavailable` (and nothing else), so whoever serves the previous build keeps
@@ -31,7 +31,7 @@ from indexer.documents.ingest import read_records
 
 from . import analysis, folding, highlighting, lineage
 from .engine import IndexUnavailable, SearchBackend
-from .mapped_lines import MappedLines
+from .record_lines import RecordLines
 from .whoosh_engine import CACHE_BYTES, WhooshBackend
 
 ENGINE = WhooshBackend
@@ -143,14 +143,14 @@ class IndexBuild:
             self.marking_lines.close()
             raise
 
-    def _lines(self, name: str, what: str) -> MappedLines:
+    def _lines(self, name: str, what: str) -> RecordLines:
         """A line file, checked against the manifest in the bytes that are kept."""
         path = self.folder / name
         try:
             data = path.read_bytes()
             if name in self.manifest and (len(data), xxhash.xxh3_128_hexdigest(data)) != self.manifest[name]:
                 raise ValueError("changed since the build was checked")
-            return MappedLines(path, len(self.records), data)
+            return RecordLines(path, len(self.records), data)
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"{self.folder}: {what} unreadable ({exc})") from None
 

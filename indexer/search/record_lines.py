@@ -1,4 +1,4 @@
-"""A file of one line per record, held in memory: the build writes such files (`folding`,
+"""A file of one line per record, held in memory (`RecordLines`): the build writes such files (`folding`,
 `marking`) so that opening an index finds a record's line by its position without parsing
 anything, and the server's workers share the master's copy until they switch builds.
 
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
-class MappedLines:
+class RecordLines:
     """The lines of a file the build wrote a line per record, by record position."""
 
     def __init__(self, path: Path, count: int, data: bytes | None = None):
