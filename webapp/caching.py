@@ -21,7 +21,7 @@ from flask import Flask, Response, current_app
 
 from indexer.search.engine import IndexUnavailable
 
-from . import compression
+from .compression import compress as compressed
 from .respond import AnswerRequest, header_names
 
 # How long a client or a shared cache may reuse an answer without asking again: short,
@@ -97,7 +97,7 @@ def compress(req: AnswerRequest, response: Response) -> Response:
     by Accept-Encoding, compressed or not: its `Vary` names it (webapp.respond.finish writes
     it)."""
     req.varies_by("Accept-Encoding")
-    return compression.compress(req, response)
+    return compressed(req, response)
 
 
 def install(app: Flask) -> None:
