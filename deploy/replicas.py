@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.server import HOST, Server, free_port, get
+from harness.server import HOST, Server, free_port, get
 from indexer.search.build import BuildError, build, current_folder, install_artifact, switch_to
 from indexer.documents.ingest import DEFAULT_CORPUS
 

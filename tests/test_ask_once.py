@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import wrk
-from benchmarks.server import HOST, ServerError, free_port, get
+from harness.server import HOST, ServerError, free_port, get
 
 needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install wrk)")
 

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from benchmarks.server import HOST
+from harness.server import HOST
 from deploy.replicas import Cluster, nginx_binary
 from indexer.search.build import build, current_folder
 

@@ -1,7 +1,8 @@
-"""The one harness that runs a server on a loopback port, for the benchmarks and the tests:
-`scripts/serve` as an operator runs it (it builds the index, then execs gunicorn), its gunicorn
-alone (`Server.production`), or plain gunicorn with the real app (`webapp.wsgi:app`) or the
-minimal endpoint (`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT.
+"""The one harness that runs a server on a loopback port, for the benchmarks, the tests and
+the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then
+execs gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with the real app
+(`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks run their
+minimal and naive apps), over an index root given as INDEX_ROOT.
 Started in its own process group, stopped with it; its output goes to a log file.
 
 Only 127.0.0.1 is ever bound or contacted.
@@ -21,11 +22,9 @@ from pathlib import Path
 
 from indexer.search.build import current_folder
 
-from .measure import ROOT
-
+ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 REAL_APP = "webapp.wsgi:app"
-MINIMAL_APP = "benchmarks.minimal_app:app"
 SERVE = ROOT / "scripts" / "serve"
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 120.0
@@ -96,10 +95,6 @@ class Server:
         settings), without building an index first; `options` on top of the file's."""
         return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF,
                             options=options)
-
-    @classmethod
-    def minimal_app(cls, index_root: Path, port: int, **kw) -> "Server":
-        return cls.gunicorn(MINIMAL_APP, index_root, port, **kw)
 
     @classmethod
     def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> "Server":
