@@ -7,10 +7,10 @@ import threading
 import pytest
 
 from corpus_support import copy_corpus
-from webapp.cli import main
 from indexer.documents.corpus import load_sources
 from indexer.documents.fetch import FetchError, fetch
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
+from mtgrules.commands import main
 
 SHIPPED = DEFAULT_CORPUS / "rules" / "MagicCompRules-2009-07-11.txt"
 

@@ -12,7 +12,7 @@ from indexer.documents.chinese import HAN
 from indexer.documents.textclean import display_width
 from indexer.knowledge.display import display
 
-from .present import LABELS
+from webapp.present import LABELS
 
 LANG_NAMES = {"en": "English", "zh_hant": "繁體", "zh_hans": "简体", "bg": "Български"}
 # Wrapping units: terminal styling (no width), whitespace, a run of anything but spaces and
