@@ -1,9 +1,9 @@
 """Index builds: only when the corpus changed, switched atomically, never replaced by a failed build."""
 import pytest
 
+from corpus_support import corpus_copy
 from indexer.knowledge.library import Library
 from indexer.search.build import BuildError, build, current_folder, current_meta
-from test_ingest import corpus_copy
 
 
 def test_build_switches_only_when_the_corpus_changes(tmp_path):

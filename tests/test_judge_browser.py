@@ -19,8 +19,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, browser, live_server, page, screenshot)
+from browser_support import ACTION_TIMEOUT_MS, screenshot
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from test_pages import main, page
+from html_support import main, page
 
 
 @pytest.mark.parametrize("typed, name, english", [

@@ -13,8 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 import judged
-from browser_support import (  # noqa: F401  (fixtures are used by name)
-    ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot)
+from browser_support import ACTION_TIMEOUT_MS, ROOT, screenshot
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 

@@ -9,7 +9,8 @@ from html.parser import HTMLParser
 import pytest
 from werkzeug.serving import make_server
 
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
+from browser_support import ACTION_TIMEOUT_MS
+from html_support import main, page
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -41,17 +42,6 @@ class Page(HTMLParser):
 
     def having(self, cls):
         return [(tag, attrs) for tag, attrs in self.elements if cls in (attrs.get("class") or "").split()]
-
-
-def page(client, url, status=200):
-    response = client.get(url)
-    assert response.status_code == status, url
-    assert response.mimetype == "text/html"
-    return response.get_data(as_text=True)
-
-
-def main(html):
-    return html[html.index('<main id="main"'):html.index("</main>")]
 
 
 # --- search -----------------------------------------------------------------------------

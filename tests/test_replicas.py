@@ -17,11 +17,13 @@ from urllib.parse import quote
 
 import pytest
 
-from harness.server import HOST
 from deploy.replicas import Cluster, nginx_binary
-from indexer.search.build import build, current_folder
+from harness.server import HOST
+from indexer.search.build import build
 
 from corpus_support import copy_corpus
+
+pytestmark = pytest.mark.server  # nginx in front of two gunicorn replicas
 
 CLIENTS = 16
 SECONDS = 30.0

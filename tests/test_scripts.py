@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
+from browser_support import ROOT, start_server, stop_server, wait_until_healthy
+from harness.server import SERVE
 
 # Two threaded workers, the app loaded once before they fork.
 # How often the worker count is read, half a second apart, before it must be two.
@@ -126,6 +127,7 @@ def test_failed_build_keeps_serving_the_previous_index(live_server, tmp_path):
     assert (live_server.index_root / "CURRENT").read_text(encoding="utf-8") == previous
 
 
+@pytest.mark.server
 def test_failed_build_without_any_index_is_an_error(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("not a rules file\n", encoding="utf-8")
@@ -137,6 +139,7 @@ def test_failed_build_without_any_index_is_an_error(tmp_path):
     assert not (tmp_path / "index" / "CURRENT").exists()
 
 
+@pytest.mark.server
 def test_first_query_after_ready_is_answered_from_the_index_the_master_opened(kb_index, tmp_path):
     """serve opens the index in gunicorn's master before the workers fork: the very first
     request, a search, is answered by a worker from the library the master opened, and no
