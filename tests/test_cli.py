@@ -48,6 +48,7 @@ def test_a_rule_with_subrules_and_rulings(runner):
     assert "• 增幅不會改變咒語的法術力費用或總法術力費用。" in rulings
 
 
+@pytest.mark.server
 def test_the_first_argument_defaults_to_a_rule_number(small_index):
     completed = subprocess.run(
         [sys.executable, "-m", "mtgrules", "--index-root", str(small_index), "規則702.30c"],
@@ -135,6 +136,7 @@ def test_errors_are_one_clear_line(runner, args, code, message):
     assert result.output.strip().splitlines()[-1] == message
 
 
+@pytest.mark.server
 def test_no_index_is_a_clear_error(tmp_path):
     completed = subprocess.run(
         [sys.executable, "-m", "mtgrules", "--index-root", str(tmp_path), "702.30a"],

@@ -112,6 +112,7 @@ def test_the_project_is_installed_with_its_commands():
     assert points[("flask.commands", "kb")] == "mtgrules.commands:cli"
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("argv", [
     [str(Path(sys.executable).with_name("mtgrules")), "--help"],
     [sys.executable, "-m", "mtgrules", "--help"],
