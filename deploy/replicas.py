@@ -23,30 +23,25 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from harness.server import HOST, Server, free_port, get
-from indexer.search.build import BuildError, build, current_folder, install_artifact, switch_to
 from indexer.documents.ingest import DEFAULT_CORPUS
+from indexer.knowledge.settings import Settings
+from indexer.search.build import BuildError, build, current_folder, install_artifact, switch_to
 
-CONFIG = Path(__file__).with_name("nginx.conf")
+from .proxy import Nginx, ProxyError
+
 FAIL_SECONDS = 2
 # A replica stopped for a restart or a roll lets its requests in flight finish for this long,
 # not scripts/serve's 30 s: the other replica answers meanwhile, and a roll waits on each stop.
 GRACEFUL_SECONDS = 5
-NGINX_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 
 
 class DeployError(Exception):
     """nginx or a replica did not start or reload; the message carries the log's end."""
-
-
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
 
 
 class Replica:
@@ -82,19 +77,23 @@ class Cluster:
     """`with Cluster(artifact, work) as cluster:` replicas serving `artifact` behind nginx."""
 
     def __init__(self, artifact: Path, work: Path, replicas: int = 2, workers: int = 1, port: int | None = None):
-        nginx = nginx_binary()
-        if nginx is None:
-            raise DeployError("nginx is not installed (Debian: apt-get install nginx)")
-        self.nginx_bin, self.work = nginx, Path(work)
+        self.work = Path(work)
         self.port = port or free_port()
-        self.prefix = self.work / "nginx"
+        settings = Settings.from_env()
+        try:
+            self.nginx = Nginx(self.work / "nginx", f"{HOST}:{self.port}", settings.request_seconds,
+                               settings.max_body_bytes, FAIL_SECONDS)
+        except ProxyError as exc:
+            raise DeployError(str(exc)) from None
         self.replicas = [Replica(self.work / f"replica-{i}" / "index", workers) for i in range(replicas)]
-        self.nginx: subprocess.Popen | None = None
         try:
             for replica in self.replicas:
                 switch_to(replica.root, install_artifact(artifact, replica.root))
                 replica.start()
-            self._start_nginx()
+            self.nginx.start(self._servers(), lambda: get(self.port, "/healthz", timeout=5)[0] == 200)
+        except ProxyError as exc:
+            self.close()
+            raise DeployError(str(exc)) from None
         except BaseException:
             self.close()
             raise
@@ -103,64 +102,17 @@ class Cluster:
     def url(self) -> str:
         return f"http://{HOST}:{self.port}"
 
-    def _write_config(self, backups: tuple[Replica, ...] = ()) -> Path:
-        servers = "\n".join(
-            f"        server {HOST}:{r.port} max_fails=1 fail_timeout={FAIL_SECONDS}s{' backup' if r in backups else ''};"
-            for r in self.replicas)
-        text = (CONFIG.read_text(encoding="utf-8").replace("@UPSTREAM_SERVERS@", servers)
-                .replace("@LISTEN@", f"{HOST}:{self.port}").replace("@PREFIX@", str(self.prefix))
-                .replace("@FAIL_SECONDS@", str(FAIL_SECONDS)))
-        path = self.prefix / "nginx.conf"
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def _start_nginx(self) -> None:
-        for folder in (self.prefix, *(self.prefix / d for d in NGINX_TEMP_DIRS)):
-            folder.mkdir(parents=True, exist_ok=True)
-        # nginx's workers run as an unprivileged user when the master is root: they must be
-        # able to reach the temporary folders.
-        for folder in (self.work, self.prefix):
-            folder.chmod(0o755)
-        config = self._write_config()
-        self.log = open(self.prefix / "stderr.log", "wb")
-        self.nginx = subprocess.Popen([self.nginx_bin, "-p", str(self.prefix), "-c", str(config)],
-                                      stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      start_new_session=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.nginx.poll() is not None:
-                raise DeployError(f"nginx exited with {self.nginx.returncode}: {self._nginx_log()}")
-            try:
-                if get(self.port, "/healthz", timeout=5)[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise DeployError(f"nginx gave no 200 for /healthz in 30 s: {self._nginx_log()}")
-
-    def _nginx_log(self) -> str:
-        logs = [self.prefix / "stderr.log", self.prefix / "error.log"]
-        return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
-
-    def _workers(self) -> set[int]:
-        out = subprocess.run(["pgrep", "-P", str(self.nginx.pid)], capture_output=True, text=True)
-        return {int(pid) for pid in out.stdout.split()}
+    def _servers(self, backups: tuple[Replica, ...] = ()) -> list[str]:
+        return [f"server {HOST}:{r.port} max_fails=1 fail_timeout={FAIL_SECONDS}s{' backup' if r in backups else ''};"
+                for r in self.replicas]
 
     def reload(self, backups: tuple[Replica, ...] = ()) -> None:
         """Apply a new upstream list, and return once nginx's workers of the old one are gone
         (until then they still route by it)."""
-        self._write_config(backups)
-        before = self._workers()
-        self.nginx.send_signal(signal.SIGHUP)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            now = self._workers()
-            if now and not now & before:
-                return
-            if self.nginx.poll() is not None:
-                raise DeployError(f"nginx exited on reload: {self._nginx_log()}")
-            time.sleep(0.02)
-        raise DeployError(f"nginx did not finish its reload in 30 s: {self._nginx_log()}")
+        try:
+            self.nginx.reload(self._servers(backups))
+        except ProxyError as exc:
+            raise DeployError(str(exc)) from None
 
     def kill(self, index: int) -> None:
         self.replicas[index].stop(kill=True)
@@ -183,14 +135,7 @@ class Cluster:
         return name
 
     def close(self) -> None:
-        if self.nginx is not None and self.nginx.poll() is None:
-            self.nginx.send_signal(signal.SIGQUIT)  # graceful: finish the requests in flight
-            try:
-                self.nginx.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.nginx.pid, signal.SIGKILL)
-                self.nginx.wait(timeout=15)
-            self.log.close()
+        self.nginx.close()
         for replica in self.replicas:
             replica.stop()
 

@@ -1,8 +1,8 @@
 """The one harness that runs a server on a loopback port, for the benchmarks, the tests and
-the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then
-execs gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with the real app
-(`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks run their
-minimal and naive apps), over an index root given as INDEX_ROOT.
+the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then runs
+nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
+the real app (`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks
+run their minimal and naive apps), over an index root given as INDEX_ROOT.
 Started in its own process group, stopped with it; its output goes to a log file.
 
 Only 127.0.0.1 is ever bound or contacted.
@@ -98,7 +98,8 @@ class Server:
 
     @classmethod
     def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> "Server":
-        """`scripts/serve` (its pid is gunicorn's master once it has built: the script execs it)."""
+        """`scripts/serve` (once it has built, its pid is deploy/serve.py's, whose children are gunicorn's master
+        and nginx's)."""
         return cls("scripts/serve", [str(SERVE), "--host", HOST, "--port", str(port), *paths], index_root, port, log)
 
     @property

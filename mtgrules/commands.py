@@ -131,7 +131,7 @@ def build(options: Options, paths: tuple[Path, ...], index_root: Path | None, fo
     except (BuildError, *INPUT_ERRORS) as exc:
         click.echo(f"error: {exc}", err=True)
         return 1
-    if not outcome.built:
+    if not outcome.built or outcome.result is None:
         click.echo(f"index up to date: {outcome.folder}")
         return 0
     _print_summaries(outcome.result)

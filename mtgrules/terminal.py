@@ -8,7 +8,7 @@ import shutil
 
 import click
 
-from indexer.documents.chinese import HAN
+from indexer.documents.script_ranges import HAN
 from indexer.documents.textclean import display_width
 from indexer.knowledge.display import display
 
@@ -161,5 +161,6 @@ def print_search(answer: dict, script: str | None) -> None:
     click.echo(click.style(f"{answer['total']} results, {answer['took_ms']} ms", dim=True))
     for n, result in enumerate(answer["results"], 1):
         where = " · ".join(x for x in (result["edition"], result["source"]["title"]) if x)
-        click.echo(f"\n{n:>2}. " + click.style(result["title"], bold=True) + click.style(f"  [{result['kind']}] {where}", dim=True))
+        click.echo(f"\n{n:>2}. " + click.style(result["title"], bold=True)
+                   + click.style(f"  [{result['kind']}] {where}", dim=True))
         click.echo(wrap(plain_snippet(result["snippet"]), "    "))

@@ -1,9 +1,18 @@
 """Index builds: only when the corpus changed, switched atomically, never replaced by a failed build."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
 from corpus_support import corpus_copy
 from indexer.knowledge.library import Library
 from indexer.search.build import BuildError, build, current_folder, current_meta
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_build_switches_only_when_the_corpus_changes(tmp_path):
@@ -50,3 +59,36 @@ def test_missing_index_is_a_clear_error(tmp_path):
 
     with pytest.raises(IndexUnavailable, match="no index built yet"):
         LiveLibrary(tmp_path / "nothing").get()
+
+
+@pytest.mark.server  # a build in a subprocess, killed part way
+def test_a_build_removes_the_folders_of_killed_builds_not_of_running_ones(tmp_path):
+    """A build killed part way leaves its temporary folder (`.tmp-NAME-PID`); the next build
+    removes it. One whose process still runs (another build, in another process) is kept."""
+    corpus = corpus_copy(tmp_path)
+    root = tmp_path / "index"
+    root.mkdir()
+    killed = subprocess.Popen([sys.executable, "-m", "indexer", "build", "--index-root", str(root), str(corpus)],
+                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(root.glob(".tmp-*")) and time.monotonic() < deadline and killed.poll() is None:
+            time.sleep(0.01)
+    finally:
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait(timeout=30)
+    [dead] = root.glob(".tmp-*")
+    assert dead.name.endswith(f"-{killed.pid}")
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        other = root / f".tmp-20270101T000000-000000000000-{running.pid}"
+        other.mkdir()
+        (other / "records.jsonl").write_text("{}\n", encoding="utf-8")
+        outcome = build([corpus], root=root)
+        assert outcome.built and not dead.exists()
+        assert other.exists(), "the folder of a build still running was removed"
+    finally:
+        running.kill()
+        running.wait()
+    build([corpus], root=root)
+    assert not other.exists()

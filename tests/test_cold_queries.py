@@ -8,6 +8,7 @@ from collections import Counter
 from benchmarks.cold_queries import QUERY_KINDS, generate
 from benchmarks.corpora import documents_only
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
+from indexer.documents.records import from_rules_file
 
 
 def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run():
@@ -28,8 +29,8 @@ def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run():
 def test_the_documents_corpus_is_corpus_without_its_rules_files(tmp_path):
     whole = ingest([DEFAULT_CORPUS]).records
     documents = ingest([documents_only(DEFAULT_CORPUS, tmp_path / "documents")]).records
-    rules = {r.source for r in whole if r.source.startswith("cr-")}
-    assert rules and not any(r.source.startswith("cr-") for r in documents)
+    rules = {r.source for r in whole if from_rules_file(r)}
+    assert rules and not any(from_rules_file(r) for r in documents)
     assert not any(p.name == "rules" for p in (tmp_path / "documents").iterdir())
     # The documents' own records are the same, and only theirs and the glossary's are there.
     assert sorted(r.id for r in documents) == sorted(r.id for r in whole if r.source not in rules)

@@ -10,6 +10,7 @@ import pytest
 from corpus_support import copy_corpus, corpus_copy
 from indexer.documents.corpus import CorpusError, load_sources
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
+from indexer.documents.records import RULES_FILE_PREFIX
 
 ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = {  # records per document and kind, as read from the documents
@@ -39,7 +40,7 @@ def test_bundled_corpus_record_counts_per_document_and_kind(bundled):
         counts.setdefault(record.source, {}).setdefault(record.kind, 0)
         counts[record.source][record.kind] += 1
     glossary = counts.pop("glossary")
-    editions = {source: counts.pop(source) for source in list(counts) if source.startswith("cr-")}
+    editions = {source: counts.pop(source) for source in list(counts) if source.startswith(RULES_FILE_PREFIX)}
     assert counts == EXPECTED
     assert set(glossary) == {"term"} and glossary["term"] >= 200
     assert sorted(editions) == ["cr-2008-05-01", "cr-2009-07-11", "cr-2010-02-01", "cr-2016-09-30",
@@ -155,6 +156,17 @@ def test_bad_documents_fail_by_name_and_the_others_still_ingest(tmp_path, name, 
     folder = corpus_copy(tmp_path, extra=[(name, data, "set-faq")])
     result = ingest([folder])
     assert len(result.errors) == 1 and re.search(message + "$", result.errors[0]), result.errors
+    assert {r.source for r in result.records} == {"worldwake-faq", "keyword-digest", "glossary"}
+
+
+def test_a_document_may_not_take_the_source_id_of_a_rules_files_records(tmp_path):
+    """Records whose source begins as a rules file's do are read as the rules (today's, or
+    superseded): a document so named is refused, and the others still ingest."""
+    folder = corpus_copy(tmp_path, extra=[(f"{RULES_FILE_PREFIX}notes.txt", "某系列常見問題集\n".encode(), "set-faq")])
+    result = ingest([folder])
+    assert len(result.errors) == 1, result.errors
+    assert re.search(r"cr-notes\.txt: source id 'cr-notes': an id beginning 'cr-' names a rules file's records",
+                     result.errors[0])
     assert {r.source for r in result.records} == {"worldwake-faq", "keyword-digest", "glossary"}
 
 

@@ -82,3 +82,29 @@ def test_an_older_editions_entry_names_todays_entry_for_it(kb_library):
     assert first["id"] == "cr-2026-04-17:term:mana-burn-obsolete"
     assert "2008-05-01" in {e["edition"] for e in first["other_editions"]}
     assert term_view(kb_library, kb_library.get("cr-2026-04-17:term:persist"), None)["today_entry"] is None
+
+
+def test_an_obsolete_terms_rule_is_the_most_specific_or_the_entry_it_sends_to(kb_library):
+    """2008's glossary said "In Play ... See rule 217, Zones": its rule is 217.5, In Play. An
+    entry no edition held alive names the rules of the entry it sends the reader to ("See
+    Exile."); one that names none (Interrupt) links none."""
+    def linked(term_id):
+        return [(r["number"], r["edition"]) for r in term_view(kb_library, kb_library.get(term_id), None)["defining_rules"]]
+
+    assert linked("cr-2026-04-17:term:in-play-obsolete") == [("217.5", "2008-05-01")]
+    assert kb_library.rule_records("217.5", "2008")[0].text["en"] == "In Play"
+    assert linked("cr-2026-04-17:term:remove-from-the-game-removed-removed-from-the-game-zone-obsolete") == [
+        ("406", "2026-04-17")]
+    assert linked("cr-2026-04-17:term:interrupt-obsolete") == []
+    # Each of its names finds it first, then today's rules about exile.
+    for name in ("remove from the game", "removed"):
+        ids = _ids(kb_library, name)
+        assert ids[0] == "cr-2026-04-17:term:remove-from-the-game-removed-removed-from-the-game-zone-obsolete"
+    assert {"cr-2026-04-17:rule:701.13", "cr-2026-04-17:rule:406"} <= set(_ids(kb_library, "remove from the game")[:3])
+
+
+def test_a_word_for_word_rendering_finds_the_keyword(kb_library):
+    """死亡觸碰 is no form the game uses (deathtouch is 死觸): the glossary holds it as a wrong
+    form, so it finds deathtouch's rule before the plane whose text says 死亡 (dies)."""
+    for query in ("死亡觸碰", "死亡触碰"):
+        assert _ids(kb_library, query)[0] == "cr-2026-04-17:rule:702.2"

@@ -3,17 +3,17 @@
 gunicorn writes the head and the body with two `sendall`s; a replica killed between them
 leaves nginx a head it has already passed on to the client and no body, a cut answer it can
 no longer retry on another replica. These tests run the worker's own request handling
-(gunicorn's parser and response over a socket pair) with a connection socket that records
-every write.
+(gunicorn's parser and response over a socket pair) with a client socket that records every
+write.
 """
 from __future__ import annotations
 
 import socket
 
 import pytest
+from gunicorn import http
 from gunicorn.config import Config
 from gunicorn.glogging import Logger
-from gunicorn.workers.gthread import TConn
 
 from webapp.serving import Worker
 
@@ -42,10 +42,16 @@ def app(environ, start_response):
     return [BODY]
 
 
+class Listener:
+    """The listening socket a request came in on, as the worker asks it."""
+
+    def getsockname(self):
+        return ("127.0.0.1", 8000)
+
+
 @pytest.fixture
 def worker():
     cfg = Config()
-    cfg.set("keepalive", 5)
     worker = Worker(0, 0, [], None, 30, cfg, Logger(cfg))
     worker.wsgi = app
     yield worker
@@ -53,20 +59,18 @@ def worker():
 
 
 @pytest.fixture
-def connection(worker):
-    """(conn, its recording socket, the client's end) of one connection to the worker."""
+def connection():
+    """(the recording socket of the worker's end, the client's end) of one connection."""
     server, client = socket.socketpair()
-    conn = TConn(worker.cfg, server, ("127.0.0.1", 40000), ("127.0.0.1", 8000))
-    conn.sock = Recording(server)
-    yield conn, conn.sock, client
+    yield Recording(server), client
     server.close()
     client.close()
 
 
-def handle(worker, conn, client, request: bytes) -> bool:
+def handle(worker, sock, client, request: bytes) -> None:
     client.sendall(request)
-    conn.init()
-    return worker.handle_request(next(conn.parser), conn)
+    req = next(http.get_parser(worker.cfg, sock, ("127.0.0.1", 40000)))
+    worker.handle_request(Listener(), req, sock, ("127.0.0.1", 40000))
 
 
 def received(client, size: int) -> bytes:
@@ -77,20 +81,14 @@ def received(client, size: int) -> bytes:
     return data
 
 
-def test_head_and_body_go_out_in_one_write_and_the_kept_alive_socket_is_the_connections(worker, connection):
-    conn, recording, client = connection
-    kept_alive = handle(worker, conn, client, b"GET /api/search?q=persist HTTP/1.1\r\nHost: kb\r\n\r\n")
-    assert kept_alive and conn.sock is recording
+def test_head_and_body_go_out_in_one_write(worker, connection):
+    recording, client = connection
+    handle(worker, recording, client, b"GET /api/search?q=persist HTTP/1.1\r\nHost: kb\r\n\r\n")
     [write] = recording.writes
     head, body = write.split(b"\r\n\r\n", 1)
-    assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: keep-alive" in head
+    assert head.startswith(b"HTTP/1.1 200 OK\r\n") and b"Connection: close" in head
     assert body == BODY
     assert received(client, len(write)) == write
-
-    # The next request on the kept-alive connection is answered in one write as well.
-    conn.initialized = False
-    assert handle(worker, conn, client, b"GET /healthz HTTP/1.1\r\nHost: kb\r\n\r\n")
-    assert len(recording.writes) == 2 and recording.writes[1].endswith(b"\r\n\r\n" + BODY)
 
 
 @pytest.mark.parametrize("request_bytes", [
@@ -98,16 +96,15 @@ def test_head_and_body_go_out_in_one_write_and_the_kept_alive_socket_is_the_conn
     b"GET /unchanged HTTP/1.1\r\nHost: kb\r\n\r\n",
 ], ids=["HEAD", "304"])
 def test_a_head_without_a_body_is_written_when_the_request_ends(worker, connection, request_bytes):
-    conn, recording, client = connection
-    assert handle(worker, conn, client, request_bytes)
-    assert conn.sock is recording
+    recording, client = connection
+    handle(worker, recording, client, request_bytes)
     [write] = recording.writes
     assert write.startswith(b"HTTP/1.1 ") and write.endswith(b"\r\n\r\n") and BODY not in write
     assert received(client, len(write)) == write
 
 
-def test_an_app_that_fails_before_answering_leaves_the_connections_socket_for_the_error(worker, connection):
-    conn, recording, client = connection
+def test_an_app_that_fails_before_answering_leaves_the_socket_untouched_for_the_error(worker, connection):
+    recording, client = connection
     with pytest.raises(RuntimeError):
-        handle(worker, conn, client, b"GET /broken HTTP/1.1\r\nHost: kb\r\n\r\n")
-    assert conn.sock is recording and recording.writes == []
+        handle(worker, recording, client, b"GET /broken HTTP/1.1\r\nHost: kb\r\n\r\n")
+    assert recording.writes == []

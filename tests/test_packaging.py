@@ -45,20 +45,20 @@ DECLARED = pins(PROJECT["dependencies"])
 GROUPS = {group: pins(listed) for group, listed in PROJECT["optional-dependencies"].items()}
 
 
-def test_the_groups_are_the_service_the_tests_and_the_benchmarks():
-    assert set(GROUPS) == {"web", "test", "bench"}
+def test_the_groups_are_the_service_the_tests_the_benchmarks_and_the_static_checks():
+    assert set(GROUPS) == {"web", "test", "bench", "lint"}
 
 
-@pytest.mark.parametrize("lock, groups", [(SERVICE_LOCK, ("web",)), (DEV_LOCK, ("web", "test", "bench"))])
+@pytest.mark.parametrize("lock, groups", [(SERVICE_LOCK, ("web",)), (DEV_LOCK, ("web", "test", "bench", "lint"))])
 def test_the_lock_files_pin_what_pyproject_declares(lock, groups):
     held = locked(lock)
     wanted = DECLARED | {name: version for group in groups for name, version in GROUPS[group].items()}
     assert {name: held.get(name) for name in wanted} == wanted
 
 
-def test_the_service_lock_holds_no_test_or_benchmark_package():
+def test_the_service_lock_holds_no_test_benchmark_or_lint_package():
     held = locked(SERVICE_LOCK)
-    assert not set(GROUPS["test"]) & set(held) and not set(GROUPS["bench"]) & set(held)
+    assert not {name for group in ("test", "bench", "lint") for name in GROUPS[group]} & set(held)
     assert "pytest" not in held
 
 

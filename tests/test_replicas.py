@@ -17,7 +17,8 @@ from urllib.parse import quote
 
 import pytest
 
-from deploy.replicas import Cluster, nginx_binary
+from deploy.proxy import nginx_binary
+from deploy.replicas import Cluster
 from harness.server import HOST
 from indexer.search.build import build
 

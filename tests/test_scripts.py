@@ -18,10 +18,10 @@ import pytest
 from browser_support import ROOT, start_server, stop_server, wait_until_healthy
 from harness.server import SERVE
 
-# Two threaded workers, the app loaded once before they fork.
 # How often the worker count is read, half a second apart, before it must be two.
 WORKER_CHECKS = 20
-GUNICORN = f"gunicorn --config {ROOT}/deploy/gunicorn.conf.py"
+RUN = "/tmp/kb-serve-XXXXXX"
+APP = f"python -m gunicorn --config {ROOT}/deploy/gunicorn.conf.py --bind unix:{RUN}/app.sock webapp.wsgi:app"
 
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:
@@ -37,31 +37,32 @@ def plan(result: subprocess.CompletedProcess) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in result.stdout.splitlines())
 
 
-def test_defaults_listen_on_loopback_8000_with_two_preloaded_workers():
+def test_defaults_listen_on_loopback_8000_nginx_in_front_of_two_preloaded_workers():
     steps = plan(dry_run())
     assert steps == {
         "index root": str(ROOT / "var" / "index"),
         "public url": "http://127.0.0.1:8000",
         "build": f"python -m indexer build --index-root {ROOT / 'var' / 'index'} corpus/",
-        "serve": f"{GUNICORN} --bind 127.0.0.1:8000 webapp.wsgi:app",
+        "serve": "python -m deploy.serve --bind 127.0.0.1:8000",
+        "app": APP,
+        "proxy": f"nginx -p {RUN}/nginx -c {RUN}/nginx/nginx.conf (deploy/nginx.conf, on 127.0.0.1:8000)",
         "url": "http://127.0.0.1:8000/",
     }
     settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
-    assert {k: settings[k] for k in ("workers", "worker_class", "threads", "preload_app", "control_socket_disable")} == \
-        {"workers": 2, "worker_class": "webapp.serving.Worker", "threads": 16, "preload_app": True,
-         "control_socket_disable": True}
+    assert {k: settings[k] for k in ("workers", "worker_class", "preload_app", "control_socket_disable")} == \
+        {"workers": 2, "worker_class": "webapp.serving.Worker", "preload_app": True, "control_socket_disable": True}
 
 
 def test_port_from_environment_and_option_overrides_it():
     assert plan(dry_run(port_env="9123"))["url"] == "http://127.0.0.1:9123/"
     steps = plan(dry_run("--port", "9200", port_env="9123"))
-    assert steps["serve"] == f"{GUNICORN} --bind 127.0.0.1:9200 webapp.wsgi:app"
+    assert steps["serve"] == "python -m deploy.serve --bind 127.0.0.1:9200"
+    assert steps["proxy"].endswith("(deploy/nginx.conf, on 127.0.0.1:9200)")
     assert plan(dry_run("--port=9201", "--host=0.0.0.0"))["url"] == "http://0.0.0.0:9201/"
 
 
 def test_ipv6_host_is_bracketed():
-    assert plan(dry_run("--host", "::1", "--port", "8080"))["serve"] == \
-        f"{GUNICORN} --bind [::1]:8080 webapp.wsgi:app"
+    assert plan(dry_run("--host", "::1", "--port", "8080"))["serve"] == "python -m deploy.serve --bind [::1]:8080"
 
 
 def test_extra_paths_resolve_from_the_callers_folder(tmp_path):
@@ -92,7 +93,7 @@ def test_running_server_has_two_workers(live_server):
     """Two workers, given the moment gunicorn's master takes between forking them (up to a
     tenth of a second, longer on a busy machine): the first may answer the health check the
     server was waited for before the second exists."""
-    master = live_server.process.pid
+    master = gunicorn_master(live_server)
     counts = []
     for _ in range(WORKER_CHECKS):
         counts.append(sum(_parent_pid(stat) == master for stat in Path("/proc").glob("[0-9]*/stat")))
@@ -100,6 +101,19 @@ def test_running_server_has_two_workers(live_server):
             break
         time.sleep(0.5)
     assert counts[-1] == 2, counts
+
+
+def gunicorn_master(server) -> int:
+    """The pid of gunicorn's master: the child of serve's process (deploy/serve.py) that runs
+    gunicorn (the other is nginx's master)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        if _parent_pid(stat) == server.process.pid:
+            try:
+                if b"gunicorn" in (stat.parent / "cmdline").read_bytes():
+                    return int(stat.parent.name)
+            except OSError:
+                continue
+    raise AssertionError("serve runs no gunicorn")
 
 
 def _parent_pid(stat: Path) -> int | None:
@@ -149,9 +163,9 @@ def test_first_query_after_ready_is_answered_from_the_index_the_master_opened(kb
     try:
         first = json.loads(server.wait_for("/api/search?q=persist"))  # nothing asked before it
         health = [json.loads(server.get("/healthz")[1]) for _ in range(12)]
+        master = gunicorn_master(server)
     finally:
         stop_server(server)
-    master = server.process.pid  # serve execs gunicorn once the index is built
     assert first["results"] and first["results"][0]["rule"] == "702.79"
     assert {h["opened_in"] for h in health} == {master}
     assert master not in {h["pid"] for h in health}

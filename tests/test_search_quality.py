@@ -12,6 +12,7 @@ import dataclasses
 import pytest
 
 import judged
+from indexer.documents.records import RULES_FILE_PREFIX
 from indexer.knowledge import grouping
 from indexer.knowledge.library import Library
 
@@ -127,7 +128,7 @@ def test_superseded_editions_come_after_todays_rules_unless_asked(kb_answers, kb
         if "edition:" in query or query.startswith('"') or kb_library.search(query)["rule_jump"]:
             continue
         today = kb_library.catalogue.current_edition
-        old = [r["source"]["id"].startswith("cr-") and r["edition"] != today for r in results]
+        old = [r["source"]["id"].startswith(RULES_FILE_PREFIX) and r["edition"] != today for r in results]
         if old != sorted(old):
             late.append(f"{query}: {[r['id'] for r in results]}")
     assert late == []

@@ -1,5 +1,5 @@
 """One timeline of editions: a document's edition label resolves to the rules edition it quotes."""
-from indexer.documents.records import Reference, Record
+from indexer.documents.records import Reference, Record, rules_file_source
 from indexer.documents.timeline import resolve_editions
 
 
@@ -9,7 +9,7 @@ def rule(source: str, edition: str, number: str, **text) -> Record:
 
 
 def rules_file(edition: str, numbers: dict[str, str]) -> list[Record]:
-    return [rule(f"cr-{edition}", edition, number, en=text) for number, text in numbers.items()]
+    return [rule(rules_file_source(edition), edition, number, en=text) for number, text in numbers.items()]
 
 
 def test_the_nearest_edition_that_has_the_documents_rules_and_words():

@@ -9,10 +9,10 @@ options (indentation, sorted keys) gets Flask's encoder.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
-from flask import Response
+from flask import Flask, Response
 from flask.json.provider import DefaultJSONProvider
 
 
@@ -27,6 +27,7 @@ def _dumps(obj: Any, default: Any, option: int = 0) -> bytes:
 
 
 class OrjsonProvider(DefaultJSONProvider):
+    _app: Flask  # (Flask's own app, whose responses have a body; the base class names any app)
     ensure_ascii = False
     sort_keys = False
 
@@ -37,6 +38,6 @@ class OrjsonProvider(DefaultJSONProvider):
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
         if self.compact is False or (self.compact is None and self._app.debug):
-            return super().response(*args, **kwargs)
+            return cast(Response, super().response(*args, **kwargs))  # made by the app's response_class
         body = _dumps(self._prepare_response_obj(args, kwargs), self.default, orjson.OPT_APPEND_NEWLINE)
         return self._app.response_class(body, mimetype=self.mimetype)

@@ -19,9 +19,10 @@ from __future__ import annotations
 import html
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable, Protocol
+from typing import Protocol
 from urllib.parse import quote, urlsplit
 
 import nh3
@@ -132,10 +133,11 @@ class _Linker:
         while (m := pattern.search(text, scan)) is not None:
             start, end = m.span()
             if runs is not None and m.group("ticks") is not None:
-                end = runs.closing_end(start, end - start)
-                if end is None:  # no run of its length follows: the backticks are text
+                closing = runs.closing_end(start, end - start)
+                if closing is None:  # no run of its length follows: the backticks are text
                     scan = m.end()
                     continue
+                end = closing
             out.append(self.references(text[pos:start]))
             if m.group("card") is not None:
                 out.append(self.name(m.group("card").strip(), m.group()))
@@ -268,7 +270,7 @@ class _Sanitizer:
             opener = "<!--" if text.startswith("<!--", start) else text[start:start + 2]
             closer = _MARKUP_END.get(opener)
             close = -1 if closer is None else text.find(closer, start + len(opener))
-            pos = len(text) if close < 0 else close + len(closer)
+            pos = len(text) if closer is None or close < 0 else close + len(closer)
             self.out.append(html.escape(text[start:pos]))
         self.data(text[pos:])
 

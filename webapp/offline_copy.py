@@ -26,19 +26,19 @@ from pathlib import Path
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
-from indexer.documents.records import KINDS
+from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
+from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
+from indexer.knowledge.display import SCRIPTS, display_title, record_title
+from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from indexer.knowledge.library import Library
+from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
-
-from indexer.knowledge.display import SCRIPTS, display_title, record_title
-from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
-from indexer.knowledge.library import Library
-from indexer.knowledge.spelling import LATIN_WORD, Spelling
 
 from .urls import record_url
 
@@ -46,21 +46,14 @@ FILE = "offline.json.gz"
 FORMAT = 1
 # Scores are kept to this many decimals (a hundredth of a typical term score).
 SCORE_DECIMALS = 2
-_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
-# An English word as the analyzer reads one (owner's is one word).
-_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
+_LATIN_WORD = re.compile(LATIN_WORD)
 _TEXT_FIELDS = ("text", "title", "names")
 _GROUP_FIELDS = ("rulings", "examples", "abilities")
 
 
-def current_edition(records) -> str | None:
-    """The latest edition of the official rules in the index (None without a rules file)."""
-    return max((r.edition for r in records if r.source.startswith("cr-") and r.edition), default=None)
-
-
 def kept(record, edition: str | None) -> bool:
     """Whether a record is in the offline copy: the documents' records and the current edition."""
-    return not record.source.startswith("cr-") or record.edition == edition
+    return not from_rules_file(record) or record.edition == edition
 
 
 def build(library, name: str) -> dict:
@@ -68,7 +61,7 @@ def build(library, name: str) -> dict:
     by which a browser tells that its copy is out of date."""
     catalogue, weights = library.catalogue, library.weights
     all_records = list(library.records.values())
-    edition = current_edition(all_records)
+    edition = catalogue.current_edition
     records = [r for r in all_records if kept(r, edition)]
     position = {r.id: i for i, r in enumerate(records)}
     order = sorted(range(len(records)), key=lambda i: (rule_sort_key(records[i].number or ""), records[i].id))
@@ -91,7 +84,8 @@ def build(library, name: str) -> dict:
             if is_common:
                 common[field].append(token)
 
-    out_records, texts = [], []
+    out_records: list[dict] = []
+    texts: list[str] = []
     for r in records:
         item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
                 "parent": r.parent, "keyword": r.keyword, "langs": r.languages(), "url": record_url(r),
@@ -123,6 +117,10 @@ def build(library, name: str) -> dict:
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
         "fields": FIELD_WEIGHTS,
         "recall_field": RECALL_FIELD,
+        # What tells a rules file's records from a document's, and the character ranges of
+        # the writing systems a query is cut by, as the server has them.
+        "rules_file_prefix": RULES_FILE_PREFIX,
+        "script_ranges": {"han": HAN, "latin": LATIN},
         # The constants of the server's ranking and query understanding, so the browser's
         # copy of that logic (webapp/static/offline-search.js) uses the same values.
         "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,
@@ -139,9 +137,11 @@ def build(library, name: str) -> dict:
         "stems": _stems(texts + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
-        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights, library.caches.queries), position),
-        "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary, library.caches.corrections).vocabulary),
-        "latin_word": LATIN_WORD.pattern,
+        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights, library.caches.queries),
+                              position),
+        "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary,
+                                      library.caches.corrections).vocabulary),
+        "vocabulary_word": VOCABULARY_WORD.pattern,
         "names": _keyed(catalogue.names, position),
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),

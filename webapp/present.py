@@ -13,11 +13,12 @@ import re
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.records import LANGS, Record, Reference
+from indexer.documents.records import LANGS, Record, Reference, rules_file_source
+from indexer.documents.script_ranges import CYRILLIC
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
 from indexer.knowledge.editions import word_diff
-from indexer.knowledge.rules import merge_texts
 from indexer.knowledge.library import Library
+from indexer.knowledge.rules import merge_texts
 
 from .linkify import LibraryResolver
 from .urls import record_url
@@ -26,7 +27,7 @@ LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
                  "other_editions")
-CYRILLIC = re.compile("[\u0400-\u04ff]")
+CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.
@@ -86,7 +87,8 @@ LABELS = {
     "unknown_numbers": ("找不到的規則編號", "Rule numbers not found"),
     "chinese_only": ("此規則的文件只提供中文，索引中沒有這一版的英文規則。",
                      "The documents give this rule in Chinese only; the index has no English rules of this edition."),
-    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。", "English only: no document in the index gives it in Chinese."),
+    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。",
+                     "English only: no document in the index gives it in Chinese."),
     "results": ("筆結果", "results"),
     "more": ("更多結果", "More results"),
     "cost": ("法術力費用", "Mana cost"),
@@ -127,7 +129,7 @@ def text_language(text: str, script: str | None) -> str:
     joining several): Chinese if it has Chinese, Bulgarian if Cyrillic, else English."""
     if HAN_RUN.search(text):
         return "zh_hans" if script == "hans" else "zh_hant"
-    if CYRILLIC.search(text):
+    if CYRILLIC_LETTER.search(text):
         return "bg"
     return "en"
 
@@ -192,8 +194,8 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
                     if record.edition and library.catalogue.current_edition else None),
         "current_edition": library.catalogue.current_edition,
         # A document's rule of an older edition: its number today (502.79 is 702.79).
-        "today": _today(library.rule_today(record), script) if record.kind == "rule" and record.number[-1].isdigit()
-        else None,
+        "today": (_today(library.rule_today(record), script)
+                  if record.kind == "rule" and record.number and record.number[-1].isdigit() else None),
     }
 
 
@@ -311,7 +313,9 @@ def _languages_note(texts: dict[str, str]) -> str | None:
 
 
 def _neighbour(library: Library, record: Record | None, script: str | None) -> dict | None:
-    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)} if record else None
+    if record is None:
+        return None
+    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)}
 
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
@@ -345,7 +349,8 @@ def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:
         at = haystack.find(form)
         while at >= 0:
             stop = at + len(form)
-            latin_edge = form.isascii() and ((at and text[at - 1].isalpha()) or (stop < len(text) and text[stop].isalpha()))
+            latin_edge = form.isascii() and ((at and text[at - 1].isalpha())
+                                             or (stop < len(text) and text[stop].isalpha()))
             if not latin_edge and not any(taken[at:stop]):
                 term = library.by_name(entry.name, ("term",))
                 if term is not None:
@@ -381,6 +386,9 @@ def source_view(library: Library, source_id: str, script: str | None) -> dict | 
     meta = library.sources.get(source_id)
     if meta is None:
         return None
-    return {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
+    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script),
             "records": [record_view(library, r, script) for r in library.records_of_source(source_id)]}
+    if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
+        view["rules_source"] = rules_file_source(meta["rules_edition"])
+    return view
 

@@ -9,10 +9,12 @@ argument parsing, and the response headers (security policy, CORS, the script co
 from __future__ import annotations
 
 import re
+from typing import cast
 from urllib.parse import urlencode, urlsplit
 
 from flask import Request, abort, current_app, jsonify, make_response, redirect, render_template, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
+from werkzeug.local import LocalProxy
 from werkzeug.utils import cached_property
 
 from indexer.knowledge.display import SCRIPTS
@@ -48,7 +50,7 @@ class Arguments(ImmutableMultiDict):
     without raising: Werkzeug's raises and catches BadRequestKeyError, an HTTP exception
     costly to make, and every request asks for names it seldom has (format, script, limit)."""
 
-    def get(self, key, default=None, type=None):
+    def get(self, key, default=None, type=None):  # type: ignore[override]  # Werkzeug's overloads, one body
         if key not in self:
             return default
         return super().get(key, default, type)
@@ -67,7 +69,7 @@ class AnswerRequest(Request):
         most requests (the API's) have none, which the WSGI environment tells at once."""
         if "HTTP_COOKIE" not in self.environ:
             return Arguments()
-        return super().cookies
+        return cast(Arguments, super().cookies)  # dict_storage_class made it one
 
     @cached_property
     def vary(self) -> list[str]:
@@ -125,8 +127,13 @@ class AnswerRequest(Request):
         return script if script in SCRIPTS and self.cookies.get(SCRIPT_COOKIE) != script else None
 
 
+# The request being answered, as what `hooks.install` makes every request (Flask types its
+# proxy as a plain Request).
+current_request = cast("LocalProxy[AnswerRequest]", request)._get_current_object
+
+
 def wants_json() -> bool:
-    return request.wants_json
+    return current_request().wants_json
 
 
 def without_json_suffix(value: str) -> str:
@@ -143,16 +150,16 @@ def respond(template: str, payload: dict, **page):
 
 def library() -> Library:
     """This request's library (`AnswerRequest.library`). Raises IndexUnavailable."""
-    return request.library
+    return current_request().library
 
 
 def reader_script(default: str | None = DEFAULT_PAGE_SCRIPT) -> str | None:
     """The Chinese script the reader asked for (`AnswerRequest.asked_script`), else `default`."""
-    return request.asked_script or default
+    return current_request().asked_script or default
 
 
 def view_script() -> str | None:
-    return request.view_script
+    return current_request().view_script
 
 
 def int_arg(name: str, default: int) -> int:
@@ -194,7 +201,8 @@ def finish(req: AnswerRequest, response):
         headers.add("Vary", ", ".join(req.vary))
     # Added, not set: no view gives these but the policy (which it keeps), and setting a
     # header searches every header of the answer first.
-    added = SECURITY_HEADERS if "content-security-policy" in present else POLICY_AND_SECURITY_HEADERS
+    added: tuple[tuple[str, str], ...] = (SECURITY_HEADERS if "content-security-policy" in present
+                                          else POLICY_AND_SECURITY_HEADERS)
     if req.path.startswith("/api/"):
         added += PREFLIGHT_HEADERS if req.method == "OPTIONS" else CORS_HEADERS
     for name, value in added:
@@ -217,12 +225,14 @@ def header_names(response) -> set[str]:
 def same_view_url(args: dict, **view_args) -> str:
     """The address of this request's view with other arguments, built from its route (never
     from the path as sent, which may hold `/\\evil.example`); a request no route matched (an
-    error page) gets a query-only address, which keeps the browser on the same path."""
-    if request.url_rule is None:
-        return "?" + urlencode(args, doseq=True)
+    error page), or whose route cannot be built with these values, gets a query-only
+    address, which keeps the browser on the same path."""
     # The matched rule itself, not url_for: an endpoint may have several (/cards/, /api/cards/).
-    _, path = request.url_rule.build(MultiDict({**request.view_args, **view_args, **args}))
-    return request.script_root + path
+    rule = request.url_rule
+    built = rule and rule.build(MultiDict({**(request.view_args or {}), **view_args, **args}))
+    if not built:
+        return "?" + urlencode(args, doseq=True)
+    return request.script_root + built[1]
 
 
 def local_address(url: str) -> str:
@@ -245,6 +255,7 @@ def record_in_path(value: str, kind: str, noun: str):
     named = lib.by_name(key, (kind,))
     if named is not None:
         suffix = ".json" if value.endswith(".json") else ""
-        names = {arg: named.id + suffix if given == value else given for arg, given in request.view_args.items()}
+        names = {arg: named.id + suffix if given == value else given
+                 for arg, given in (request.view_args or {}).items()}
         abort(redirect(same_view_url(request.args.to_dict(flat=False), **names)))
     abort(404, f"No {noun} {key[:80]!r}.")

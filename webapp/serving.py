@@ -1,92 +1,42 @@
-"""How the app meets gunicorn: requests are read whole before a thread takes them, and even
-the server's own refusals come in the app's error shape.
+"""How the app meets gunicorn behind nginx: one write for a response's head and body, and the
+server's own refusals in the app's error shape.
 
-scripts/serve runs `Worker`, gunicorn's threaded worker (gthread) changed in two ways:
+scripts/serve runs nginx in front of gunicorn (deploy/serve.py): nginx reads every request
+whole, whatever the client sends or withholds, and reads every answer whole, so gunicorn's
+plain synchronous worker meets only complete requests over a unix socket, one at a time, as
+the app runs them (the search engine's readers share file positions). `Worker` is that
+worker with two changes:
 
-- Its poller, not a thread, reads each request: the head, then a body of at most the app's
-  body cap (`Content-Length`, or chunks up to their last). Only a request read whole goes to
-  the thread pool. A client that sends its request a byte at a time, or nothing at all, holds
-  a poller entry and its bytes, never a thread, however many such clients there are (up to
-  gunicorn's worker connections, 1000 a worker; past that, the buffering proxy of the
-  deployment, deploy/nginx.conf). A request not in whole within `Settings.request_seconds`
-  is answered 408 and its connection closed; a head over HEAD_BYTES, 431.
+- A response's head goes out in the same write as the first part of its body (`_HeadWithBody`).
 - gunicorn's own answers to a request it cannot read (a request line over its limit: 414,
   too many or too large header fields: 431, a malformed request: 400) come in the app's one
   error shape, JSON or an HTML page as the path and `Accept` ask, instead of gunicorn's bare
   page. gunicorn still chooses the status and logs the refusal.
 
-The app itself runs one request at a time per worker, as under sync workers (the search
-engine's readers share file positions, and two processes already use both cores):
-`one_request_at_a_time` reads the body into memory before the app is entered, so even under
-another server a body trickling in holds its thread, never the app.
+`error_document` gives the same shape to the pages nginx answers with itself (a request it
+refuses, an app server that does not answer), written once when the server starts.
 """
 from __future__ import annotations
 
-import io
+import contextlib
 import re
-import selectors
-import threading
-import time
-from collections import deque
-from functools import partial
 
-from gunicorn.workers.gthread import ThreadWorker
+from flask import Flask
+from gunicorn.workers.sync import SyncWorker
+from werkzeug.http import HTTP_STATUS_CODES
 
 from .views.errors import MESSAGES, error_response
 
-# A request head larger than this is refused (431) without being read further.
-HEAD_BYTES = 64 * 1024
-_HEAD_END = b"\r\n\r\n"
-_LAST_CHUNK = b"0\r\n\r\n"
-_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*([0-9]{1,15})[ \t]*\r\n", re.IGNORECASE)
-_CHUNKED = re.compile(rb"\r\ntransfer-encoding:[^\r\n]{0,200}chunked", re.IGNORECASE)
+_STATUS = re.compile(rb"HTTP/1\.1 ([0-9]{3}) ")
+# How much of a request's head is kept to answer a refusal of it.
+HEAD_BYTES = 16 * 1024
 _REQUEST_LINE = re.compile(rb"[A-Z]{1,20} (/[^ ?\r\n]{0,4096})")
 _ACCEPT = re.compile(rb"\r\naccept:[ \t]*([^\r\n]{0,1000})", re.IGNORECASE)
-_STATUS = re.compile(rb"HTTP/1\.1 ([0-9]{3}) ")
-
-def one_request_at_a_time(wsgi_app, max_body_bytes: int):
-    lock = threading.Lock()
-
-    def run(environ, start_response):
-        length = environ.get("CONTENT_LENGTH") or ""
-        chunked = environ.get("HTTP_TRANSFER_ENCODING", "").lower() == "chunked"
-        if (length.isdigit() and 0 < int(length) <= max_body_bytes) or chunked:
-            # One more byte than allowed tells the app a chunked body is too large.
-            wanted = int(length) if length.isdigit() else max_body_bytes + 1
-            environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(wanted))
-        with lock:
-            return wsgi_app(environ, start_response)
-
-    return run
-
-
-class _Reading:
-    """A request being read by the poller: its bytes so far and when it must be in."""
-
-    __slots__ = ("data", "deadline", "head_end", "searched")
-
-    def __init__(self, deadline: float):
-        self.data = bytearray()
-        self.deadline = deadline
-        self.head_end = -1   # where the head ends, once it has
-        self.searched = 0    # how far the head's end was looked for (each byte once)
-
-    def complete(self, max_body_bytes: int) -> bool:
-        """Whether the request is in: its head, and its body up to the cap."""
-        if self.head_end < 0:
-            found = self.data.find(_HEAD_END, max(0, self.searched - 3))
-            self.searched = len(self.data)
-            if found < 0:
-                return False
-            self.head_end = found + len(_HEAD_END)
-        head = bytes(self.data[:self.head_end])
-        body = len(self.data) - self.head_end
-        length = _CONTENT_LENGTH.search(head)
-        if length is not None:
-            return body >= min(int(length.group(1)), max_body_bytes + 1)
-        if _CHUNKED.search(head):
-            return body > max_body_bytes or self.data.endswith(_LAST_CHUNK)
-        return True
+# The messages of the statuses only nginx answers with.
+PROXY_MESSAGES = {
+    502: "The service is not answering right now; please try again in a moment.",
+    504: "The service took too long to answer; please try again in a moment.",
+}
 
 
 class _Captured:
@@ -144,105 +94,37 @@ class _HeadWithBody:
         return getattr(self._sock, name)
 
 
-class Worker(ThreadWorker):
-    """gunicorn's gthread worker whose poller reads each request whole, and whose refusals
+class _Recorded:
+    """A client socket that keeps the first HEAD_BYTES it received: the head of a request
+    gunicorn refuses before it has parsed its path, for the path and Accept of the answer."""
+
+    def __init__(self, sock):
+        self._sock, self.head = sock, b""
+
+    def recv(self, size: int, *args) -> bytes:
+        data = self._sock.recv(size, *args)
+        if len(self.head) < HEAD_BYTES:
+            self.head += data[:HEAD_BYTES - len(self.head)]
+        return data
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+class Worker(SyncWorker):
+    """gunicorn's synchronous worker writing a response's head with its body, whose refusals
     are in the app's error shape (see the module's docstring)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.reading: deque = deque()  # connections whose request is being read, by deadline
-        self.current = threading.local()  # the head of the request a thread is handling
+    def handle(self, listener, client, addr):
+        return super().handle(listener, _Recorded(client), addr)
 
-    def _limits(self) -> tuple[int, float]:
-        """The app's body cap and the time a request may take to arrive (Settings)."""
-        return self.wsgi.config["MAX_CONTENT_LENGTH"], self.wsgi.extensions["kb.settings"].request_seconds
-
-    # -- reading in the poller (main thread) --
-
-    def enqueue_req(self, conn):
-        conn.reading = _Reading(time.monotonic() + self._limits()[1])
-        if conn.parser is not None:  # what a client sent after its last request (pipelined)
-            conn.reading.data += conn.parser.unreader.take_buffered()
-            if conn.reading.data and conn.reading.complete(self._limits()[0]):
-                conn.data_ready = True
-                return super().enqueue_req(conn)
-        conn.sock.setblocking(False)
-        self.reading.append(conn)
-        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_readable, conn))
-
-    def _on_readable(self, conn, _sock):
-        reading = conn.reading
+    def handle_request(self, listener, req, client, addr):
+        one_write = _HeadWithBody(client)
         try:
-            data = conn.sock.recv(65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:
-            self._drop(conn)
-            return
-        reading.data += data
-        if reading.complete(self._limits()[0]):
-            self._stop_reading(conn)
-            conn.data_ready = True
-            super().enqueue_req(conn)
-        elif reading.head_end < 0 and len(reading.data) > HEAD_BYTES:
-            self._refuse(conn, 431)
-
-    def _stop_reading(self, conn):
-        self.poller.unregister(conn.sock)
-        self.reading.remove(conn)
-
-    def _drop(self, conn):
-        self._stop_reading(conn)
-        self.nr_conns -= 1
-        conn.close()
-
-    def _refuse(self, conn, status: int):
-        """Answer `status` in the app's shape (best effort: the socket does not block), close."""
-        try:
-            conn.sock.send(self._error_bytes(status, *_path_and_accept(bytes(conn.reading.data[:HEAD_BYTES]))))
-        except OSError:
-            pass
-        self._drop(conn)
-
-    def murder_pending(self):
-        super().murder_pending()
-        now = time.monotonic()
-        while self.reading and (self.reading[0].reading.deadline <= now or not self.alive):
-            conn = self.reading[0]
-            if conn.reading.data:
-                self._refuse(conn, 408)
-            else:
-                self._drop(conn)
-
-    # -- in a thread --
-
-    def handle(self, conn):
-        reading = getattr(conn, "reading", None)
-        self.current.head = b""
-        if reading is not None:
-            conn.reading = None
-            self.current.head = bytes(reading.data[:HEAD_BYTES])
-            conn.sock.setblocking(True)
-            try:
-                conn.init()
-            except Exception as exc:  # noqa: BLE001  (answered as gunicorn answers it)
-                self.handle_error(None, conn.sock, conn.client, exc)
-                return False
-            conn.parser.unreader.unread(bytes(reading.data))
-        return super().handle(conn)
-
-    def handle_request(self, req, conn):
-        sock, conn.sock = conn.sock, _HeadWithBody(conn.sock)
-        try:
-            return super().handle_request(req, conn)
+            return super().handle_request(listener, req, one_write, addr)
         finally:
-            try:
-                conn.sock.flush()
-            except OSError:
-                pass
-            conn.sock = sock
+            with contextlib.suppress(OSError):
+                one_write.flush()
 
     def handle_error(self, req, client, addr, exc):
         """gunicorn chooses the status and logs; the answer is the app's error shape."""
@@ -252,24 +134,32 @@ class Worker(ThreadWorker):
         if req is not None:
             path, accept = req.path or "/", dict(req.headers).get("ACCEPT")
         else:
-            path, accept = _path_and_accept(getattr(self.current, "head", b""))
+            path, accept = _path_and_accept(getattr(client, "head", b""))
         try:
-            client.sendall(self._error_bytes(int(status.group(1)) if status else 500, path, accept))
+            client.sendall(_error_bytes(self.wsgi, int(status.group(1)) if status else 500, path, accept))
         except OSError:
             self.log.debug("Failed to send error message.")
 
-    def _error_bytes(self, status: int, path: str, accept: str | None) -> bytes:
-        """The app's whole error answer for `status`, JSON or a page as `path` and `accept` ask."""
-        app = self.wsgi
-        with app.test_request_context(path, headers={"Accept": accept} if accept else {}):
-            message = MESSAGES.get(status, "The request was refused.")
-            response = app.process_response(error_response(status, message))
-            body = response.get_data()
-            lines = [f"HTTP/1.1 {response.status}"]
-            lines += [f"{name}: {value}" for name, value in response.headers.items()
-                      if name.lower() not in ("content-length", "connection", "set-cookie")]
-        lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
-        return "\r\n".join(lines).encode("latin-1") + body
+
+def error_document(app: Flask, status: int, path: str, accept: str | None = None) -> tuple[dict[str, str], bytes]:
+    """The app's error answer for `status` at `path`: its headers (but the length and the
+    connection's) and its body, JSON or a page as `path` and `accept` ask."""
+    with app.test_request_context(path, headers={"Accept": accept} if accept else {}):
+        message = MESSAGES.get(status) or PROXY_MESSAGES.get(status, "The request was refused.")
+        response = app.process_response(error_response(status, message))
+        headers = {name: value for name, value in response.headers.items()
+                   if name.lower() not in ("content-length", "connection", "set-cookie")}
+        return headers, response.get_data()
+
+
+def _error_bytes(app: Flask, status: int, path: str, accept: str | None) -> bytes:
+    """The app's whole error answer for `status`, as bytes for a socket."""
+    headers, body = error_document(app, status, path, accept)
+    reason = HTTP_STATUS_CODES.get(status, "Error")
+    lines = [f"HTTP/1.1 {status} {reason}", *(f"{name}: {value}" for name, value in headers.items()),
+             f"Content-Length: {len(body)}", "Connection: close", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
+
 
 
 def _path_and_accept(head: bytes) -> tuple[str, str | None]:

@@ -11,8 +11,8 @@ from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
 from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
-from .urls import record_url
 from .respond import library, reader_script, same_view_url
+from .urls import record_url
 
 
 def install(app: Flask) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from indexer.documents.records import Record
 from indexer.knowledge.library import Library
 
-
 # A result's lists of other records, after its own fields.
 _LISTS = ("subrules", "other_editions")
 

@@ -6,7 +6,7 @@ dictionary together with the current index's user dictionary, and the current in
 (records, tables, engine), so the first query after the server is ready answers from it.
 A worker opens the index files again for itself when it forks (a file position is not to be
 shared between processes) and switches to a new build on its own when a rebuild names one.
-Requests reach the app one at a time per worker, once read (`serving`).
+Requests reach the app whole, one at a time per worker (nginx in front, `serving`).
 """
 import os
 
@@ -16,10 +16,8 @@ from indexer.search.engine import IndexUnavailable
 from indexer.search.index_build import USER_WORDS_FILE
 
 from . import create_app
-from .serving import one_request_at_a_time
 
 app = create_app()
-app.wsgi_app = one_request_at_a_time(app.wsgi_app, app.config["MAX_CONTENT_LENGTH"])
 _folder = current_folder(app.config["INDEX_ROOT"])
 _segmenter = None
 if _folder is not None and (_folder / USER_WORDS_FILE).is_file():

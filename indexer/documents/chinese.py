@@ -29,10 +29,8 @@ import threading
 import opencc
 
 from indexer.documents.memo import cleared_when_full
+from indexer.documents.script_ranges import HAN
 
-# Han ideographs: CJK Unified Ideographs and Extension A, the compatibility block, and the
-# supplementary planes' extensions. Punctuation and full-width forms are not Han.
-HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 HAN_RUN = re.compile(f"[{HAN}]+")
 
 TO_HANS_CONFIG = "t2s.json"

@@ -23,6 +23,7 @@ text, and CRLF, CR and LF each end one line.
 from __future__ import annotations
 
 import codecs
+import datetime
 import re
 import time
 from collections import Counter, defaultdict
@@ -33,7 +34,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, slug
+from .records import Record, Reference, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -61,8 +62,10 @@ _SECTION = re.compile(r"(\d{3})\.\s+(\S.*)")                # 702. Keyword Abili
 # 702.79. Persist / 702.79a Persist is ... / 609.6 In the ... / 901.4.All plane ... / 702. 37a Storm ...
 _RULE = re.compile(r"(\d{3})\. ?(\d{1,3})([a-z]?)(?:\.?\s+|\.)(.*)$")
 _EXAMPLE = re.compile(r"(?:Example|例如)\s*[:：，,]\s*")
-# Italics were written _Magic_ in the 2009-2010 text files.
-_ITALIC = re.compile(r"(?<!\w)_([^_\n]+?)_(?!\w)")
+# Italics were written _Magic_ in the 2009-2010 text files; the records are plain text and
+# leave the marks out (corpus/rules/README.md), also where a trademark sign follows at once
+# (_Odyssey_TM) or the file left out the opening mark (Oracle_(TM)).
+_ITALIC = re.compile(r"(?<!\w)_([^_\n]+?)_(?=TM\b|(?!\w))|(?<=\w)_(?=\((?:TM|R)\))")
 # A rule heading ("Persist", "Card Types", "For Mirrodin!") is short and not a sentence.
 _SENTENCE_END = re.compile(r"[.:;,。：；，][\"'”’?)）]*$")
 # Lines: a translated glossary reorders its terms only among near neighbours.
@@ -100,7 +103,7 @@ class RulesFile:
     terms: list[RulesEntry]  # glossary entries in file order
     seconds: float = 0.0
 
-    def summary(self) -> "FileSummary":
+    def summary(self) -> FileSummary:
         return FileSummary(
             file=str(self.path), lang=self.lang, edition=self.edition, encoding=self.encoding,
             sections=sum(1 for u in self.units if "." not in u.key),
@@ -187,7 +190,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
             except UnicodeDecodeError as exc:
                 good = body[: exc.start].decode(codec)
                 raise RulesError(path, f"not valid {name} after its byte order mark: byte "
-                                       f"0x{body[exc.start]:02x} cannot be decoded", _line_at(good, len(good))) from None
+                                       f"0x{body[exc.start]:02x} cannot be decoded",
+                                 _line_at(good, len(good))) from None
     best = charset_normalizer.from_bytes(data, cp_isolation=list(_LEGACY)).best()
     if best is None or best.encoding not in _LEGACY:
         try:
@@ -195,7 +199,8 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
         except UnicodeDecodeError as exc:
             good = data[: exc.start].decode("utf-8")
             raise RulesError(path, f"cannot be decoded as UTF-8, Windows-1252 or GB18030: byte "
-                                   f"0x{data[exc.start]:02x} at offset {exc.start}", _line_at(good, len(good))) from None
+                                   f"0x{data[exc.start]:02x} at offset {exc.start}",
+                             _line_at(good, len(good))) from None
         raise RulesError(path, "cannot be decoded: it does not read as text in UTF-8, Windows-1252 or GB18030")
     name = _LEGACY[best.encoding]
     return data.decode(name), name
@@ -218,8 +223,8 @@ _LOST_PUNCTUATION = [
     (re.compile(r"(“[^“”\n]*?[^\s“])\?(?=[\s.,;:!?)\]-]|$)", re.M), "\\1”"),
     # the players? hands (outside quotes): 's?' before a word in lower case
     (re.compile(r"(?<=[a-z]s)\?(?=\s+[a-z])"), "’"),
-    # 409.1a?h, 306?311, 1993?2008: a range
-    (re.compile(r"(?<=\d[a-z])\?(?=[a-z]\b)|(?<=\d)\?(?=\d)"), "–"),
+    # 409.1a?h, 418.5b?418.5g, 306?311, 1993?2008: a range
+    (re.compile(r"(?<=\d[a-z])\?(?=[a-z]\b|\d)|(?<=\d)\?(?=\d)"), "–"),
     # cards?even, upkeep?Sacrifice, Suspend N?[cost], permanent”?a: a dash between words
     # (not the query of a web address: default.asp?x=)
     (re.compile(r"(?<!\.asp)(?<=[A-Za-z”.)])\?(?=[A-Za-z\[])"), "—"),
@@ -230,19 +235,89 @@ _LOST_PUNCTUATION = [
 LOST_QUOTES_AT_LEAST = 20
 
 
-def restore_lost_punctuation(text: str) -> str:
+def restore_lost_punctuation(text: str, restorations: list[Restoration] | None = None) -> str:
     """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
     2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
     character for character, so every line and offset stays where it was.
 
     Only a file with the damage is touched: one with no curly quote or dash at all and many
-    words like `can?t`. Only the forms above change; any other '?' is left as it is, a real
-    question mark or a lost sign nothing tells enough about (`Magic: The Gathering? game`)."""
+    words like `can?t`. First the restorations recorded for its edition (`restore_recorded`:
+    trademark signs, subtractions, quotations inside quotations, which no form tells apart),
+    then the forms above; any other '?' is left as it is, a real question mark
+    (`default.asp?x=`)."""
     if any(mark in text for mark in "’“—–") or len(_LOST_APOSTROPHE.findall(text)) < LOST_QUOTES_AT_LEAST:
         return text
+    text, _ = restore_recorded(text, load_restorations() if restorations is None else restorations)
     for pattern, replacement in _LOST_PUNCTUATION:
         text = pattern.sub(replacement, text)
     return text
+
+
+# The restorations recorded for files whose lost characters no form tells (see its header).
+RESTORATIONS = Path(__file__).with_name("restorations.tsv")
+
+
+@dataclass(frozen=True)
+class Restoration:
+    """One recorded restoration: in rule (or section, or glossary term) `where` of `edition`,
+    the text `written` (its lost characters each a '?') is `restored`, for the reason `why`."""
+
+    edition: str
+    where: str
+    written: str
+    restored: str
+    why: str
+
+
+def load_restorations(path: Path = RESTORATIONS) -> list[Restoration]:
+    """The recorded restorations. Raises ValueError for a row that is not one: five fields,
+    the restored text the written one with only its '?' changed."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 5:
+            raise ValueError(f"{path.name}:{n}: want 5 tab-separated fields, got {len(fields)}")
+        row = Restoration(*fields)
+        if len(row.written) != len(row.restored) or row.written == row.restored or any(
+                a != b and a != "?" for a, b in zip(row.written, row.restored, strict=True)):
+            raise ValueError(f"{path.name}:{n}: the restored text must be the written one with its '?' changed")
+        rows.append(row)
+    return rows
+
+
+def _entry_span(text: str, where: str) -> tuple[int, int] | None:
+    """Where a rule, section or glossary entry is written in a rules file's text: from its
+    last heading line (the Contents list sections first) to the next rule or section heading
+    for a number, to the next blank line for a glossary term; None when the file has none."""
+    line = r"(?<![^\r\n])[ \t]*"  # at a line's start, whatever ends lines
+    if re.fullmatch(r"\d{3}(?:\.\d+[a-z]?)?", where):
+        heading, end = re.compile(rf"{line}{re.escape(where)}\.?[ \t]"), re.compile(rf"{line}\d{{3}}\.")
+    else:
+        heading = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)")
+        end = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
+    starts = [m.end() for m in heading.finditer(text)]
+    if not starts:
+        return None
+    stop = end.search(text, starts[-1])
+    return starts[-1], stop.start() if stop else len(text)
+
+
+def restore_recorded(text: str, restorations: list[Restoration]) -> tuple[str, list[Restoration]]:
+    """`text` with the restorations recorded for its edition made (each where its rule, section
+    or term has its written text once), and those of its edition that found nothing to restore."""
+    edition = next((f"{int(m.group(3)):04d}-{_MONTHS[m.group(1)]:02d}-{int(m.group(2)):02d}"
+                    for m in [_DATE_EN.search(text, 0, 8192)] if m and m.group(1) in _MONTHS), None)
+    missed = []
+    for row in (r for r in restorations if r.edition == edition):
+        span = _entry_span(text, row.where)
+        at = text.find(row.written, *span) if span else -1
+        if span is None or at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
+            missed.append(row)
+            continue
+        text = text[:at] + row.restored + text[at + len(row.written):]
+    return text, missed
 
 
 # ---------------------------------------------------------------- parsing one file
@@ -264,15 +339,25 @@ def _clean(text: str) -> str:
 
 
 def _effective_date(lines: list[str], stop: int, path: Path) -> str:
-    for line in lines[:stop]:
+    """The effective date the file states, as YYYY-MM-DD: a day that does not exist
+    ("February 31") is an error naming its line, never an edition."""
+    for number, line in enumerate(lines[:stop], 1):
         if m := _DATE_EN.search(line):
             month = _MONTHS.get(m.group(1))
             if month:
-                return f"{int(m.group(3)):04d}-{month:02d}-{int(m.group(2)):02d}"
+                return _checked_date(int(m.group(3)), month, int(m.group(2)), path, number)
         if m := _DATE_ZH.search(line):
-            return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+            return _checked_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), path, number)
     raise RulesError(path, "no effective date before the rules "
                            "('These rules are effective as of …' or '此规则于…起生效')", 1)
+
+
+def _checked_date(year: int, month: int, day: int, path: Path, line: int) -> str:
+    try:
+        return datetime.date(year, month, day).isoformat()
+    except ValueError:
+        raise RulesError(path, f"the effective date {year:04d}-{month:02d}-{day:02d} is not a day of the calendar",
+                         line) from None
 
 
 def _body_start(lines: list[str], path: Path) -> int:
@@ -334,7 +419,8 @@ class _Parser:
         for i in range(start, len(self.lines)):
             if self.lines[i].strip() == heading:
                 return i
-        raise self.error(len(self.lines) - 1, f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
+        raise self.error(len(self.lines) - 1,
+                         f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
     def _rules(self, start: int, stop: int) -> list[RulesEntry]:
         units: list[RulesEntry] = []
@@ -474,7 +560,9 @@ def _rule_records(source: str, edition: str, files: dict[str, RulesFile], warnin
         judge = text.get(primary) or next(iter(text.values()))
         if "." not in number or (not number[-1].isalpha() and _is_heading(judge)):
             headings[number] = text
-        title, keyword, up = {}, None, number
+        title: dict[str, str] = {}
+        keyword: str | None = None
+        up: str | None = number
         while up and not title:
             title = headings.get(up, {})
             up = rule_parent(up)
@@ -536,7 +624,7 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
     langs = list(files)
     if "en" in files and len(files) == 2:
         other = next(lang for lang in langs if lang != "en")
-        groups = [{lang: t for lang, t in zip(("en", other), pair) if t is not None}
+        groups = [{lang: t for lang, t in zip(("en", other), pair, strict=True) if t is not None}
                   for pair in _pair_terms(files["en"].terms, files[other].terms)]
         alone = sum(1 for g in groups if len(g) == 1)
         if alone:
@@ -544,7 +632,8 @@ def _term_records(source: str, edition: str, files: dict[str, RulesFile], warnin
                             f"{files['en'].path.name} and {files[other].path.name}; each is kept in its own language")
     else:
         groups = [{lang: t} for lang in langs for t in files[lang].terms]
-    records, spellings = [], Counter()
+    records: list[Record] = []
+    spellings: Counter[str] = Counter()
     for group in groups:
         primary = "en" if "en" in group else next(iter(group))
         base = slug(group[primary].key)
@@ -566,7 +655,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
     primary = files[langs[0]]
     titles = [next(t for t, lang in TITLES.items() if lang == code) for code in langs]
     return {
-        "id": f"cr-{edition}", "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
+        "id": rules_file_source(edition), "file": primary.path.name, "files": [files[lang].path.name for lang in langs],
         "title": " / ".join(titles) + f" ({edition})", "family": FAMILY, "languages": langs,
         "product": "", "date": edition, "edition": edition, "urls": [],
         "encoding": {files[lang].path.name: files[lang].encoding for lang in langs},
@@ -575,7 +664,7 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
     """Records of one edition from its files (one per language), and warnings about pairing."""
-    source, warnings = f"cr-{edition}", []
+    source, warnings = rules_file_source(edition), list[str]()
     records = _rule_records(source, edition, files, warnings) + _term_records(source, edition, files, warnings)
     return records, warnings
 
@@ -628,28 +717,70 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
 OBSOLETE_MARK = re.compile(r"\s*[(（]?(?:obsolete|已废止|已廢止)[)）]?\s*$", re.IGNORECASE)
 
 
+# A glossary entry's cross-reference to another entry: "See Exile.", "See Redirection Effect."
+_SEE_TERM = re.compile(r"\bSee (?!rules? )([A-Z][\w’'-]*(?: [\w’'-]+)*)\.(?=\s|$)")
+
+
+def obsolete_names(name: str) -> list[str]:
+    """The names an obsolete glossary term goes by, without the mark, folded in case:
+    "Remove from the Game, Removed, Removed-from-the-Game Zone (Obsolete)" is three."""
+    return [n.strip().casefold() for n in OBSOLETE_MARK.sub("", name).split(",") if n.strip()]
+
+
 def link_obsolete_terms(records: list[Record]) -> None:
-    """Give each obsolete glossary term the rules its entry named in the last edition that
-    still had it, as the term's defining rules in that edition: "Mana Burn (Obsolete)" from
-    2009 on links 300.3 of 2008, where mana burn was last a rule. A term obsolete in every
-    edition held (Interrupt) has no such rule and links none."""
+    """Give each obsolete glossary term the rules that defined it, as the term's defining rules:
+
+    - the rules its entry named in the last edition that still had it (by any of its names),
+      each the most specific rule titled by that name: "Mana Burn (Obsolete)" from 2009 on
+      links 300.3 of 2008, where mana burn was last a rule, and "In Play (Obsolete)" 217.5
+      "In Play" of 2008, whose entry said "See rule 217, Zones";
+    - else, where its entry sends the reader to another ("See Exile."), that entry's rules in
+      its own edition: "Remove from the Game (Obsolete)" links 406, Exile.
+
+    A term obsolete in every edition held that names no other (Interrupt) links none."""
     live: dict[str, list[Record]] = defaultdict(list)
-    obsolete: list[tuple[str, Record]] = []
+    obsolete: list[tuple[list[str], Record]] = []
+    headings: dict[tuple, list[Record]] = defaultdict(list)  # (edition, parent) -> its rules
     for record in records:
+        if record.kind == "rule" and record.source == f"cr-{record.edition}" and record.parent:
+            headings[(record.edition, record.parent)].append(record)
         name = record.names.get("en", "") if record.kind == "term" else ""
         if not name:
             continue
         if OBSOLETE_MARK.search(name):
-            obsolete.append((OBSOLETE_MARK.sub("", name).casefold(), record))
+            obsolete.append((obsolete_names(name), record))
         elif any(ref.where == "text" for ref in record.references):
             live[name.casefold()].append(record)
-    for key, record in obsolete:
-        before = [r for r in live.get(key, []) if (r.edition or "") < (record.edition or "")]
-        if not before:
-            continue
-        last = max(before, key=lambda r: r.edition or "")
-        numbers = dict.fromkeys(ref.number for ref in last.references if ref.where == "text")
-        record.references.extend(Reference(number, where="attrs", edition=last.edition) for number in numbers)
+    for names, record in obsolete:
+        before = [r for n in names for r in live.get(n, []) if (r.edition or "") < (record.edition or "")]
+        if before:
+            last = max(before, key=lambda r: r.edition or "")
+            title = last.names["en"].casefold()
+            numbers = [_most_specific(headings, last.edition, ref.number, title)
+                       for ref in last.references if ref.where == "text"]
+        else:
+            sent = _SEE_TERM.findall(record.text.get("en", ""))
+            target = next((r for n in sent[-1:] for r in live.get(n.casefold(), []) if r.edition == record.edition),
+                          None)
+            if target is None:
+                continue
+            last, numbers = target, [ref.number for ref in target.references if ref.where == "text"]
+        record.references.extend(Reference(number, where="attrs", edition=last.edition)
+                                 for number in dict.fromkeys(numbers))
+
+
+def _most_specific(headings: dict[tuple, list[Record]], edition: str | None, number: str, title: str) -> str:
+    """The rule under `number` (or itself) of `edition` whose own heading is `title`, the
+    nearest first: a glossary entry cites a section (217, Zones) where a rule of it is titled
+    by the entry's name (217.5, In Play)."""
+    level = [number]
+    while level:
+        below = [r for n in level for r in headings.get((edition, n), ()) if r.number]
+        for rule in below:
+            if rule.number and rule.text.get("en", "").casefold() == title:
+                return rule.number
+        level = [r.number for r in below if r.number and not r.number[-1].isalpha()]
+    return number
 
 
 def main(argv: list[str]) -> int:

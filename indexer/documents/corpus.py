@@ -109,6 +109,7 @@ def load_sources(folder: Path) -> list[Source]:
     for sub in sorted(folders):
         for path in sorted(sub.iterdir()):
             name = path.relative_to(folder).as_posix()
-            if path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS and name not in seen_files:
+            if (path.is_file() and not path.name.startswith(".") and path.name not in NOT_DOCUMENTS
+                    and name not in seen_files):
                 raise CorpusError(path, f"has no entry in {METADATA}: describe it there or remove it")
     return sources

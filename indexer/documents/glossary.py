@@ -19,9 +19,10 @@ line with `GlossaryError` naming the file and line.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import NoReturn
 
 from .chinese import HAN_RUN, to_hans
 from .references import is_rule_number
@@ -124,7 +125,7 @@ class Glossary:
             bucket.append(entry)
 
     @classmethod
-    def load(cls, path: Path | str, source_ids: Iterable[str] | None = None) -> "Glossary":
+    def load(cls, path: Path | str, source_ids: Iterable[str] | None = None) -> Glossary:
         """Read and validate a glossary file. With `source_ids` (the corpus's source ids),
         every source named must be one of them or "terminology"."""
         return cls(_read(Path(path), None if source_ids is None else set(source_ids) | {REFERENCE_SOURCE}))
@@ -183,7 +184,7 @@ def _read(path: Path, known_sources: set[str] | None) -> list[Entry]:
             continue
         if len(cells) != len(COLUMNS):
             raise GlossaryError(path, n, f"expected {len(COLUMNS)} tab-separated columns, found {len(cells)}")
-        entry = _entry(path, n, dict(zip(COLUMNS, (c.strip() for c in cells))), known_sources)
+        entry = _entry(path, n, dict(zip(COLUMNS, (c.strip() for c in cells), strict=True)), known_sources)
         key = entry.english.casefold()
         if key in first_line:
             raise GlossaryError(path, n, f"duplicate english {entry.english!r} (first on line {first_line[key]})")
@@ -195,7 +196,7 @@ def _read(path: Path, known_sources: set[str] | None) -> list[Entry]:
 
 
 def _entry(path: Path, n: int, row: dict[str, str], known_sources: set[str] | None) -> Entry:
-    def fail(message: str):
+    def fail(message: str) -> NoReturn:
         raise GlossaryError(path, n, message)
 
     if not row["english"] or not _LETTER.search(row["english"]):

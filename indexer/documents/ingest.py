@@ -21,7 +21,7 @@ from . import comprules
 from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
-from .records import Record, Reference, slug
+from .records import RULES_FILE_PREFIX, Record, Reference, rules_file_source, slug
 from .timeline import resolve_editions
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +74,9 @@ def decode_document(path: Path, data: bytes) -> str:
 
 
 def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
+    if source.id.startswith(RULES_FILE_PREFIX):
+        raise CorpusError(source.path, f"source id {source.id!r}: an id beginning {RULES_FILE_PREFIX!r} names "
+                                       f"a rules file's records; give the document another")
     parse = parser_for(source.family)
     if parse is None:
         raise CorpusError(source.path, f"unknown document family {source.family!r}")
@@ -91,12 +94,25 @@ def _parse_source(source: Source) -> tuple[list[Record], list[str]]:
     return parsed.records, parsed.warnings
 
 
+def titled_by_section(record: Record, by_key: dict[tuple, Record]) -> bool:
+    """Whether a rule's title is the heading of its section (500.1 under "500. General"),
+    found by going up its parents to the one whose text is the title: a section is where
+    rules sit, not one rule whose number moves between editions."""
+    title = set(record.title.values())
+    at: Record | None = record
+    while at is not None and not title & set(at.text.values()):
+        at = by_key.get((record.source, at.parent)) if at.parent else None
+    return at is not None and "." not in (at.number or "")
+
+
 def assign_keywords(records: list[Record], glossary: Glossary) -> None:
     """Give titled rules their English keyword identity (留存 -> persist), so one rule links
-    across editions and documents; subrules take their parent's."""
+    across editions and documents; subrules take their parent's. A section's title is none:
+    as the keyword "general", every rule of a section titled General was the first General
+    (100) of each edition in its history."""
     by_key = {(r.source, r.number): r for r in records if r.kind == "rule"}
     for record in records:
-        if record.kind != "rule" or record.keyword:
+        if record.kind != "rule" or record.keyword or titled_by_section(record, by_key):
             continue
         english = record.title.get("en")
         if not english:
@@ -161,7 +177,8 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
             if comprules.is_rules_file(path.read_bytes()[:4096]):
                 rules_paths.append(path)
             else:
-                result.errors.append(str(CorpusError(path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
+                result.errors.append(str(CorpusError(
+                    path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
         else:
             result.errors.append(str(CorpusError(path, "no such file or folder")))
     rules_paths = _read_once(rules_paths, result)
@@ -175,9 +192,9 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     }
     result.inputs.append(GLOSSARY)
     resolved = resolve_editions(result.records)
-    for source in result.sources.values():
-        if source.get("edition") in resolved:
-            source["rules_edition"] = resolved[source["edition"]]
+    for described in result.sources.values():
+        if described.get("edition") in resolved:
+            described["rules_edition"] = resolved[described["edition"]]
     assign_keywords(result.records, glossary)
     name_cards(result.records, glossary)
     _check_unique_ids(result)
@@ -242,8 +259,9 @@ def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: Inges
         provenance = [by_name[name] for name in source["files"] if name in by_name]
         for entry in provenance:
             if entry.edition != source["edition"]:
-                result.errors.append(str(CorpusError(entry.path, f"declared edition {entry.edition} in {METADATA}, "
-                                                                 f"but the file is the edition of {source['edition']}")))
+                result.errors.append(str(CorpusError(
+                    entry.path, f"declared edition {entry.edition} in {METADATA}, "
+                                f"but the file is the edition of {source['edition']}")))
         if provenance:
             source["publisher"] = "; ".join(dict.fromkeys(entry.publisher for entry in provenance if entry.publisher))
             source["notes"] = " ".join(entry.notes for entry in provenance if entry.notes)
@@ -252,7 +270,7 @@ def _ingest_rules(paths: list[Path], declared: dict[Path, Source], result: Inges
     for s in rules.summaries:
         counts = {"sections": s.sections, "rules": s.rules, "examples": s.examples, "glossary terms": s.terms}
         detail = f"edition {s.edition}, {s.lang}, {s.encoding}, {s.seconds:.2f} s"
-        result.summaries.append(Summary(s.file, f"cr-{s.edition}", counts, [], detail))
+        result.summaries.append(Summary(s.file, rules_file_source(s.edition), counts, [], detail))
         result.inputs.append(Path(s.file))
     if rules.warnings:
         result.summaries[-1].warnings.extend(rules.warnings)

@@ -3,10 +3,11 @@ of every stage (word stems and rule numbers' order here, the engine's, each open
 
 `functools.lru_cache` bounds entries only, and an entry keyed by a query of 500 characters
 (its tokens, clauses, snippets) weighs kilobytes, so a budget of entries is no budget of
-memory (docs/benchmarks.md has what distinct long queries did to one). `bounded_cache` charges each entry the approximate size of its key and value
-(`approximate_bytes`) against a budget, dropping the least recently used (`ByteBudgetLRU`). An entry costs at least ENTRY_BYTES, so the budget bounds the entries too. A
-process-wide cache is made with a default budget and given the configured one
-(`Settings`) by `resize`.
+memory (docs/benchmarks.md has what distinct long queries did to one). `bounded_cache`
+charges each entry the approximate size of its key and value (`approximate_bytes`) against
+a budget, dropping the least recently used (`ByteBudgetLRU`). An entry costs at least
+ENTRY_BYTES, so the budget bounds the entries too. A process-wide cache is made with a
+default budget and given the configured one (`Settings`) by `resize`.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import re
 import sys
 import threading
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
+from typing import Any, Protocol, cast
 
 _CONTAINERS = (tuple, list, set, frozenset)
 # Nested deeper than this, a container is charged for itself only.
@@ -96,22 +98,45 @@ class ByteBudgetLRU:
         self.currsize = 0
 
 
+class BoundedCached(Protocol):
+    """What `bounded_cache` makes of a function: the function, with its cache beside it."""
+
+    cache: ByteBudgetLRU
+    cache_clear: Callable[[], None]
+    resize: Callable[[int], None]  # a new budget, emptied
+    __wrapped__: Callable[..., Any]
+
+    def __call__(self, *args: Any) -> Any: ...
+
+
+class ClearedWhenFull(Protocol):
+    """What `cleared_when_full` makes of a function: the function, with its budget beside it."""
+
+    resize: Callable[[int], None]  # a new budget, emptied
+    bytes: Callable[[], int]  # what it holds
+    max_bytes: Callable[[], int]
+    entries: Callable[[], int]
+    __wrapped__: Callable[[Any], Any]
+
+    def __call__(self, arg: Any) -> Any: ...
+
+
 class bounded_cache:
     """Wraps `function` (positional, hashable arguments) with an LRU cache of at most
     `max_bytes`; thread-safe. An answer larger than the whole budget is not kept.
     `resize(max_bytes)` starts it again, empty, with another budget. `size(args, value)`
     charges an entry (`entry_bytes` unless a caller knows a cheaper bound of its values)."""
 
-    def __init__(self, max_bytes: int, size: Callable[[tuple, object], int] = entry_bytes):
+    def __init__(self, max_bytes: int, size: Callable[[tuple, Any], int] = entry_bytes):
         self.max_bytes = max_bytes
         self.size = size
 
-    def __call__(self, function: Callable):
+    def __call__(self, function: Callable[..., Any]) -> BoundedCached:
         lock = threading.Lock()
         size_of = self.size
 
-        def cached(*args):
-            cache = cached.cache
+        def cached(*args: Any) -> Any:
+            cache = wrapper.cache
             with lock:
                 found = cache.get(args)
             if found is not None:
@@ -125,17 +150,18 @@ class bounded_cache:
 
         def cache_clear() -> None:
             with lock:
-                cached.cache.clear()
+                wrapper.cache.clear()
 
         def resize(max_bytes: int) -> None:
             with lock:
-                cached.cache = ByteBudgetLRU(max_bytes)
+                wrapper.cache = ByteBudgetLRU(max_bytes)
 
-        cached.cache = ByteBudgetLRU(self.max_bytes)
-        cached.cache_clear = cache_clear
-        cached.resize = resize
-        cached.__wrapped__ = function
-        return cached
+        wrapper = cast(BoundedCached, cached)
+        wrapper.cache = ByteBudgetLRU(self.max_bytes)
+        wrapper.cache_clear = cache_clear
+        wrapper.resize = resize
+        wrapper.__wrapped__ = function
+        return wrapper
 
 
 class cleared_when_full:
@@ -149,11 +175,11 @@ class cleared_when_full:
     def __init__(self, max_bytes: int):
         self.max_bytes = max_bytes
 
-    def __call__(self, function: Callable):
+    def __call__(self, function: Callable[[Any], Any]) -> ClearedWhenFull:
         table: dict = {}
         state = {"used": 0, "budget": self.max_bytes}
 
-        def cached(arg):
+        def cached(arg: Any) -> Any:
             try:
                 return table[arg]
             except KeyError:
@@ -173,9 +199,10 @@ class cleared_when_full:
             table.clear()
             state.update(used=0, budget=max_bytes)
 
-        cached.resize = resize
-        cached.bytes = lambda: state["used"]
-        cached.max_bytes = lambda: state["budget"]
-        cached.entries = table.__len__
-        cached.__wrapped__ = function
-        return cached
+        wrapper = cast(ClearedWhenFull, cached)
+        wrapper.resize = resize
+        wrapper.bytes = lambda: state["used"]
+        wrapper.max_bytes = lambda: state["budget"]
+        wrapper.entries = table.__len__
+        wrapper.__wrapped__ = function
+        return wrapper

@@ -14,6 +14,10 @@ from dataclasses import asdict, dataclass, field, fields
 
 KINDS = ("rule", "card", "planar_card", "section", "term")
 LANGS = ("en", "zh_hant", "zh_hans", "bg")
+# The records read from a Comprehensive Rules file have a source id of this prefix and the
+# file's effective date ("cr-2026-04-17"); a document of the corpus with an id so begun is
+# refused (`ingest`). The offline copy passes it on to the browser's search.
+RULES_FILE_PREFIX = "cr-"
 
 
 @dataclass(frozen=True)
@@ -36,7 +40,7 @@ class Reference:
     edition: str | None = None
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Reference":
+    def from_dict(cls, d: dict) -> Reference:
         return cls(**d)
 
 
@@ -45,7 +49,8 @@ class Record:
     """One unit of knowledge: a rule, a card, a planar card, a document section or a term.
 
     id        stable across runs: "<source>:<kind>:<key>" (key: rule number, name slug, ordinal)
-    source    the source id of the document it came from (corpus metadata, or "cr-<date>")
+    source    the source id of the document it came from (corpus metadata, or a rules file's:
+              `rules_file_source`)
     edition   the Comprehensive Rules edition its rule numbers belong to ("2008-05-01", "2009-07-08")
     line      1-based line in the source file where the record starts
     offset    0-based character offset in the decoded source file where the record starts
@@ -93,7 +98,7 @@ class Record:
 
     def languages(self) -> list[str]:
         """Languages present in any text of the record, in the canonical order."""
-        present = set()
+        present: set[str] = set()
         for part in [self.text, self.title, self.names, *self.rulings, *self.examples, *self.abilities]:
             present.update(lang for lang, value in part.items() if value)
         return [lang for lang in LANGS if lang in present]
@@ -120,11 +125,22 @@ class Record:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Record":
+    def from_dict(cls, d: dict) -> Record:
         known = {f.name for f in fields(cls)}
         data = {k: v for k, v in d.items() if k in known}
         data["references"] = [Reference.from_dict(r) for r in data.get("references", [])]
         return cls(**data)
+
+
+def rules_file_source(edition: str) -> str:
+    """The source id of the records of the rules file of one edition ("cr-2026-04-17")."""
+    return RULES_FILE_PREFIX + edition
+
+
+def from_rules_file(record: Record) -> bool:
+    """Whether a record was read from a Comprehensive Rules file, rather than from a document
+    that quotes the rules (whose edition is the one it quotes)."""
+    return record.source.startswith(RULES_FILE_PREFIX)
 
 
 def rule_parent(number: str) -> str | None:
@@ -134,6 +150,11 @@ def rule_parent(number: str) -> str | None:
     if "." in number:
         return number.split(".")[0]
     return None
+
+
+def rule_heading(number: str) -> str:
+    """The rule a subrule belongs to (702.79a -> 702.79); a rule is its own heading."""
+    return number[:-1] if number[-1].isalpha() else number
 
 
 def slug(text: str) -> str:

@@ -10,7 +10,7 @@ import re
 import unicodedata
 
 from .memo import cleared_when_full
-from .records import Reference, rule_parent
+from .records import Reference, rule_heading
 
 # A subrule letter: the rules skip l and o (they read as 1 and 0), and use every other one.
 SUBRULE_LETTER = "[a-km-np-z]"
@@ -63,7 +63,7 @@ def _range_end(num: str, end: str) -> str:
     end = end.lower()
     if len(end) > 1:
         return end
-    return (rule_parent(num) if num[-1].isalpha() else num) + end
+    return rule_heading(num) + end
 
 
 def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:

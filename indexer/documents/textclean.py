@@ -11,8 +11,8 @@ from collections import Counter
 
 from wcwidth import wcwidth
 
-from .chinese import HAN
 from .references import fold_fullwidth
+from .script_ranges import CYRILLIC, HAN
 
 # Zero-width and bidi marks, soft hyphen, BOM: invisible, and they split words in the index.
 _INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]")
@@ -180,8 +180,8 @@ def remove_junk_chars(text: str) -> str:
     return _JUNK_INSIDE_WORD.sub("", text)
 
 
-_CYRILLIC_THEN_LATIN = re.compile(r"\b([\u0400-\u04ff]{2,})([A-Za-z]{2,})\b")
-_LATIN_THEN_CYRILLIC = re.compile(r"\b([A-Za-z]{2,})([\u0400-\u04ff]{2,})\b")
+_CYRILLIC_THEN_LATIN = re.compile(rf"\b([{CYRILLIC}]{{2,}})([A-Za-z]{{2,}})\b")
+_LATIN_THEN_CYRILLIC = re.compile(rf"\b([A-Za-z]{{2,}})([{CYRILLIC}]{{2,}})\b")
 
 
 def separate_scripts(text: str) -> str:

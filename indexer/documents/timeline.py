@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
-from .records import Record
+from .records import Record, from_rules_file
 
 # Share of a document's English rule texts that must equal the edition's, word for word: a
 # document may mend or mistype a line, but an edition that changed the rules is not the one.
@@ -23,7 +23,13 @@ AGREEMENT = 0.9
 
 def rules_editions(records: list[Record]) -> list[str]:
     """The effective dates of the rules files among the records."""
-    return sorted({r.edition for r in records if r.edition and r.source == f"cr-{r.edition}"})
+    return sorted({r.edition for r in records if r.edition and from_rules_file(r)})
+
+
+def current_edition(records: list[Record]) -> str | None:
+    """Today's rules: the edition of the newest rules file among the records (None without
+    one), which a bare rule number or word means and every page compares an edition with."""
+    return max((r.edition for r in records if r.edition and from_rules_file(r)), default=None)
 
 
 def resolve_editions(records: list[Record]) -> dict[str, str]:
@@ -32,7 +38,7 @@ def resolve_editions(records: list[Record]) -> dict[str, str]:
     official = rules_editions(records)
     numbers: dict[str, dict[str, Record]] = {}
     for record in records:
-        if record.kind == "rule" and record.edition in official and record.source == f"cr-{record.edition}":
+        if record.kind == "rule" and record.number and record.edition in official and from_rules_file(record):
             numbers.setdefault(record.edition, {})[record.number] = record
     labels = sorted({r.edition for r in records if r.edition and r.edition not in official})
     resolved = {}
@@ -46,7 +52,7 @@ def resolve_editions(records: list[Record]) -> dict[str, str]:
         if record.edition in resolved:
             record.edition = resolved[record.edition]
         if any(ref.edition in resolved for ref in record.references):
-            record.references = [replace(ref, edition=resolved.get(ref.edition, ref.edition))
+            record.references = [replace(ref, edition=resolved.get(ref.edition or "", ref.edition))
                                  for ref in record.references]
     return resolved
 
@@ -55,7 +61,7 @@ def _confirms(quoted: list[Record], edition: dict[str, Record]) -> bool:
     rules = [r for r in quoted if r.kind == "rule"]
     if not rules or any(r.number not in edition for r in rules):
         return False
-    english = [(r, edition[r.number]) for r in rules if r.text.get("en")]
+    english = [(r, edition[r.number]) for r in rules if r.number and r.text.get("en")]
     same = sum(_words(r.text["en"]) == _words(e.text.get("en", "")) for r, e in english)
     return not english or same >= AGREEMENT * len(english)
 

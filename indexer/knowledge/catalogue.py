@@ -10,14 +10,16 @@ from __future__ import annotations
 import bisect
 import itertools
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
+from typing import overload
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
-from indexer.documents.records import Record, rule_parent
+from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent, rules_file_source
 from indexer.documents.references import rule_sort_key
+from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
 from indexer.search.lines import MappedLines
 from indexer.search.marking import marking_forms
@@ -33,14 +35,34 @@ def _is_heading(rule: Record) -> bool:
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
 
 
+def _heading_key(rule: Record) -> str | None:
+    """What a query names a heading rule by: its keyword (702.79 persist), or the English title
+    of a section (405 Stack, 111 Tokens), which heads its rules in search although it is no
+    keyword (its rules are not one rule whose number moves between editions)."""
+    if rule.keyword:
+        return rule.keyword
+    section = rule.number is not None and "." not in rule.number
+    return rule.title["en"].lower() if section and rule.title.get("en") and _is_heading(rule) else None
+
+
 def _newness(record: Record) -> tuple[str, bool]:
     """What makes a record its group's leader: the newest edition, then the rules file's own."""
-    return record.edition or "", record.source.startswith("cr-")
+    return record.edition or "", from_rules_file(record)
+
+
+def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[int]]:
+    """The folded titles, and the same as one string, a title per line, with where each
+    starts in it: `titles_containing` searches them all with one `find`."""
+    keys = list(titles)
+    return keys, "\n".join(keys), list(itertools.accumulate((len(k) + 1 for k in keys[:-1]), initial=0))
 
 
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
                  edition_labels: dict[str, str] | None = None):
+        """Every table is made here, in the order each needs the ones before it: the look-ups
+        by number, name and title first; then what groups records into one result and what
+        today's twin of an older record is, which read those look-ups."""
         # A document's own edition label (2016-01) and the rules edition it quotes (2016-09-30).
         self.edition_labels = dict(edition_labels or {})
         self.records = {r.id: r for r in records}
@@ -49,9 +71,34 @@ class Catalogue:
         # Records by their position in the build (the engine's `positions` name them so).
         self.by_position = list(records)
         self.positions = {r.id: i for i, r in enumerate(records)}
+        # Today's rules: a bare number or word means them, and every page dates by them.
+        self.current_edition = current_edition(records)
+        self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
+        self.editions = EditionTables(records)
+        self._index(records)
+        self._title_keys, self._title_text, self._title_starts = _title_search(self.titles)
+        self._keyword_rules = self._single_keyword_rules()
+        self.concepts = self._todays_concepts(records)
+        self._place_in_results(records)
+        self._ruled = self._rulings_by_rule(records)
+
+    def _rulings_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
+        """Rules with rulings (a FAQ's), by the rule they are (`group_key`): the rulings follow
+        their rule across editions and numbers."""
+        ruled: dict[tuple, list[Record]] = defaultdict(list)
+        for r in records:
+            if r.kind == "rule" and r.rulings:
+                ruled[self.group_key(r)].append(r)
+        return ruled
+
+    def _index(self, records: list[Record]) -> None:
+        """The look-up tables, filled in one pass over the records so that every list holds
+        its records in build order (the order ties are ranked in)."""
         self.by_number: dict[str, list[Record]] = defaultdict(list)
         # Each edition's rule numbers (put in rule order when a rule page of it is first asked).
         self._numbers_of: dict[str | None, set[str]] = defaultdict(set)
+        # Rule numbers of each edition in rule order, made when a rule page of it is first asked.
+        self._rule_order: dict[str | None, list[str]] = {}
         # Subrules by (edition, parent number) and by (edition, parent number, source).
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
@@ -67,73 +114,86 @@ class Catalogue:
         keyed = {(r.source, r.number): r for r in records if r.kind == "rule"}
         for r in records:
             self._by_source[r.source].append(r)
-            for ref in {(ref.number, ref.end) for ref in r.references if ref.where != "attrs"}:
-                if ref[1]:
-                    self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
-                else:
-                    self._referrers[(r.edition, ref[0])].append(r)
-            if r.kind == "rule":
-                self.by_number[r.number].append(r)
-                self._numbers_of[r.edition].add(r.number)
-                if r.parent:
-                    self._children_of[(r.edition, r.parent)].append(r)
-                    self._children_of[(r.edition, r.parent, r.source)].append(r)
-                parent = keyed.get((r.source, r.parent))
-                if r.keyword and not (parent and parent.keyword == r.keyword):
-                    self.keyword_heads[r.keyword].append(r.id)
-                    for title in r.title.values():
-                        self.titles[fold_key(title)].append(r.id)
+            self._index_references(r)
+            if r.kind == "rule" and r.number:
+                self._index_rule(r, r.number, keyed.get((r.source, r.parent)))
             elif r.kind == "section":
                 for title in r.title.values():
                     self.titles[fold_key(title)].append(r.id)
                 self._sections[r.source].append((r.offset, r.id))
             if r.kind in NAMED_KINDS:
-                for name in [*r.names.values(), *r.aliases]:
-                    if name:
-                        self.names[fold_key(name)].append(r.id)
-                        if r.kind == "term" and OBSOLETE_MARK.search(name):
-                            self.obsolete[fold_key(OBSOLETE_MARK.sub("", name))].append(r.id)
+                self._index_names(r)
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
             members.sort(key=lambda r: (r.offset, r.id))
         for sections in self._sections.values():
             sections.sort()
-        # Today's rules: the newest edition held, the one pages need not date.
-        self.newest_edition = max((e for e in (r.edition for r in records if r.kind == "rule") if e), default=None)
-        # Rule numbers of each edition in rule order, made when a rule page of it is first asked.
-        self._rule_order: dict[str | None, list[str]] = {}
-        self._title_keys = list(self.titles)
-        self._title_text = "\n".join(self._title_keys)
-        self._title_starts = list(itertools.accumulate((len(k) + 1 for k in self._title_keys[:-1]), initial=0))
-        self.editions = EditionTables(records)
-        self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
-        # The newest rules edition is today's: a bare number or word means it.
-        self.current_edition = max((r.edition for r in records if r.edition and r.source == f"cr-{r.edition}"),
-                                   default=None)
-        # (source, number) of a rule that is its keyword's only rule in its document (702.79
-        # Persist): its subrules, editions and quotations are one result, across numbers.
+
+    def _index_references(self, r: Record) -> None:
+        """The rules a record refers to (a glossary entry's defining rules, in `attrs`, are not
+        quotations), one by one and by range."""
+        for ref in {(ref.number, ref.end) for ref in r.references if ref.where != "attrs"}:
+            if ref[1]:
+                self._range_referrers[r.edition].append((rule_sort_key(ref[0]), rule_sort_key(ref[1]), r))
+            else:
+                self._referrers[(r.edition, ref[0])].append(r)
+
+    def _index_rule(self, r: Record, number: str, parent: Record | None) -> None:
+        """A rule by its number and its parent's, and as its keyword's heading (or its section's:
+        `_heading_key`) when its parent (in the same document) is not under the same."""
+        self.by_number[number].append(r)
+        self._numbers_of[r.edition].add(number)
+        if r.parent:
+            self._children_of[(r.edition, r.parent)].append(r)
+            self._children_of[(r.edition, r.parent, r.source)].append(r)
+        head = _heading_key(r)
+        if head and not (parent and _heading_key(parent) == head):
+            self.keyword_heads[head].append(r.id)
+            for title in r.title.values():
+                self.titles[fold_key(title)].append(r.id)
+
+    def _index_names(self, r: Record) -> None:
+        """A card's, plane's or term's names and aliases in their folded form; an obsolete
+        term also by its name without the mark, which today's name is, and by each of the
+        names it lists."""
+        for name in [*r.names.values(), *r.aliases]:
+            if name:
+                self.names[fold_key(name)].append(r.id)
+                if r.kind == "term" and OBSOLETE_MARK.search(name):
+                    # by each of its names too: "Remove from the Game, Removed, ..."
+                    for plain in dict.fromkeys([OBSOLETE_MARK.sub("", name), *obsolete_names(name)]):
+                        self.obsolete[fold_key(plain)].append(r.id)
+
+    def _single_keyword_rules(self) -> dict[tuple[str, str], str]:
+        """(source, number) of a rule that is its keyword's only rule in its document (702.79
+        Persist): its subrules, editions and quotations are one result, across numbers."""
         heads = [self.records[i] for ids in self.keyword_heads.values() for i in ids]
         per_source = Counter((r.source, r.keyword) for r in heads)
-        self._keyword_rules = {(r.source, r.number): r.keyword for r in heads
-                               if "." in r.number and per_source[(r.source, r.keyword)] == 1}
-        # Today's glossary terms by each of their English names ("Life, Life Total" is two),
-        # with the rules their entry cites ("See rule 704.5j"): what a question naming the
-        # term asks about.
-        self.concepts: dict[str, list[str]] = defaultdict(list)
+        return {(r.source, r.number): r.keyword for r in heads
+                if r.number and r.keyword and "." in r.number and per_source[(r.source, r.keyword)] == 1}
+
+    def _todays_concepts(self, records: list[Record]) -> dict[str, list[str]]:
+        """Today's glossary terms by each of their English names ("Life, Life Total" is two),
+        with the rules their entry cites ("See rule 704.5j"): what a question naming the term
+        asks about."""
+        concepts: dict[str, list[str]] = defaultdict(list)
         for r in records:
-            if r.kind == "term" and r.source == f"cr-{self.current_edition}" and r.names.get("en"):
+            if r.kind == "term" and self.of_todays_rules(r) and r.names.get("en"):
                 # (An obsolete term's link to the last rule that had it names an older edition.)
-                cited = [f"cr-{r.edition}:rule:{n}"
+                cited = [f"{r.source}:rule:{n}"
                          for n in dict.fromkeys(ref.number for ref in r.references if ref.where != "attrs")]
                 cited = [i for i in cited if i in self.records]
                 for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
                     if cited and name.strip():
-                        self.concepts[fold_key(name.strip())].extend(cited)
-        # Each record's group, today's twin of a superseded record and place in rule order,
-        # worked out once when the build opens: every query's candidates ask for all three,
-        # and worked out on first use they made a new candidate's first query slower. The
-        # ranking reads them by position, as arrays (`*_at`).
+                        concepts[fold_key(name.strip())].extend(cited)
+        return concepts
+
+    def _place_in_results(self, records: list[Record]) -> None:
+        """Each record's group, today's twin of a superseded record and place in rule order,
+        worked out once when the build opens: every query's candidates ask for all three,
+        and worked out on first use they made a new candidate's first query slower. The
+        ranking reads them by position, as arrays (`*_at`)."""
         self.group_keys = {r.id: self._group_key(r) for r in records}
         self.superseded_at = np.array([self.superseded(r) for r in records], bool)
         self.twin_at = np.full(len(records), -1, np.int64)  # -1: none
@@ -155,11 +215,6 @@ class Catalogue:
                                   for r in records], np.int64)
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
-        # Rules with rulings (a FAQ's), by the rule they are: they follow it across editions.
-        self._ruled: dict[tuple, list[Record]] = defaultdict(list)
-        for r in records:
-            if r.kind == "rule" and r.rulings:
-                self._ruled[self.group_key(r)].append(r)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)
@@ -181,6 +236,11 @@ class Catalogue:
         # A term is the project glossary's (every form and script), else today's rules' entry.
         return min(found, key=lambda r: (kinds.index(r.kind), r.source != GLOSSARY_SOURCE,
                                          r.edition != self.current_edition, r.id)) if found else None
+
+    @overload
+    def edition_named(self, value: str) -> str: ...
+    @overload
+    def edition_named(self, value: None) -> None: ...
 
     def edition_named(self, value: str | None) -> str | None:
         """An edition as a reader names it: a document's own label means the rules edition it
@@ -207,10 +267,11 @@ class Catalogue:
         edition = self.edition_named(edition) or ""
         edition = next((e for e in self.editions_of(number) if e.startswith(edition)), None)
         same = [r for r in found if r.edition == edition]
-        return sorted(same, key=lambda r: (not r.source.startswith("cr-"), r.source))
+        return sorted(same, key=lambda r: (not from_rules_file(r), r.source))
 
-    def children(self, number: str, edition: str | None, source: str | None = None) -> list[Record]:
-        """Subrules of a rule in one edition (and one source when given), in rule order."""
+    def children(self, number: str | None, edition: str | None, source: str | None = None) -> list[Record]:
+        """Subrules of a rule in one edition (and one source when given), in rule order (none
+        for no number: a top-level rule's parent)."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
@@ -259,24 +320,29 @@ class Catalogue:
 
     def superseded(self, record: Record) -> bool:
         """A rule or glossary entry of a rules edition older than today's."""
-        return record.source.startswith("cr-") and record.edition != self.current_edition
+        return from_rules_file(record) and record.edition != self.current_edition
+
+    def of_todays_rules(self, record: Record) -> bool:
+        """A rule or glossary entry of today's rules file."""
+        return from_rules_file(record) and record.edition == self.current_edition
 
     def group_key(self, record: Record) -> tuple:
         """What makes records one result: a rule with its subrules, in every edition and
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
-        number and heading, as the rules file of its edition has them); a rules glossary
-        entry in every edition; any other record alone."""
+        number and heading, as the rules file of its edition has them); a glossary entry in
+        every edition of the rules and in the project glossary, by its English name; any
+        other record alone."""
         return self.group_keys[record.id]
 
     def _group_key(self, record: Record) -> tuple:
-        if record.kind == "rule":
-            heading = rule_parent(record.number) if record.number[-1].isalpha() else record.number
+        if record.kind == "rule" and record.number:
+            heading = rule_heading(record.number)
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
             if "." in heading and basis is not None and not _is_heading(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
-                heading = rule_parent(heading)
+                heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)
             for basis in (record, official):
                 keyword = basis and self._keyword_rules.get((basis.source, heading))
@@ -284,13 +350,14 @@ class Catalogue:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
-        if record.kind == "term" and record.source.startswith("cr-"):
-            # Mana Burn of 2008 is today's Mana Burn (Obsolete).
-            return ("cr-term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
+        if record.kind == "term" and (from_rules_file(record) or record.source == GLOSSARY_SOURCE):
+            # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
+            # persist (its forms in every script) is the rules glossary's Persist: one entry.
+            return ("term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
 
     def _official(self, number: str, edition: str | None) -> Record | None:
-        return next((r for r in self.by_number.get(number, ()) if r.source == f"cr-{edition}"), None)
+        return next((r for r in self.by_number.get(number, ()) if from_rules_file(r) and r.edition == edition), None)
 
     def current_twin(self, record: Record) -> Record | None:
         """Today's record of the same rule or glossary entry as a superseded one (702.79 for
@@ -299,20 +366,22 @@ class Catalogue:
         return self.by_position[at] if at >= 0 else None
 
     def _twin_today(self, record: Record) -> Record | None:
-        """`current_twin`, worked out."""
-        twin = self.records.get(record.id.replace(f"cr-{record.edition}:", f"cr-{self.current_edition}:", 1))
+        """`current_twin`, worked out: the record of today's rules file with the same id in it."""
+        if self.current_edition is None:
+            return None
+        twin = self.records.get(rules_file_source(self.current_edition) + record.id[len(record.source):])
         key = self.group_key(record)
         if twin is None and key[0] == "keyword-rule":
             twin = self.keyword_head_today(key[1])
-        if twin is None and key[0] == "cr-term":  # a term that became obsolete changed its id
+        if twin is None and key[0] == "term":  # a term that became obsolete changed its id
             entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
-            twin = next((e for e in entries if e.source == f"cr-{self.current_edition}"), None)
+            twin = next((e for e in entries if self.of_todays_rules(e)), None)
         return twin if twin is not None and self.group_key(twin) == key else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
         """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""
         heads = (self.records[i] for i in self.keyword_heads.get(keyword, ()))
-        return next((h for h in heads if h.source == f"cr-{self.current_edition}"), None)
+        return next((h for h in heads if self.of_todays_rules(h)), None)
 
     def ruled_records(self, record: Record) -> list[Record]:
         """Records of the same rule in any edition or document that carry rulings (the
@@ -320,5 +389,12 @@ class Catalogue:
         return self._ruled.get(self.group_key(record), [])
 
     def is_keyword_head(self, record: Record) -> bool:
-        """Whether the record is the heading rule of the keyword it defines."""
-        return bool(record.keyword) and record.id in self.keyword_heads.get(record.keyword, ())
+        """Whether the record is the heading rule of the keyword it defines (or a section's
+        heading: `heading_key`)."""
+        key = self.heading_key(record)
+        return key is not None and record.id in self.keyword_heads.get(key, ())
+
+    @staticmethod
+    def heading_key(record: Record) -> str | None:
+        """The key of `keyword_heads` a heading rule is under (`_heading_key`)."""
+        return _heading_key(record) if record.kind == "rule" else None

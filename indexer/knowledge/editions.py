@@ -16,10 +16,9 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass
 
-from indexer.documents.chinese import HAN
-from indexer.documents.records import Record, rule_parent
+from indexer.documents.records import Record, from_rules_file, rule_heading
+from indexer.documents.script_ranges import HAN
 
-_SUBRULE = re.compile(r"[a-z]$")
 # A diff token: one CJK character, one Latin word (with inner apostrophes), a run of spaces,
 # or any other single character. Chinese is compared by characters, English by words.
 _DIFF_UNIT = re.compile(rf"[{HAN}]|(?:(?![{HAN}])[^\W_])+(?:['’](?:(?![{HAN}])[^\W_])+)*|\s+|.", re.S)
@@ -45,10 +44,6 @@ class Version:
         return self.record.text
 
 
-def _is_rules_file_record(record: Record) -> bool:
-    return record.source == f"cr-{record.edition}"
-
-
 def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
     """(edition, number) -> the record that speaks for that rule, for every numbered record
     that belongs to an edition: the rules file's own record over a quotation of it."""
@@ -57,14 +52,9 @@ def by_edition(records: list[Record]) -> dict[tuple[str, str], Record]:
         if not record.number or not record.edition:
             continue
         key = (record.edition, record.number)
-        if key not in index or (_is_rules_file_record(record) and not _is_rules_file_record(index[key])):
+        if key not in index or (from_rules_file(record) and not from_rules_file(index[key])):
             index[key] = record
     return index
-
-
-def _heading(number: str) -> str:
-    """The rule a subrule belongs to (702.79a -> 702.79); a rule is its own heading."""
-    return rule_parent(number) if _SUBRULE.search(number) else number
 
 
 class EditionTables:
@@ -83,7 +73,7 @@ class EditionTables:
             if not record.number or not record.edition or not record.keyword:
                 continue
             per_edition = found[record.keyword.lower()]
-            candidate = (not _is_rules_file_record(record), _heading(record.number))
+            candidate = (not from_rules_file(record), rule_heading(record.number))
             if record.edition not in per_edition or candidate < per_edition[record.edition]:
                 per_edition[record.edition] = candidate
         self._keyword_numbers = {keyword: {edition: per_edition[edition][1] for edition in sorted(per_edition)}
@@ -108,12 +98,12 @@ class EditionTables:
         holders = self._holders.get(number, [])
         if edition is None and holders:
             edition = holders[-1]
-        record = self.index.get((edition, number))
+        record = self.index.get((edition, number)) if edition is not None else None
         if record is None:
             return []
         if not record.keyword:
             return self.editions_of(number)
-        suffix = number[len(_heading(number)):]
+        suffix = number[len(rule_heading(number)):]
         versions = []
         for e, heading in self.keyword_numbers(record.keyword).items():
             found = self.index.get((e, heading + suffix))

@@ -6,12 +6,11 @@ other forms to the engine query; a keyword's defining rules get the ranking's ke
 """
 from __future__ import annotations
 
-
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.glossary import Entry, Glossary
+from indexer.documents.memo import bounded_cache
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
-from indexer.documents.memo import bounded_cache
 from indexer.search.query import ParsedQuery
 
 from .catalogue import Catalogue
@@ -122,5 +121,6 @@ class QueryExpander:
         weight = 1.0 if is_primary_form(entry, text) else self.weights.variant_definition
         forms = [fold_key(f).encode() for f in entry.forms()]
         holding, positions = self.catalogue.holding, self.catalogue.positions
-        return tuple((record.id, weight) for ref in entry.rules for record in self.catalogue.by_number.get(ref.number, [])
+        return tuple((record.id, weight)
+                     for ref in entry.rules for record in self.catalogue.by_number.get(ref.number, [])
                      if record.edition == ref.edition or any(f and holding([positions[record.id]], f) for f in forms))

@@ -5,6 +5,9 @@ A keyword's rule is the same rule in every edition even when its number moved (p
 502.79 in 2008 and 702.79 in 2026), so it groups by keyword; another rule groups by its number
 without subrule letters and its heading (`Catalogue.group_key`).
 
+A search limited to an edition is that edition's records, each its own result (`apart`):
+the edition is read whole, and its count is what its text holds.
+
 Records are named by their positions, and groups by numbers (`Catalogue.group_at`): a loop
 over a few hundred ints, where numpy's sorts cost more for the few candidates of most
 queries on the documents alone.
@@ -32,7 +35,7 @@ class EditionGrouping:
         """Ranked records (positions, best first) as groups in rank order, each a list of
         positions led by its representative."""
         groups: dict[int, list[int]] = {}
-        for at, key in zip(ranked.tolist(), self.catalogue.group_at[ranked].tolist()):
+        for at, key in zip(ranked.tolist(), self.catalogue.group_at[ranked].tolist(), strict=True):
             members = groups.get(key)
             if members is None:
                 groups[key] = [at]
@@ -46,3 +49,9 @@ class EditionGrouping:
                     members = [best] + [m for m in members if m != best]
             out.append(members)
         return out
+
+    @staticmethod
+    def apart(ranked: np.ndarray) -> list[list[int]]:
+        """Ranked records (positions, best first), each its own group: what a search limited
+        to one edition shows, every rule and subrule of it that matched."""
+        return [[at] for at in ranked.tolist()]

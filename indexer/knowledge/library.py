@@ -11,6 +11,7 @@ returns.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -29,9 +30,9 @@ from .grouping import EditionGrouping
 from .ranking import Ranker
 from .results import Results
 from .rules import rule_page, rule_today, subrule_rulings
+from .settings import CacheSizes
 from .snippets import Snippets
 from .spelling import Spelling
-from .settings import CacheSizes
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -39,6 +40,12 @@ __all__ = ["MAX_LIMIT", "SCRIPTS", "Library"]
 
 # How many of a record's names and aliases are searched for its mentions.
 MENTION_FORMS = 6
+
+
+# The most results a search may skip (`offset`): more than any query's total.
+MAX_OFFSET = 25_000
+# An edition as `?edition=` names it: a date or its start, or a document's own label.
+EDITION_ARG = re.compile(r"[0-9][0-9-]{0,19}")
 
 
 # What an answer is charged for each result beside its text and snippet: more than the rest
@@ -69,7 +76,6 @@ class Library:
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
         self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
         self.records = self.catalogue.records
-        self.newest_edition = self.catalogue.newest_edition
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
         self._grouping = EditionGrouping(self.catalogue)
@@ -145,21 +151,31 @@ class Library:
         """The query the engine runs for a parsed query (its text and glossary expansions)."""
         return self._expander.engine_query(parsed)
 
-    def search(self, q: str, limit: int = 10, script: str | None = None) -> dict:
+    def search(self, q: str, limit: int = 10, script: str | None = None, edition: str | None = None,
+               offset: int = 0) -> dict:
         """The API's search answer, with the time this call took (`took_ms`): a copy of
         the remembered one when the same query was asked before. Its parts are shared with
-        the memory: never changed in place. Raises QueryError for a query that cannot run."""
+        the memory: never changed in place. `edition` limits it as `edition:` in the query
+        does (the query's own filter wins); `offset` skips that many results of `total`, so
+        that every one of them can be reached `limit` at a time. Raises QueryError for a
+        query that cannot run."""
         started = time.perf_counter()
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
+        if not 0 <= offset <= MAX_OFFSET:
+            raise QueryError(f"offset must be between 0 and {MAX_OFFSET}")
         if script not in (None, *SCRIPTS):
             raise QueryError("script must be 'hant' or 'hans'")
-        answer = dict(self._answers(q, limit, script))
+        if edition is not None and not EDITION_ARG.fullmatch(edition):
+            raise QueryError("edition must be a date or its start (2010, 2016-09, 2026-04-17) or a document's label")
+        answer = dict(self._answers(q, limit, script, edition or None, offset))
         answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return answer
 
-    def _answer(self, q: str, limit: int, script: str | None) -> dict:
+    def _answer(self, q: str, limit: int, script: str | None, edition: str | None = None, offset: int = 0) -> dict:
         parsed = parse_query(q)
+        if edition and "edition" not in parsed.filters:
+            parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
@@ -177,15 +193,18 @@ class Library:
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
                     ranked = self._ranker.ranked(corrected, engine_query)
-        groups = self._grouping.collapse(ranked)
+        if "edition" in parsed.filters and not answer["rule_jump"]:
+            groups = self._grouping.apart(ranked)
+        else:
+            groups = self._grouping.collapse(ranked)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
             superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
-            groups = [group for group, old in zip(groups, superseded) if not old] or groups
+            groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         answer["results"] = [self._results.result([by_position[at] for at in group], engine_query, script)
-                             for group in groups[:limit]]
+                             for group in groups[offset:offset + limit]]
         return answer

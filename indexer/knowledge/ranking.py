@@ -10,6 +10,7 @@ then what cites it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -57,75 +58,113 @@ class Ranker:
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
-        """The candidates ranked, their scores as arrays by record position: the engine's
-        score by kind, today's twins, the bonuses (`_bonuses`), the superseded share, the
-        order."""
-        weights, catalogue = self.weights, self.catalogue
-        docs, scores = self.engine.positions(engine_query, weights.candidates)
-        scores = scores * self._kind_weight[docs]
+        """The candidates ranked, best first, as record positions: the engine's score by kind,
+        today's twins of older editions' matches, the bonuses for exact answers with a
+        keyword's subrules after it, the superseded share, the phrases' check, then the
+        order. Each step reads and gives (positions, scores) arrays."""
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
-        if forms:
-            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters)
-        if len(scores):
-            scores = scores / (scores.max() or 1.0)
+        # An edition-limited search ranks every record of that edition that matches: an
+        # edition is a few thousand records, and a judge reading an old edition asks for all
+        # it says on the words, not for the best few hundred of them.
+        limit = len(self.catalogue.by_position) if "edition" in parsed.filters else self.weights.candidates
+        docs, scores = self._candidates(engine_query, forms, limit)
         if "edition" not in parsed.filters:
-            # Older editions repeat today's texts and can crowd today's record out of the
-            # candidates: an older edition's match brings in today's same rule, at the
-            # older one's lowered score, so that the result shows today's (for quoted words,
-            # where today's text still holds them). A twin two candidates share comes with
-            # the better one's.
-            twins = catalogue.twin_at[docs]
-            candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
-            candidate[docs] = candidate[-1] = True
-            missing = np.flatnonzero(~candidate[twins])
-            first: dict[int, int] = {}  # each twin once, with the first candidate of it
-            for at, twin in zip(missing.tolist(), twins[missing].tolist()):
-                first.setdefault(twin, at)
-            brought = np.fromiter(first.values(), np.int64, len(first))
-            if parsed.filters:
-                brought = np.array([i for i in brought.tolist()
-                                    if passes(catalogue.by_position[twins[i]], parsed.filters)], np.int64)
-            docs = np.concatenate([docs, twins[brought]])
-            scores = np.concatenate([scores, scores[brought] * weights.superseded])
+            docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
         if key and not parsed.phrases:
-            heads = self._heads(text)
-            bonus, given = self._bonuses(text, key, heads, docs.tolist(), forms)
-            if parsed.filters:
-                for at in np.flatnonzero(given).tolist():
-                    given[at] = passes(catalogue.by_position[at], parsed.filters)
-            total = np.zeros(len(catalogue.by_position))
-            total[docs] = scores
-            bonused = np.flatnonzero(given)
-            total[bonused] += bonus[bonused]
-            member = given
-            member[docs] = True
-            # A keyword's heading rule is followed by its subrules, in rule order.
-            for head_id in heads:
-                head_at = catalogue.positions[head_id]
-                if member[head_at]:
-                    head = catalogue.by_position[head_at]
-                    for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
-                        if passes(child, parsed.filters):
-                            child_at = catalogue.positions[child.id]
-                            total[child_at] = total[head_at] - SUBRULE_STEP * i
-                            member[child_at] = True
-            docs = np.flatnonzero(member)
-            scores = total[docs]
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
         if "edition" not in parsed.filters:
-            scores[catalogue.superseded_at[docs]] *= weights.superseded
+            scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
-            # Phrases match in the folded text: script, case, width, spacing and punctuation
-            # do not matter (a phrase that crossed a line wrap in the source still matches).
-            kept = docs.tolist()
-            for phrase in parsed.phrases:
-                kept = catalogue.holding(kept, fold_key(phrase).encode())
-            keep = np.zeros(len(catalogue.by_position), bool)
-            keep[kept] = True
-            docs, scores = docs[keep[docs]], scores[keep[docs]]
+            docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
-        return docs[np.lexsort((catalogue.rule_order_at[docs], -scores))]
+        return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
+
+    def _candidates(self, engine_query: EngineQuery, forms: list[str], limit: int) -> tuple[np.ndarray, np.ndarray]:
+        """The engine's best `limit` records, each score weighted by the record's kind, with
+        the texts of a several-word term's other forms (`_add_term_texts`), scaled so that
+        the best is 1: the bonuses are fractions of that."""
+        docs, scores = self.engine.positions(engine_query, limit)
+        scores = scores * self._kind_weight[docs]
+        if forms:
+            docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
+        if len(scores):
+            scores = scores / (scores.max() or 1.0)
+        return docs, scores
+
+    def _with_todays_twins(self, docs: np.ndarray, scores: np.ndarray,
+                           filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """Older editions repeat today's texts and can crowd today's record out of the
+        candidates: an older edition's match brings in today's same rule, at the older one's
+        lowered score, so that the result shows today's (for quoted words, where today's text
+        still holds them). A twin two candidates share comes with the better one's."""
+        catalogue = self.catalogue
+        twins = catalogue.twin_at[docs]
+        candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
+        candidate[docs] = candidate[-1] = True
+        missing = np.flatnonzero(~candidate[twins])
+        first: dict[int, int] = {}  # each twin once, with the first candidate of it
+        for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
+            first.setdefault(twin, at)
+        brought = np.fromiter(first.values(), np.int64, len(first))
+        if filters:
+            brought = np.array([i for i in brought.tolist()
+                                if passes(catalogue.by_position[twins[i]], filters)], np.int64)
+        brought_scores = scores[brought] * self.weights.superseded
+        return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
+
+    def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
+                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
+        alone brings in (a keyword's heading rule the engine ranked low), each keyword's
+        heading followed by its subrules."""
+        catalogue = self.catalogue
+        heads = self._heads(text)
+        # The text bonuses read each candidate's text: those of an edition-limited search,
+        # a whole edition's matches, go to its best `candidates` as a search's do.
+        read = docs[:self.weights.candidates] if "edition" in filters else docs
+        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
+        if filters:
+            for at in np.flatnonzero(given).tolist():
+                given[at] = passes(catalogue.by_position[at], filters)
+        total = np.zeros(len(catalogue.by_position))
+        total[docs] = scores
+        bonused = np.flatnonzero(given)
+        total[bonused] += bonus[bonused]
+        member = given
+        member[docs] = True
+        self._subrules_after_heads(heads, total, member, filters)
+        docs = np.flatnonzero(member)
+        return docs, total[docs]
+
+    def _subrules_after_heads(self, heads: list[str], total: np.ndarray, member: np.ndarray,
+                              filters: dict[str, str]) -> None:
+        """A keyword's heading rule among the ranked records is followed by its subrules, in
+        rule order, each a step below the one before (`SUBRULE_STEP`): a reader who asked
+        for persist reads 702.79 and then 702.79a, b, c."""
+        catalogue = self.catalogue
+        for head_id in heads:
+            head_at = catalogue.positions[head_id]
+            if member[head_at]:
+                head = catalogue.by_position[head_at]
+                for i, child in enumerate(catalogue.children(head.number, head.edition, head.source), 1):
+                    if passes(child, filters):
+                        child_at = catalogue.positions[child.id]
+                        total[child_at] = total[head_at] - SUBRULE_STEP * i
+                        member[child_at] = True
+
+    def _holding_phrases(self, docs: np.ndarray, scores: np.ndarray,
+                         phrases: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The ranked records whose texts hold every phrase. Phrases match in the folded text:
+        script, case, width, spacing and punctuation do not matter (a phrase that crossed a
+        line wrap in the source still matches)."""
+        kept = docs.tolist()
+        for phrase in phrases:
+            kept = self.catalogue.holding(kept, fold_key(phrase).encode())
+        keep = np.zeros(len(self.catalogue.by_position), bool)
+        keep[kept] = True
+        return docs[keep[docs]], scores[keep[docs]]
 
     def _heads(self, text: str) -> list[str]:
         """The heading rules of the keywords the query names."""
@@ -133,23 +172,23 @@ class Ranker:
                 for head_id in self.catalogue.keyword_heads.get(keyword, [])]
 
     def _add_term_texts(self, docs: np.ndarray, scores: np.ndarray, forms: list[str],
-                        filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                        filters: dict[str, str], limit: int) -> tuple[np.ndarray, np.ndarray]:
         """Candidates for a query that is a term of several words (`mana burn`): the texts
         holding its other forms (法術力灼傷), from their own search, the best of them level
         with the best candidate. Among the query's words' many matches (every text about mana)
         they would not make the candidates, yet they are what the term finds in Chinese."""
         found, found_scores = self.engine.positions(EngineQuery(terms=[(f, 1.0) for f in forms], filters=filters),
-                                                    self.weights.candidates)
+                                                    limit)
         found_scores = found_scores * self._kind_weight[found]
         top = scores.max() if len(scores) else 1.0
         best = (found_scores.max() if len(found_scores) else 1.0) or 1.0
-        scored = dict(zip(docs.tolist(), scores.tolist()))
-        for at, score in zip(found.tolist(), (top * found_scores / best).tolist()):
+        scored = dict(zip(docs.tolist(), scores.tolist(), strict=True))
+        for at, score in zip(found.tolist(), (top * found_scores / best).tolist(), strict=True):
             scored[at] = max(scored.get(at, 0.0), score)
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
     def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: list[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+                 forms: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
         """Each record's bonus for answering the query exactly, by position, and which
         records have one: the best of name, obsolete term, keyword and heading, plus the
         literal-text bonus for candidates holding the query as written (or, for a term of
@@ -194,8 +233,8 @@ class Ranker:
                 given[at] = True
             held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
             found, count = np.unique(np.array(held, np.int64), return_counts=True)
-            share = count / len(words)
-            bonus[found] += weights.coverage * share ** 2 * self._kind_weight[found]
+            shares = count / len(words)
+            bonus[found] += weights.coverage * shares ** 2 * self._kind_weight[found]
             given[found] = True
         return bonus, given
 
@@ -220,6 +259,8 @@ class Ranker:
         subrules, then what quotes it; with the answer's `rule_jump` (None when no edition has
         the number under the filters), which names a range's `end`."""
         number = parsed.rule_number
+        if number is None:
+            return np.zeros(0, np.int64), None
         records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
                    if passes(r, parsed.filters)]
         if not records:

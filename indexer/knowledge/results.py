@@ -2,10 +2,10 @@
 snippet, its address and the same rule in other editions."""
 from __future__ import annotations
 
-from indexer.documents.records import Record
+from indexer.documents.memo import bounded_cache
+from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
-from indexer.documents.memo import bounded_cache
 
 from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text
@@ -41,7 +41,7 @@ class Results:
             same.sort(key=lambda r: rule_sort_key(r.number or ""))
         return {
             **fields,
-            "current": record.edition == self.catalogue.current_edition if record.source.startswith("cr-") else None,
+            "current": record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
             "snippet": snippet,
             "snippet_lang": snippet_lang,
             "source": source,

@@ -22,9 +22,9 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     (persist: 702.79) and what its own number names today (702.79 in 2009 was devour; today it
     is persist). Empty for a rule of today's edition, or in a knowledge base without editions."""
     today = catalogue.current_edition
-    if not today or record.edition == today:
+    if not today or record.edition == today or record.number is None:
         return {}
-    found = {"edition": today}
+    found: dict[str, str | Record] = {"edition": today}
     key = catalogue.group_key(record)
     numbers = catalogue.editions.keyword_numbers(key[1]) if key[0] == "keyword-rule" else {}
     if today in numbers:

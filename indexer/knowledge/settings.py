@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import TypeVar
 
 from indexer.documents import chinese, references
 from indexer.search import analysis
@@ -28,6 +29,8 @@ from indexer.search.build import DEFAULT_INDEX_ROOT
 from indexer.search.whoosh_engine import CACHE_BYTES
 
 from .weights import Weights
+
+_Number = TypeVar("_Number", int, float)
 
 
 class SettingsError(ValueError):
@@ -62,7 +65,7 @@ class Settings:
     request_seconds: float = 20.0
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         """Settings from the environment, defaults for what it does not set."""
         return cls(
             index_root=Path(environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT),
@@ -87,7 +90,7 @@ def _overridden(value, prefix: str, environ: Mapping[str, str]):
     return dataclasses.replace(value, **changes)
 
 
-def _number(name: str, text: str | float, kind: type) -> float | int:
+def _number(name: str, text: str | float, kind: type[_Number]) -> _Number:
     try:
         number = kind(text)
     except ValueError:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import html
-from typing import Callable
+from collections.abc import Callable
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.memo import cleared_when_full
@@ -87,7 +87,7 @@ class Snippets:
         """(language, text, marking form) of each block of the record, other languages
         before Chinese (then in language order), as a query of no Chinese reads them."""
         record = self.catalogue.records[record_id]
-        blocks = zip(record.blocks(), self.catalogue.marking_forms(record))
+        blocks = zip(record.blocks(), self.catalogue.marking_forms(record), strict=True)
         return tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
                             key=lambda block: (block[0].startswith("zh"), block[0])))
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
 
 from indexer.documents.glossary import Glossary
+from indexer.documents.memo import bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import SearchBackend
-from indexer.documents.memo import bounded_cache
 
-LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
+# A word of the vocabulary a misspelling is corrected toward: ASCII letters, with hyphens
+# and apostrophes inside (two-headed, owner's), two letters at least.
+VOCABULARY_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]+")
 CUTOFF = 75  # percent
 
 
@@ -35,10 +37,10 @@ class Spelling:
         self.vocabulary: set[str] = set()
         for r in records:
             for value in [*r.names.values(), *r.title.values(), *r.aliases]:
-                self.vocabulary.update(w.lower() for w in LATIN_WORD.findall(value))
+                self.vocabulary.update(w.lower() for w in VOCABULARY_WORD.findall(value))
         for entry in glossary.entries:
             for form in entry.forms():
-                self.vocabulary.update(w.lower() for w in LATIN_WORD.findall(form))
+                self.vocabulary.update(w.lower() for w in VOCABULARY_WORD.findall(form))
         self._words_by_trigram: dict[str, list[str]] = defaultdict(list)
         for word in self.vocabulary:
             for gram in trigrams(word):
@@ -49,7 +51,7 @@ class Spelling:
     def did_you_mean(self, text: str) -> str | None:
         """The query corrected, or None when every Latin word of it is known."""
         changed = False
-        for word in set(LATIN_WORD.findall(text)):
+        for word in set(VOCABULARY_WORD.findall(text)):
             close = self._corrections(word.lower())
             if close:
                 fixed = close.capitalize() if word[0].isupper() else close

@@ -41,8 +41,8 @@ class Suggestions:
                             term_named[folded] = catalogue.by_name(name, ("term",)) or r
                         opens = term_named[folded]
                     entries[folded, name, r.kind, opens.id] = None
-            elif r.kind == "rule" and catalogue.is_keyword_head(r):
-                today = catalogue.keyword_head_today(r.keyword) or r
+            elif r.kind == "rule" and (head := catalogue.heading_key(r)) and catalogue.is_keyword_head(r):
+                today = catalogue.keyword_head_today(head) or r
                 for title in r.title.values():
                     entries[fold_key(title), title, "rule", today.id] = None
         self._entries = sorted(entries, key=lambda s: (len(s[0]), s[0]))

@@ -6,9 +6,9 @@ one with a bonus set to 0 (`dataclasses.replace(Weights(), title=0)`) to see wha
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 
 def _kind_weights() -> Mapping[str, float]:

@@ -42,43 +42,56 @@ import re
 import tempfile
 import threading
 import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any
 
 import jieba
 from whoosh.analysis import Filter, LowercaseFilter, Token, Tokenizer
 from whoosh.lang.snowball.english import EnglishStemmer
 
 from indexer.documents import chinese
-from indexer.documents.chinese import HAN, HAN_RUN, to_hans
+from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.memo import cleared_when_full
 from indexer.documents.records import rule_parent
 from indexer.documents.references import is_rule_number
+from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
-    "MixedScriptTokenizer", "EnglishFilter", "RuleParentFilter",
-    "query_texts", "text_analyzer", "bigram_analyzer", "same_outside_chinese",
-    "Segmenter", "segmenter_for", "attach_segmenter",
-    "set_user_words", "user_words", "read_user_dictionary", "load_user_dictionary", "write_user_dictionary",
-    "UserDictionaryError", "warm_up",
+    "EnglishFilter",
+    "MixedScriptTokenizer",
+    "RuleParentFilter",
+    "Segmenter",
+    "UserDictionaryError",
+    "attach_segmenter",
+    "bigram_analyzer",
+    "load_user_dictionary",
+    "query_texts",
+    "read_user_dictionary",
+    "same_outside_chinese",
+    "segmenter_for",
+    "set_user_words",
+    "text_analyzer",
+    "user_words",
+    "warm_up",
+    "write_user_dictionary",
 ]
 
 # Full-width ASCII forms and the ideographic space, one to one, so that ７０２．３０ａ
 # tokenises like 702.30a without changing any offset (NFKC would change lengths elsewhere).
 _FULLWIDTH_ASCII = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
-_LATIN = "a-zA-Z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
 
 _TOKEN = re.compile(
     rf"(?P<symbol>\{{[^{{}}\s]{{1,15}}\}})"               # {藍/黑} {CHAOS} {PW} {重置} {X}
     rf"|(?P<pt>[+-]?\d+/[+-]?\d+)"                        # 2/2, +1/+1, -1/-1: power/toughness, counters
     rf"|(?P<number>\d+(?:\.\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)"  # 702.30a, 2008, 3
     rf"|(?P<han>[{HAN}]+)"
-    rf"|(?P<latin>[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*)"  # owner's, Two, Headed
-    rf"|(?P<word>[^\W\d_{_LATIN}{HAN}]+)"                 # Cyrillic and any other letters
+    rf"|(?P<latin>{LATIN_WORD})"                         # owner's, Two, Headed
+    rf"|(?P<word>[^\W\d_{LATIN}{HAN}]+)"                  # Cyrillic and any other letters
 )
-_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{_LATIN}]+|\d+|[^\W\d_{_LATIN}{HAN}]+")
+_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{LATIN}]+|\d+|[^\W\d_{LATIN}{HAN}]+")
 
 
 def _normalize(text: str) -> str:
@@ -130,7 +143,8 @@ class MixedScriptTokenizer(Tokenizer):
         pos = 0
         for m in _TOKEN.finditer(norm):
             kind = m.lastgroup
-            start, end = m.span()
+            assert kind is not None, "every alternative of _TOKEN is a named group"
+            start = m.start()
             text = m.group()
             if kind == "han":
                 pieces = self._chinese(text, alternatives)
@@ -234,7 +248,7 @@ def query_texts(analyzer, text: str) -> Iterator[str]:
     (RuleParentFilter adds a rule's parent only when indexing): without a Token object and
     a generator of each filter for every token, which cost more than the tokens themselves
     in a query's analysis. Any other analyzer runs whole."""
-    parts = getattr(analyzer, "items", ())
+    parts: Sequence[Any] = getattr(analyzer, "items", ())
     if tuple(map(type, parts)) != _CHAIN:
         yield from (token.text for token in analyzer(text, mode="query"))
         return
@@ -259,7 +273,8 @@ def same_outside_chinese(a, b) -> bool:
     `bigram_analyzer`), which only Han characters reach. A query's text without Chinese is
     then analysed once for both."""
     parts_a, parts_b = getattr(a, "items", [a]), getattr(b, "items", [b])
-    return len(parts_a) == len(parts_b) and all(x == y or _same_but_chinese(x, y) for x, y in zip(parts_a, parts_b))
+    return len(parts_a) == len(parts_b) and all(
+        x == y or _same_but_chinese(x, y) for x, y in zip(parts_a, parts_b, strict=True))
 
 
 def _same_but_chinese(x, y) -> bool:

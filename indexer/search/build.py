@@ -15,10 +15,10 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Callable, Mapping
 
 from tqdm import tqdm
 
@@ -32,8 +32,10 @@ from .engine import IndexUnavailable
 from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
-# The packages whose code decides what an index holds: changing any of them means a rebuild.
+# The packages whose code and data decide what an index holds (their Python, and tables such
+# as the rules files' recorded restorations): changing any of them means a rebuild.
 INDEXING_CODE = ("indexer/documents", "indexer/search")
+INDEXING_FILES = ("*.py", "*.tsv")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 LOCK = ".build.lock"
@@ -81,7 +83,8 @@ def corpus_hash(paths: list[Path]) -> str:
         first.setdefault(hashlib.sha256(data).digest(), path.resolve())
     for content, path in sorted(first.items(), key=lambda item: str(item[1])):
         digest.update(str(path).encode() + b"\0" + content)
-    for code in sorted(path for package in INDEXING_CODE for path in (ROOT / package).rglob("*.py")):
+    for code in sorted(path for package in INDEXING_CODE for pattern in INDEXING_FILES
+                       for path in (ROOT / package).rglob(pattern)):
         digest.update(code.read_bytes())
     return digest.hexdigest()
 
@@ -137,6 +140,7 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
 
 def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: Mapping[str, Extra]) -> BuildOutcome:
     started = time.perf_counter()
+    remove_dead_builds(root)
     digest = corpus_hash(paths)
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
@@ -231,6 +235,34 @@ def _prune(root: Path, keep: set[str]) -> None:
     for old in build_folders(root)[KEEP_BUILDS:]:
         if old.name not in keep:
             shutil.rmtree(old, ignore_errors=True)
+    remove_dead_builds(root)
+
+
+_TMP_NAME = re.compile(r"\.tmp-.*-([0-9]+)")
+
+
+def remove_dead_builds(root: Path) -> list[Path]:
+    """Remove the temporary folders of builds (and artifact copies) whose process is gone: a
+    killed build leaves its folder, the size of an index. Each is named for the process that
+    writes it (`.tmp-NAME-PID`); one whose process still runs, another build's in another
+    process, is left alone. The folders removed."""
+    removed = []
     for stale in root.glob(".tmp-*"):
-        if time.time() - stale.stat().st_mtime > 3600:
-            shutil.rmtree(stale, ignore_errors=True)
+        match = _TMP_NAME.fullmatch(stale.name)
+        if match is None or not stale.is_dir() or _running(int(match.group(1))):
+            continue
+        shutil.rmtree(stale, ignore_errors=True)
+        removed.append(stale)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return pid > 0  # another user's process, or no process at all
+    return True

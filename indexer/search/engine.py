@@ -7,9 +7,9 @@ implementation (`indexer.search.whoosh_engine`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class SearchBackend(ABC):
     @classmethod
     @abstractmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int,
-             record_ids: list[str] | None = None) -> "SearchBackend":
+             record_ids: list[str] | None = None) -> SearchBackend:
         """Open an index written by `build`, its queries segmented by `segmenter` (the build's
         words), remembering up to `cache_bytes` of analysed queries and clauses (each);
         `record_ids`, the records in the order they were built, name its documents without

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from indexer.documents.chinese import to_hans
 from indexer.documents.records import Record

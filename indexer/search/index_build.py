@@ -8,16 +8,23 @@ serves the previous build keeps serving it. Nothing here changes process state: 
 segmenter and glossary are this build's, so two builds open in one process never change
 each other's answers.
 
-The build writes a manifest of every file's size and SHA-256 last. Opening checks every file
-against it first: the line files and the engine's segments are read through memory maps,
-where a file cut short is not an error but a SIGBUS that kills the process at the first read
-past its end. A served build's sizes are checked again (`damage`, a stat per file) before use.
+The build writes a manifest of every file's size and checksum last (xxHash's XXH3, 128 bits:
+a check against damage, not against an adversary who can write the folder, ten times as fast
+as SHA-256 here, docs/benchmarks.md hostile). Opening checks every file against it first, and
+the line files are checked in the very bytes that are kept. Nothing of a build is read through
+a memory map (the line files and the scored postings are read into memory, Whoosh reads its
+segment with file reads), so a file damaged under a running server is at worst an error in
+a request, never a SIGBUS that kills the worker. A served build's files are looked at again
+(`damage`: a stat per file) and checked again whenever one of them changed.
 """
 from __future__ import annotations
 
-import hashlib
 import json
+import os
+import time
 from pathlib import Path
+
+import xxhash
 
 from indexer.documents.glossary import Glossary, GlossaryError
 from indexer.documents.ingest import read_records
@@ -32,40 +39,67 @@ USER_WORDS_FILE = "userdict.txt"
 GLOSSARY_FILE = "glossary.tsv"
 FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, marking.FILE)
 MANIFEST = "manifest.json"
+_READ_BYTES = 1024 * 1024
+RECHECK_SECONDS = 10.0
 
 
-def _sha256(path: Path) -> str:
+def _checksum(path: Path) -> str:
+    digest = xxhash.xxh3_128()
     with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
+        while block := fh.read(_READ_BYTES):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_manifest(folder: Path) -> None:
-    """Records the size and SHA-256 of every file of a finished build folder."""
-    files = {p.name: [p.stat().st_size, _sha256(p)]
+    """Records the size and checksum of every file of a finished build folder."""
+    files = {p.name: [p.stat().st_size, _checksum(p)]
              for p in sorted(folder.iterdir()) if p.is_file() and p.name != MANIFEST}
     (folder / MANIFEST).write_text(json.dumps(files, indent=1), encoding="utf-8")
 
 
-def verify(folder: Path) -> dict[str, list]:
-    """The manifest of `folder` once every file it lists has its size and checksum; raises
-    IndexUnavailable naming the first that does not."""
+def read_manifest(folder: Path) -> dict[str, tuple[int, str]]:
+    """The manifest of `folder`: each file's size and checksum. Raises IndexUnavailable."""
     try:
         files = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        listed = [(name, int(size), str(digest)) for name, (size, digest) in files.items()]
+        return {Path(name).name: (int(size), str(digest)) for name, (size, digest) in files.items()}
     except (OSError, ValueError, TypeError, AttributeError) as exc:
         raise IndexUnavailable(f"{folder}: incomplete index (no readable {MANIFEST}: {exc})") from None
-    for name, size, digest in listed:
-        path = folder / Path(name).name
+
+
+def verify(folder: Path) -> dict[str, tuple[int, str]]:
+    """The manifest of `folder` once every file it lists has its size and checksum; raises
+    IndexUnavailable naming the first that does not."""
+    listed = read_manifest(folder)
+    for name, (size, digest) in listed.items():
+        path = folder / name
         if not path.exists():
             raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
         try:
             if path.stat().st_size != size:
                 raise IndexUnavailable(f"{folder}: {name} is {path.stat().st_size} bytes, not {size}")
-            if _sha256(path) != digest:
+            if _checksum(path) != digest:
                 raise IndexUnavailable(f"{folder}: {name} does not match its checksum")
         except OSError as exc:
             raise IndexUnavailable(f"{folder}: {name} unreadable ({exc.strerror or exc})") from None
-    return {name: size for name, size, _ in listed}
+    return listed
+
+
+def signature(folder: Path) -> tuple:
+    """What a stat of each file of `folder` says (name, size, modification time, inode): when
+    it changes, a file was written, replaced, cut or restored, and must be checked again."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ()
+    found = []
+    for name in names:
+        try:
+            st = os.stat(folder / name)
+        except OSError:
+            continue
+        found.append((name, st.st_size, st.st_mtime_ns, st.st_ino))
+    return tuple(found)
 
 
 class IndexBuild:
@@ -74,7 +108,9 @@ class IndexBuild:
         for name in FILES:
             if not (folder / name).exists():
                 raise IndexUnavailable(f"{folder}: incomplete index ({name} missing)")
-        self.sizes = verify(folder)
+        self.signature = signature(folder)  # before the check: a change during it shows later
+        self.manifest = verify(folder)
+        self.checked = time.monotonic()
         try:
             words = analysis.read_user_dictionary(folder / USER_WORDS_FILE)
         except analysis.UserDictionaryError as exc:
@@ -103,22 +139,40 @@ class IndexBuild:
             raise
 
     def _lines(self, name: str, what: str) -> MappedLines:
+        """A line file, checked against the manifest in the bytes that are kept."""
+        path = self.folder / name
         try:
-            return MappedLines(self.folder / name, len(self.records))
+            data = path.read_bytes()
+            if name in self.manifest and (len(data), xxhash.xxh3_128_hexdigest(data)) != self.manifest[name]:
+                raise ValueError("changed since the build was checked")
+            return MappedLines(path, len(self.records), data)
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(f"{self.folder}: {what} unreadable ({exc})") from None
 
     def damage(self) -> str | None:
-        """What changed in the folder since it was opened and checked (a file cut short,
-        replaced or removed), or None."""
-        for name, size in self.sizes.items():
-            try:
-                actual = (self.folder / name).stat().st_size
-            except OSError as exc:
-                return f"{self.folder}: {name} unreadable ({exc.strerror or exc})"
-            if actual != size:
-                return f"{self.folder}: {name} is now {actual} bytes, not {size}"
+        """What is wrong with the folder's files now (a file cut short, scribbled, replaced or
+        removed since the build was opened), or None. A stat of each file when none changed;
+        every file's checksum again when one did."""
+        now = signature(self.folder)
+        if now == self.signature:
+            return None
+        try:
+            verify(self.folder)
+        except IndexUnavailable as exc:
+            return str(exc)
+        # Changed, and whole again (touched, or restored as it was).
+        self.signature, self.checked = now, time.monotonic()
         return None
+
+    def check(self) -> str | None:
+        """What is wrong with the folder's files, every checksum checked again (after a search
+        on this build failed), or None. At most once in RECHECK_SECONDS while no file changed:
+        a request that fails for another reason must not cost a check of the whole build
+        every time."""
+        if time.monotonic() - self.checked < RECHECK_SECONDS:
+            return self.damage()
+        self.signature = ()
+        return self.damage()
 
     def close(self) -> None:
         self.engine.close()

@@ -22,23 +22,24 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterable
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable
 
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import is_rule_number
+from indexer.documents.script_ranges import CYRILLIC, GREEK, LATIN, LATIN_WORD
 
-from .analysis import _LATIN, _SYMBOL_PART, _TOKEN, _normalize, _stem
+from .analysis import _SYMBOL_PART, _TOKEN, _normalize, _stem
 
 MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
-_WORD_CHAR = re.compile(r"[0-9A-Za-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff'’]")
+_WORD_CHAR = re.compile(rf"[0-9{LATIN}{GREEK}{CYRILLIC}'’]")
 _EDGE_CHAR = re.compile(r"[\w{}]")
 # An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
-_LATIN_WORD = re.compile(rf"[{_LATIN}]+(?:['\u2019][{_LATIN}]+)*")
-_LATIN_CHAR = re.compile(f"[{_LATIN}]")
+_LATIN_WORD = re.compile(LATIN_WORD)
+_LATIN_CHAR = re.compile(f"[{LATIN}]")
 # The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 # Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.
@@ -115,7 +116,8 @@ def _subrule_letter(text: str, start: int) -> bool:
     if not text[start - 1:start].isdecimal():  # as `\d` reads it: no rule number ends here
         return False
     after = text[start + 1:start + 2]
-    return _RULE_DIGITS.search(text, max(0, start - 24), start) is not None and not (after.isascii() and after.isalpha())
+    return (_RULE_DIGITS.search(text, max(0, start - 24), start) is not None
+            and not (after.isascii() and after.isalpha()))
 
 
 class Marker:
@@ -167,7 +169,7 @@ class Marker:
         for start in sorted(starts):
             if not _in_latin_word(low, start) and not _subrule_letter(low, start):
                 word = _LATIN_WORD.match(low, start)
-                if _stem(word.group()) in self.words:
+                if word is not None and _stem(word.group()) in self.words:
                     found.append(word.span())
         found.sort()
         return found
@@ -176,7 +178,7 @@ class Marker:
         """Reads the tokens from the last space before the first probe (no token holds a
         space, so the tokens read from there are the text's) to the last probe: in a long
         text's window, the words before the query's first word are not read."""
-        words, found = self.words, []
+        words, found = self.words, list[tuple[int, int]]()
         first, last = 0, len(form)
         low = form.lower()
         if self.probes is not None and len(low) == len(form):
@@ -264,7 +266,8 @@ def _marked(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> st
     # (A fragment starting after the last one ended can hold marks before its start.)
     plain = _TO_ESCAPE.search(text, min(start, spans[0][0]), end) is None
     opening, closing = ("<mark>", "</mark>") if plain else (_OPEN, _CLOSE)
-    parts, done = [], start
+    parts: list[str] = []
+    done = start
     for s, e in spans:
         parts += (text[done:s], opening, text[s:e], closing)
         done = e

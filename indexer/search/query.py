@@ -18,8 +18,10 @@ from indexer.documents.textclean import fix_conversion_errors
 MAX_QUERY_CHARS = 500
 # The most results (or suggestions) one answer may hold.
 MAX_LIMIT = 50
+# The filters a query may name (`kind:rule`), each a field of the index the engine matches
+# exactly (`indexer.search.schema`).
 FILTERS = ("kind", "source", "edition", "lang")
-_FILTER = re.compile(r"(?<!\S)(kind|source|edition|lang):(\S+)", re.IGNORECASE)
+_FILTER = re.compile(rf"(?<!\S)({'|'.join(FILTERS)}):(\S+)", re.IGNORECASE)
 _PHRASE = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
 _SYNTAX = re.compile(r"[()\[\]^~*?!:+\\]|(?<!\w)-|\b(?:AND|OR|NOT)\b")
 _KIND_ALIASES = {"plane": "planar_card", "planes": "planar_card", "cards": "card", "rules": "rule",

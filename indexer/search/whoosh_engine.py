@@ -4,7 +4,7 @@ Whoosh writes and reads the index and analyses text; snippets are marked by
 `indexer.search.marking` with the same analysis. A query, always a
 flat union of weighted terms (plus phrase tokens that must all occur, and exact-value
 filters), is answered by summing each term's BM25F postings, scored when the index is built
-(`_ScoredPostings`) and read from memory-mapped arrays (`_PostingsFile`); the same query run
+(`_ScoredPostings`) and read from arrays in memory (`_PostingsFile`); the same query run
 by Whoosh's own searcher (`search_with_whoosh`) gives the same documents and scores, and the
 tests hold the two together."""
 from __future__ import annotations
@@ -12,29 +12,31 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+from whoosh.filedb.filestore import FileStorage
 from whoosh.query import And, AndMaybe, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
 from indexer.documents.chinese import HAN_RUN
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 
 from . import marking
 from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
-from indexer.documents.memo import approximate_bytes, bounded_cache
+from .query import FILTERS
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
 # Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
 MAX_QUERY_TOKENS = 48
-FILTER_FIELDS = ("kind", "source", "edition", "lang")
 # A query token in more than this share of the records is dropped when rarer ones remain.
 COMMON_SHARE = 0.05
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -93,7 +95,7 @@ class _ScoredPostings:
         quantised document length), so the sums equal what its matchers would compute."""
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
-            docs = []
+            docs: list[np.ndarray] = []
             for leaf, offset in top.leaf_searchers():
                 if (field, token) in leaf.reader():
                     docs.append(np.fromiter(leaf.reader().postings(field, token).all_ids(), np.int32) + offset)
@@ -103,7 +105,9 @@ class _ScoredPostings:
         # top.idf: the searcher remembers every term's idf in a dict that never shrinks.
         idf = top.weighting.idf(top, field, token)
         avgfl = top.avg_field_length(field) or 1
-        docs, tfs, lengths = [], [], []
+        docs = []
+        tfs: list[Any] = []
+        lengths: list[np.ndarray] = []
         for leaf, offset in top.leaf_searchers():
             reader = leaf.reader()
             if (field, token) not in reader:
@@ -147,24 +151,27 @@ def _quantised_lengths(leaf, field: str) -> np.ndarray:
 
 
 class _PostingsFile:
-    """Every term's scored postings as the build wrote them: two arrays, memory-mapped, and a
-    table of where each term's part starts. A term asked for the first time costs a dict
+    """Every term's scored postings as the build wrote them: two arrays, read into memory, and
+    a table of where each term's part starts. A term asked for the first time costs a dict
     look-up and two slices instead of decoding Whoosh's pickled blocks and scoring them
-    (which was a fifth of a first-asked query's time), the server's workers share the pages,
-    and nothing grows with the queries asked. A term's number of postings is its document
+    (which was a fifth of a first-asked query's time), the server's workers share the pages
+    of the master's copy until they switch builds, and nothing grows with the queries asked.
+    Read, not mapped: a mapped file cut short under a running server is a SIGBUS at the first
+    read past its new end, which kills the worker (docs/benchmarks.md, hostile: 17 MB for the
+    whole knowledge base). A term's number of postings is its document
     frequency, so choosing a query's terms reads no Whoosh term info either."""
 
     def __init__(self, directory: Path):
         """Raises OSError or ValueError (a damaged or missing file)."""
         table = json.loads((directory / POSTINGS_TERMS).read_text(encoding="utf-8"))
-        self._docs = _mapped(directory / POSTINGS_DOCS, np.int32)
-        self._scores = _mapped(directory / POSTINGS_SCORES, np.float64)
+        self._docs = _array(directory / POSTINGS_DOCS, np.int32)
+        self._scores = _array(directory / POSTINGS_SCORES, np.float64)
         # field -> token -> (start, end) in the arrays
         self._terms: dict[str, dict[str, tuple[int, int]]] = {}
         at = 0
         for field, (tokens, counts) in table.items():
             spans = self._terms[field] = {}
-            for token, count in zip(tokens, counts):
+            for token, count in zip(tokens, counts, strict=True):
                 spans[token] = (at, at + count)
                 at += count
         if at != len(self._docs) or at != len(self._scores):
@@ -202,7 +209,7 @@ class _PostingsFile:
     def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
         """`frequency` of each (field, token) term: a query's terms in one call, as a call
         and an argument tuple for each cost more than its two look-ups."""
-        spans, none = self._terms, {}
+        spans, none = self._terms, dict[str, tuple[int, int]]()
         found = {}
         for term in terms:
             start, end = spans.get(term[0], none).get(term[1], (0, 0))
@@ -213,13 +220,13 @@ class _PostingsFile:
         return iter(self._terms.get(field, {}))
 
 
-def _mapped(path: Path, dtype) -> np.ndarray:
-    """A saved one-dimensional array of `dtype`, memory-mapped read-only (a plain array's view
-    of the map: numpy's memmap subclass costs a little on every operation)."""
-    array = np.load(path, mmap_mode="r", allow_pickle=False)
+def _array(path: Path, dtype) -> np.ndarray:
+    """A saved one-dimensional array of `dtype`, read into memory and made read-only."""
+    array = np.load(path, allow_pickle=False)
     if array.dtype != dtype or array.ndim != 1:
         raise ValueError(f"{path.name} holds {array.dtype} in {array.ndim} dimensions, not {np.dtype(dtype)} in 1")
-    return np.asarray(array)
+    array.flags.writeable = False
+    return array
 
 
 def _posting_blocks(matcher) -> Iterable[tuple]:
@@ -247,9 +254,9 @@ class WhooshBackend(SearchBackend):
         self._ix = ix
         # Whoosh's own searcher, opened when something asks Whoosh itself (`_whoosh`): a
         # search reads only the scored postings, and Whoosh copies each file of a segment it
-        # opens (its postings and terms) out of the segment's memory map into the process's
-        # own memory, which a server's every worker would hold, again for each build it
-        # switches to (docs/benchmarks.md, memory).
+        # opens (its postings and terms) into the process's own memory, which a server's
+        # every worker would hold, again for each build it switches to (docs/benchmarks.md,
+        # memory).
         self._searcher = None
         self._searcher_lock = threading.Lock()
         self._doc_count = ix.doc_count_all()
@@ -284,19 +291,22 @@ class WhooshBackend(SearchBackend):
             raise
         writer.commit()
         with ix.searcher(weighting=WEIGHTING) as searcher:
-            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTER_FIELDS))
+            _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTERS))
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
-             record_ids: list[str] | None = None) -> "WhooshBackend":
+             record_ids: list[str] | None = None) -> WhooshBackend:
         try:
             if not index.exists_in(str(directory), indexname=INDEX_NAME):
                 raise IndexUnavailable(f"{directory}: no search index there")
-            return cls(index.open_dir(str(directory), indexname=INDEX_NAME), _PostingsFile(directory), segmenter,
-                       cache_bytes, record_ids)
+            # Whoosh reads its segment through file reads, not a memory map (its default),
+            # for the reason the postings are read (`_PostingsFile`): a damaged file is then
+            # an error in one request, never a SIGBUS.
+            storage = FileStorage(str(directory), supports_mmap=False, readonly=True)
+            return cls(storage.open_index(INDEX_NAME), _PostingsFile(directory), segmenter, cache_bytes, record_ids)
         except IndexUnavailable:
             raise
-        except Exception as exc:  # whoosh raises many types for damaged files
+        except Exception as exc:  # noqa: BLE001  (whoosh raises many types for damaged files)
             raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
 
     def _tokens(self, field: str, text: str) -> tuple[str, ...]:
@@ -334,8 +344,9 @@ class WhooshBackend(SearchBackend):
         token found in more than COMMON_SHARE of the records would bring in a large share of
         them, so while rarer tokens remain it finds nothing itself but still counts for the
         documents the rarer ones found: of the texts about damage, the one that also says
-        "end" and "turn" answers "what happens to damage at the end of the turn" (a query of
-        common words only keeps them all as terms). Not to those only the recall field's
+        "end" and "turn" answers "what happens to damage at the end of the turn" (a query
+        whose own words are all common keeps them as terms, however rare its glossary
+        expansions' words: `combat damage`). Not to those only the recall field's
         bigrams found: 法术 of 法术力灼烧 (mana burn) is in every Chinese text about mana, and
         "mana" would then rank all of them among the texts about mana burn. A phrase keeps
         its rare tokens (or its rarest): the documents holding them include all that hold
@@ -345,9 +356,13 @@ class WhooshBackend(SearchBackend):
         of made-up words is not looked up again when scored (one of them stays when all are:
         the query then matches nothing, rather than being only its phrases)."""
         boosts: dict[tuple[str, str], float] = {}
+        literal = max((weight for _, weight in terms), default=0.0)
+        own: set[str] = set()  # the tokens of the query's own text (its best weight)
         for text, weight in terms:
-            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text)):
+            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text), strict=True):
                 boost = weight * field_weight
+                if weight == literal:
+                    own.update(tokens)
                 for tok in tokens:
                     key = (field, tok)
                     if key not in boosts or boosts[key] < boost:  # the best weight any form gives
@@ -357,6 +372,11 @@ class WhooshBackend(SearchBackend):
         # Common in any field is common in all: "ability" of "landfall ability" is rare among
         # titles, yet matching it there would rank every heading about abilities first.
         too_common = {tok for (_, tok), count in frequency.items() if count > most}
+        if own and own <= too_common:
+            # The query's own words, all common, stay terms even when a translation is rare:
+            # "stack" set aside for 堆叠 would find only the texts that have Chinese, never an
+            # English-only edition's rules about the stack.
+            too_common -= own
         chosen = {key: boost for key, boost in boosts.items() if key[1] not in too_common} or boosts
         common = {key: boost for key, boost in boosts.items() if key not in chosen}
         found = {key: boost for key, boost in chosen.items() if frequency[key]}
@@ -390,13 +410,13 @@ class WhooshBackend(SearchBackend):
             optional.matcher_type = Or.ARRAY_MATCHER
             union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
-        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTER_FIELDS]
+        filters = [Term(name, value) for name, value in query.filters.items() if name in FILTERS]
         hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None)
         return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         docs, scores = self._best(query, limit)
-        return [(self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+        return [(self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist(), strict=True)]
 
     def positions(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
         if self._record_ids is None:
@@ -413,7 +433,7 @@ class WhooshBackend(SearchBackend):
             if must:
                 scores, matched = self._require(scores, matched if terms else None, must)
             for name, value in query.filters.items():
-                if name in FILTER_FIELDS:
+                if name in FILTERS:
                     allowed = np.zeros(self._doc_count, bool)
                     allowed[self._postings.get(name, value)[0]] = True
                     matched &= allowed
@@ -424,8 +444,9 @@ class WhooshBackend(SearchBackend):
                 docs, found = docs[keep], found[keep]
             order = np.lexsort((docs, -found))[:limit]  # best first, then in index order
             return docs[order], found[order]
-        except Exception as exc:  # whoosh keeps no checksums: damage shows up as any error here
-            raise IndexUnavailable(f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
+        except Exception as exc:  # noqa: BLE001  (whoosh keeps no checksums: damage shows up as any error)
+            raise IndexUnavailable(
+                f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
 
     def _scores(self, terms: dict, common: dict) -> tuple[np.ndarray, np.ndarray]:
         """Every document's score, and whether a term matched it (a score may be 0).
@@ -444,9 +465,8 @@ class WhooshBackend(SearchBackend):
             if field != RECALL_FIELD:
                 outside_recall.append(found)
         matched = np.zeros(count, bool)
-        found_by_terms = np.concatenate(docs) if docs else None
-        if docs:
-            matched[found_by_terms] = True
+        found_by_terms = np.concatenate(docs) if docs else np.empty(0, np.int32)
+        matched[found_by_terms] = True
         if common:
             outside = np.zeros(count, bool)
             if outside_recall:
@@ -481,7 +501,7 @@ class WhooshBackend(SearchBackend):
         for token in self._postings.tokens(field):
             docs, scores = self._postings.get(field, token)
             yield token, len(docs) > most, [
-                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist())]
+                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist(), strict=True)]
 
     def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
         """Record ids by document number: the build adds the records in their order, so the
@@ -510,7 +530,7 @@ class WhooshBackend(SearchBackend):
 
     def highlighter(self, query: EngineQuery) -> Callable[[str, str | None], str | None]:
         """Marks the body tokens of the query's terms and phrases (`marking.Marker`)."""
-        tokens = set()
+        tokens: set[str] = set()
         for text in [t for t, _ in query.terms] + list(query.phrases):
             tokens.update(self._tokens("body", text))
         return marking.Marker(frozenset(tokens)).mark
@@ -521,7 +541,7 @@ class WhooshBackend(SearchBackend):
 
     def reopen(self) -> None:
         """A searcher opened before the fork is closed, and opened again when next asked for
-        (the scored postings are a read-only map, shared as they are)."""
+        (the scored postings are read-only arrays, shared as they are)."""
         with self._searcher_lock:
             inherited, self._searcher = self._searcher, None
         if inherited is not None:

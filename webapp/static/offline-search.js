@@ -1,27 +1,28 @@
-// Search and rule look-up over the offline copy of the index (indexer/offline.py builds it).
+// Search and rule look-up over the offline copy of the index (webapp/offline_copy.py builds it).
 //
 // The service worker (sw.js) loads this with importScripts and answers /api/search and
 // /api/rules/<number> with it when the network is gone, in the shapes the server answers, so
 // the pages' scripts work unchanged. It is the server's query understanding and ranking
-// (indexer/query.py, indexer/library.py, indexer/whoosh_backend.py) over data the build
-// prepared: the postings carry the server's BM25F scores, the constants and the query
-// patterns come from the build, Chinese is cut by longest match against the index's own
-// words, and English words take the stems the build listed. Records of other rules editions
-// are not in the copy.
+// (indexer/search/query.py, indexer/knowledge/library.py and ranking.py,
+// indexer/search/whoosh_engine.py) over data the build prepared: the postings carry the
+// server's BM25F scores, the constants, the query patterns and the writing systems'
+// character ranges come from the build, Chinese is cut by longest match against the index's
+// own words, and English words take the stems the build listed. Records of other rules
+// editions are not in the copy.
 (function (root) {
   "use strict";
 
-  var HAN = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\u{20000}-\\u{3134f}";
-  var LATIN = "a-zA-Z\\u00c0-\\u00d6\\u00d8-\\u00f6\\u00f8-\\u024f";
-  var TOKEN = new RegExp(
-    "(\\{[^{}\\s]{1,15}\\})" +
-    "|([+-]?\\d+/[+-]?\\d+)" +
-    "|(\\d+(?:\\.\\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)" +
-    "|([" + HAN + "]+)" +
-    "|([" + LATIN + "]+(?:['\\u2019][" + LATIN + "]+)*)" +
-    "|((?:(?![" + LATIN + HAN + "])[\\p{L}\\p{M}])+)", "gu");
-  var HAN_RUN = new RegExp("[" + HAN + "]+", "gu");
-  var HAS_HAN = new RegExp("[" + HAN + "]", "u");
+  // The analyzer's tokens (indexer/search/analysis.py), of the character ranges of
+  // indexer/documents/script_ranges.py as the build wrote them into the copy.
+  function tokenPattern(han, latin) {
+    return new RegExp(
+      "(\\{[^{}\\s]{1,15}\\})" +
+      "|([+-]?\\d+/[+-]?\\d+)" +
+      "|(\\d+(?:\\.\\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)" +
+      "|([" + han + "]+)" +
+      "|([" + latin + "]+(?:['\\u2019][" + latin + "]+)*)" +
+      "|((?:(?![" + latin + han + "])[\\p{L}\\p{M}])+)", "gu");
+  }
   var RULE_NUMBER = /^[1-9]\d\d(?:\.\d{1,3}[a-km-np-z]?)?$/;
   var NOT_WORD = /[^\p{L}\p{N}]+/gu;
   var LANGS = ["en", "zh_hant", "zh_hans", "bg"];
@@ -57,6 +58,9 @@
       rule: new RegExp(q.rule, "i"), range: new RegExp("^\\s*(?:" + q.range + ")\\s*$", "i"),
       filter: new RegExp(q.filter, "gi"), phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
       repairs: q.repairs.map(function (pair) { return [new RegExp(pair[0], "g"), pair[1]]; }),
+      token: tokenPattern(data.script_ranges.han, data.script_ranges.latin),
+      hanRun: new RegExp("[" + data.script_ranges.han + "]+", "gu"),
+      hasHan: new RegExp("[" + data.script_ranges.han + "]", "u"),
     };
     this.byNumber = new Map();
     this.children = new Map();
@@ -92,6 +96,11 @@
   }
 
   OfflineIndex.QueryError = QueryError;
+
+  // Whether a record was read from a rules file (indexer/documents/records.py: from_rules_file).
+  OfflineIndex.prototype.fromRulesFile = function (r) {
+    return r.source.indexOf(this.data.rules_file_prefix) === 0;
+  };
 
   // --- text -------------------------------------------------------------------------------
 
@@ -158,7 +167,7 @@
     return r.heading[script] || r.heading[""];
   }
 
-  // --- the analyzer, query mode (indexer/analysis.py) -------------------------------------
+  // --- the analyzer, query mode (indexer/search/analysis.py) ------------------------------
 
   OfflineIndex.prototype.segment = function (run) {
     var chars = Array.from(run), out = [], i = 0;
@@ -194,8 +203,9 @@
     function add(token) {
       if (!seen.has(token) && out.length < self.ranking.max_query_tokens) { seen.add(token); out.push(token); }
     }
-    TOKEN.lastIndex = 0;
-    while ((m = TOKEN.exec(norm)) !== null) {
+    var token = this.patterns.token;
+    token.lastIndex = 0;
+    while ((m = token.exec(norm)) !== null) {
       if (m[4]) (field === "grams" ? bigrams(m[4]) : this.segment(m[4])).forEach(add);
       else if (m[5]) add(this.stem(m[5].toLowerCase()));
       else add(m[0].toLowerCase());
@@ -203,7 +213,7 @@
     return out;
   };
 
-  // --- query understanding (indexer/query.py) -----------------------------------------------
+  // --- query understanding (indexer/search/query.py) --------------------------------------
 
   OfflineIndex.prototype.parse = function (raw) {
     if (raw.length > this.ranking.max_query_chars) {
@@ -244,7 +254,7 @@
     return [parsed.text].concat(parsed.phrases).join(" ").trim();
   }
 
-  // --- the engine (indexer/whoosh_backend.py) ---------------------------------------------
+  // --- the engine (indexer/search/whoosh_engine.py) ---------------------------------------
 
   OfflineIndex.prototype.postings = function (field, token) {
     var key = field + "\u0000" + token;
@@ -259,10 +269,12 @@
   };
 
   OfflineIndex.prototype.engineSearch = function (query, limit) {
-    var boosts = new Map(), self = this, fields = this.data.fields;
+    var boosts = new Map(), self = this, fields = this.data.fields, own = new Set();
+    var literal = query.terms.reduce(function (best, term) { return Math.max(best, term[1]); }, 0);
     query.terms.forEach(function (term) {
       Object.keys(fields).forEach(function (field) {
         self.tokens(field, term[0]).forEach(function (tok) {
+          if (term[1] === literal) own.add(tok);
           var key = field + "\u0000" + tok, boost = term[1] * fields[field];
           if (!boosts.has(key) || boosts.get(key) < boost) boosts.set(key, boost);
         });
@@ -275,6 +287,10 @@
       var parts = key.split("\u0000");
       if (self.common[parts[0]].has(parts[1])) tooCommon.add(parts[1]);
     });
+    // The query's own words, all common, stay terms however rare its expansions' words.
+    if (own.size && Array.from(own).every(function (tok) { return tooCommon.has(tok); })) {
+      own.forEach(function (tok) { tooCommon.delete(tok); });
+    }
     boosts.forEach(function (boost, key) {
       (tooCommon.has(key.split("\u0000")[1]) ? common : rare).set(key, boost);
     });
@@ -334,7 +350,7 @@
     return Array.from(scores).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; }).slice(0, limit);
   };
 
-  // --- the library (indexer/library.py) ---------------------------------------------------
+  // --- the library (indexer/knowledge/library.py, ranking.py) -----------------------------
 
   OfflineIndex.prototype.lookup = function (form) {
     var found = this.data.glossary.keys[this.formKey(form)];
@@ -347,7 +363,7 @@
     for (var i = 0; i < words.length; i++) {
       for (var j = Math.min(words.length, i + 4); j > i; j--) spans.push(words.slice(i, j).join(" "));
     }
-    spans = spans.concat(text.match(HAN_RUN) || []);
+    spans = spans.concat(text.match(this.patterns.hanRun) || []);
     Array.from(new Set(spans)).forEach(function (span) {
       var entry = self.lookup(span);
       if (!entry) return;
@@ -394,7 +410,9 @@
 
   OfflineIndex.prototype.ranked = function (parsed, query) {
     var R = this.ranking, self = this, scores = new Map();
-    this.engineSearch(query, R.candidates).forEach(function (hit) {
+    // An edition-limited search ranks all that edition's matches (the server's Ranker.ranked).
+    var limit = parsed.filters.edition ? this.records.length : R.candidates;
+    this.engineSearch(query, limit).forEach(function (hit) {
       scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
     });
     var top = 0;
@@ -461,7 +479,7 @@
     }
     return found.filter(function (i) { return self.records[i].edition === edition; }).sort(function (a, b) {
       var ra = self.records[a], rb = self.records[b];
-      var ca = ra.source.indexOf("cr-") === 0 ? 0 : 1, cb = rb.source.indexOf("cr-") === 0 ? 0 : 1;
+      var ca = self.fromRulesFile(ra) ? 0 : 1, cb = self.fromRulesFile(rb) ? 0 : 1;
       return ca - cb || (ra.source < rb.source ? -1 : ra.source > rb.source ? 1 : 0);
     });
   };
@@ -505,7 +523,7 @@
       var best = members[0];
       members.forEach(function (i) {
         var r = self.records[i], b = self.records[best];
-        var ka = [r.edition || "", r.source.indexOf("cr-") === 0], kb = [b.edition || "", b.source.indexOf("cr-") === 0];
+        var ka = [r.edition || "", self.fromRulesFile(r)], kb = [b.edition || "", self.fromRulesFile(b)];
         if (ka[0] > kb[0] || (ka[0] === kb[0] && ka[1] && !kb[1])) best = i;
       });
       return [best].concat(members.filter(function (i) { return i !== best; }));
@@ -569,7 +587,7 @@
   // A corrected query when a Latin word of it is in no record but close to a known one.
   OfflineIndex.prototype.didYouMean = function (parsed) {
     var text = parsed.text, changed = false, self = this;
-    var words = new Set(parsed.text.match(new RegExp(this.data.latin_word, "g")) || []);
+    var words = new Set(parsed.text.match(new RegExp(this.data.vocabulary_word, "g")) || []);
     words.forEach(function (word) {
       var close = self.correction(word.toLowerCase());
       if (!close) return;
@@ -590,7 +608,7 @@
   // (in either script, any case) in <mark>.
   OfflineIndex.prototype.snippet = function (r, query, script) {
     var self = this, first = query.terms.length ? query.terms[0][0] : "";
-    var preferZh = HAS_HAN.test(first);
+    var preferZh = this.patterns.hasHan.test(first);
     var words = [];
     query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
       term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
@@ -675,7 +693,9 @@
         }
       }
     }
-    var groups = this.collapse(ranked), self = this;
+    // As the server: an edition-limited search shows each matching record of it.
+    var apart = parsed.filters.edition && !answer.rule_jump;
+    var groups = apart ? ranked.map(function (pair) { return [pair[0]]; }) : this.collapse(ranked), self = this;
     answer.total = groups.length;
     answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, query, script); });
     answer.took_ms = Date.now() - started;

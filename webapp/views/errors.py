@@ -2,8 +2,8 @@
 and the same status and message on an HTML page, whichever route and whatever went wrong."""
 from __future__ import annotations
 
-from flask import Blueprint, current_app, jsonify, make_response, render_template
-from werkzeug.exceptions import HTTPException
+from flask import Blueprint, current_app, jsonify, make_response, render_template, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
@@ -27,10 +27,7 @@ MESSAGES = {
 
 def error_response(status: int, message: str):
     error = {"status": status, "message": message}
-    if wants_json():
-        response = jsonify({"error": error})
-    else:
-        response = make_response(render_template("error.html", error=error))
+    response = jsonify({"error": error}) if wants_json() else make_response(render_template("error.html", error=error))
     response.status_code = status
     return response
 
@@ -44,7 +41,7 @@ def http_error(exc: HTTPException):
     if status == 413:
         message = f"The request body is too large (at most {current_app.config['MAX_CONTENT_LENGTH']} bytes)."
     response = error_response(status, message)
-    if status == 405 and getattr(exc, "valid_methods", None):
+    if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
         response.headers["Allow"] = ", ".join(exc.valid_methods)
     return response
 
@@ -64,5 +61,15 @@ def index_unavailable(exc: IndexUnavailable):
 
 @bp.app_errorhandler(Exception)
 def internal_error(exc: Exception):
+    """A 500, unless the request failed on a build whose files are damaged: then the build is
+    marked damaged (the next request is served by another one) and the answer is a 503."""
+    library = request.__dict__.get("library")  # the request's library, if it asked for one
+    if library is not None:
+        with current_app.extensions["kb.library.lock"]:
+            damage = current_app.extensions["kb.library"].failed(library)
+        if damage is not None:
+            current_app.logger.error("a request failed on a damaged index (%s: %s): %s",
+                                     type(exc).__name__, exc, damage)
+            return index_unavailable(IndexUnavailable(damage))
     current_app.logger.exception("unhandled error")
     return error_response(500, MESSAGES[500])

@@ -65,7 +65,7 @@ def embed_script() -> str:
     source = EMBED_SOURCE.read_text(encoding="utf-8")
     routes = {"rule": url_for("rules.rule", number="NUMBER"), "batch": url_for("rules.rules_batch")}
     values = [json.dumps(p.replace("(?P<", "(?<")) for p in (REFERENCE.pattern, URL_PATTERN)] + [json.dumps(routes)]
-    for placeholder, value in zip(PLACEHOLDERS, values):
+    for placeholder, value in zip(PLACEHOLDERS, values, strict=True):
         source = source.replace(placeholder, value)
     return source
 

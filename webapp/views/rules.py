@@ -51,7 +51,7 @@ def rule(number: str):
     view = rule_view(lib, parsed, edition, view_script())
     if view is None:
         held = lib.editions_of(parsed)
-        if not held:
+        if not held or edition is None:  # (the newest edition holding it is asked for without one)
             abort(404, f"No edition of the rules has {parsed}.")
         abort(404, f"Edition {edition[:20]} has no rule {parsed}; it is in: {', '.join(held)}.")
     return respond("rule.html", view)

@@ -20,14 +20,21 @@ def search():
     every record it names, as JSON or as the results page."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
+    offset = int_arg("offset", 0)
+    edition = request.args.get("edition") or None
     lib, script = library(), view_script()
     if q.strip():
-        answer = addressed(lib, add_hints(lib, lib.search(q, limit=limit, script=script), limit, script))
+        found = lib.search(q, limit=limit, script=script, edition=edition, offset=offset)
+        answer = addressed(lib, add_hints(lib, found, limit, script))
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "official": None, "suggestions": []}
-    more = min(limit * 2, MAX_LIMIT) if answer["total"] > limit and limit < MAX_LIMIT else None
-    return respond("search.html", answer, more_limit=more, newest_edition=lib.newest_edition)
+    shown = offset + len(answer["results"])
+    more = min(limit * 2, MAX_LIMIT) if answer["total"] > shown and limit < MAX_LIMIT else None
+    # Past the most one page may hold, the next page of results.
+    following = shown if answer["total"] > shown and answer["results"] and limit == MAX_LIMIT else None
+    return respond("search.html", answer, more_limit=more, next_offset=following, offset=offset, edition=edition,
+                   current_edition=lib.catalogue.current_edition)
 
 
 def _suggestions() -> tuple[str, list[dict]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import textclean
 from ..corpus import Source
-from . import ParseError, Parsed
+from . import Parsed, ParseError
 from .prose import BULLET, Line, Paragraph, has_words, section_records, source_lines
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..chinese import HAN
-from ..corpus import Source
-from ..records import Record, rule_parent, slug
-from ..references import SUBRULE_LETTER, find_references
 from .. import textclean
+from ..corpus import Source
+from ..records import Record, rule_heading, rule_parent, slug
+from ..references import SUBRULE_LETTER, find_references
+from ..script_ranges import HAN
 from ..textclean import join_wrapped, normalize
 from . import position
 
@@ -101,9 +101,10 @@ class FaqBuilder:
     rules (its head rule, so the bullets after 702.30g that explain kicker as a whole are
     702.30's), or the section's own prose. A theme section may show several example cards,
     its prose between them, before its bullets (the Worldwake FAQ's lands that become
-    creatures: a land, a creature and an aura); the bullets are about each of them. A section that introduces a mechanic shows an
-    example card and then quotes the rules; the bullets after those rules are rulings of the
-    example card too (Murderous Redcap's persist rulings), so its page has them all."""
+    creatures: a land, a creature and an aura); the bullets are about each of them. A section
+    that introduces a mechanic shows an example card and then quotes the rules; the bullets
+    after those rules are rulings of the example card too (Murderous Redcap's persist
+    rulings), so its page has them all."""
 
     def __init__(self, source: Source, text: str):
         self.source, self.text = source, text
@@ -150,13 +151,13 @@ class FaqBuilder:
         names = {"zh_hant": clean(zh)} | ({"en": clean(en)} if en else {})
         attrs = {"mana_cost": cost, "type_line": clean(type_line or ""),
                  "power_toughness": power_toughness, "set": self.source.product}
-        attrs = {k: v for k, v in attrs.items() if v}
+        given = {k: v for k, v in attrs.items() if v}
         text = clean_lines(text_lines)
         key = slug(names["en"]) if en else names["zh_hant"]
         known = self._cards.get(key)
         if known is None:
-            known = self._cards[key] = _Card(offset, names, attrs, {"zh_hant": text} if text else {})
-        elif (known.names, known.attrs, known.text.get("zh_hant", "")) != (names, attrs, text):
+            known = self._cards[key] = _Card(offset, names, given, {"zh_hant": text} if text else {})
+        elif (known.names, known.attrs, known.text.get("zh_hant", "")) != (names, given, text):
             self.warn(offset, f"card {names['zh_hant']} is described again with a different entry: kept the first")
         self._owner = self._section_card = known
         if self._examples and self._prose_since_card and not self._ruled_since_card:
@@ -248,7 +249,7 @@ class FaqBuilder:
         if rule is None:
             return {}, None
         if rule.number[-1].isalpha():
-            return self._title(rule_parent(rule.number))
+            return self._title(rule_heading(rule.number))
         has_subrules = any(rule_parent(n) == number for n in self._rules)
         if not (has_subrules and _KEYWORD.fullmatch(rule.text)):
             return {}, None

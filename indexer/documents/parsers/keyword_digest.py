@@ -19,7 +19,7 @@ from .. import textclean
 from ..corpus import Source
 from ..records import Record, rule_parent
 from ..references import SUBRULE_LETTER
-from . import ParseError, Parsed
+from . import Parsed, ParseError
 from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
 _RULE = re.compile(rf"^(?P<number>[1-9]\d\d\.\d{{1,3}}{SUBRULE_LETTER}?)\.?\s+(?P<body>\S.*)$")
@@ -47,7 +47,8 @@ def _preamble_paragraphs(blocks: list[list[Line]]) -> list[Paragraph]:
             wrapped.append(line)
             following = block[i + 1].text if i + 1 < len(block) else ""
             room = width - textclean.display_width(line.text) - 1
-            if not following or textclean.display_width(_FIRST_TOKEN.match(following).group()) <= room:
+            first_token = _FIRST_TOKEN.match(following)
+            if first_token is None or textclean.display_width(first_token.group()) <= room:
                 paragraphs.append(Paragraph(wrapped[0], [textclean.join_wrapped([w.text for w in wrapped])]))
                 wrapped = []
     return merge_after_colon(paragraphs)
@@ -60,6 +61,7 @@ def _rule_records(source: Source, rules: list[tuple[Line, list[Line]]], warnings
     keyword: str | None = None
     for first, lines in rules:
         m = _RULE.match(first.text)
+        assert m is not None, "the digest's rules are the lines _RULE matched"
         number = m.group("number")
         zh, en = split_languages(textclean.join_wrapped([m.group("body")] + [line.text for line in lines]))
         if not number[-1].isalpha():  # a keyword heading: its texts are the keyword's names

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from itertools import zip_longest
 
 from .. import textclean
-from ..chinese import HAN, HAN_RUN
+from ..chinese import HAN_RUN
 from ..corpus import Source
 from ..records import Record, rule_parent, slug
 from ..references import SUBRULE_LETTER
-from . import ParseError, Parsed
+from ..script_ranges import HAN
+from . import Parsed, ParseError
 from .prose import Line, Paragraph, has_words, merge_after_colon, section_records, source_lines, with_references
 
 _BANNER = re.compile(r"^\*{3,}.*\*{3,}$")
@@ -106,9 +107,10 @@ def _insert_sections(source: Source, lines: list[Line], first_ordinal: int, warn
             groups[-1][1].append(line)
         else:
             groups.append((None, [line]))
-    records = []
+    records: list[Record] = []
     for heading, body in groups:
         if not body:
+            assert heading is not None, "a group without a heading starts with its first line"
             warnings.append(f"line {heading.number}: heading {heading.text!r} has no text under it; skipped")
             continue
         runs: list[list[Line]] = []
@@ -131,6 +133,7 @@ def _insert_sections(source: Source, lines: list[Line], first_ordinal: int, warn
         )
         if heading is not None:
             m = _HEADING.match(heading.text)
+            assert m is not None, "headings are the lines _HEADING matched"
             record.title, record.attrs = {"en": m.group("en"), "zh_hant": m.group("zh")}, {"level": "2"}
         records.append(with_references(record))
     return records
@@ -149,6 +152,7 @@ def _card_sides(lines: list[Line], warnings: list[str]) -> list[_CardSide]:
             warnings.append(f"line {lines[i].number}: type line {lines[i].text!r} without a name line skipped")
             continue
         m = _EN_TYPE.match(lines[i].text) or _ZH_TYPE.match(lines[i].text)
+        assert m is not None, "type_at holds the lines either pattern matched"
         side = _CardSide(lines[i - 1], lines[i], m.group("world"))
         label = _ZH_LABEL if _ZH_TYPE.match(lines[i].text) else _EN_LABEL
         for line in lines[i + 1 : end]:
@@ -180,10 +184,7 @@ def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: 
         warnings.append(f"line {en.type_line.number}: {name}: world {world!r} in English, {zh_latin!r} in Chinese")
         if worlds[zh_latin] > worlds[world]:
             world = zh_latin
-    if world:
-        attrs = {"type_line": f"Plane — {world}", "world": world}
-    else:
-        attrs = {"type_line": en.type_line.text}
+    attrs = {"type_line": f"Plane — {world}", "world": world} if world else {"type_line": en.type_line.text}
     abilities = [{"en": textclean.join_wrapped([line.text for line in group])} for group in en.abilities]
     if zh is not None:
         zh_name = zh.name.text
@@ -203,11 +204,11 @@ def _card_record(source: Source, en: _CardSide, zh: _CardSide | None, warnings: 
                 f"line {en.name.number}: {name}: {len(en.abilities)} English, {len(zh.abilities)} Chinese abilities"
             )
         for i, group in enumerate(zh.abilities):
-            text = textclean.join_wrapped([line.text for line in group])
+            ability = textclean.join_wrapped([line.text for line in group])
             if i < len(abilities):
-                abilities[i]["zh_hant"] = text
+                abilities[i]["zh_hant"] = ability
             else:
-                abilities.append({"zh_hant": text})
+                abilities.append({"zh_hant": ability})
     text = {
         lang: textclean.join_paragraphs([a[lang] for a in abilities if lang in a])
         for lang in ("en", "zh_hant") if any(lang in a for a in abilities)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from ..chinese import HAN
 from ..corpus import Source
-from . import ParseError, Parsed
+from ..script_ranges import HAN
+from . import Parsed, ParseError
 from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPE_LINE, FaqBuilder
 
 _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+)\*\*\*")

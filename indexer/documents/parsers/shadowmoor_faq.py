@@ -18,13 +18,14 @@ headings (白色 … 地) start the first card name of their colour (`地映景�
 """
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
-from ..chinese import HAN
 from ..corpus import Source
-from . import ParseError, Parsed, position
-from .faq_entries import (MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean)
+from ..script_ranges import HAN
+from . import Parsed, ParseError, position
+from .faq_entries import MANA_COST, POWER_TOUGHNESS, RULE_START, TYPES, FaqBuilder, clean
 
 _SEPARATOR = re.compile(r"-{5,}")
 _HEADING = re.compile(r"\*\*\*(?P<title>[^*]+?)\*\*\*")
@@ -186,14 +187,14 @@ class _Reader:
         if not raw.strip():
             return
         items = [m.start() for m in _ITEM.finditer(raw)]
-        for a, z in zip([0] + items, items + [len(raw)]):
+        for a, z in itertools.pairwise([0, *items, len(raw)]):
             quote = _CORRECT_TEXT.search(raw, a, z)
             if quote is None:
                 self._paragraph(start + a, raw[a:z])
                 continue
             self.translations.append((start + quote.start("zh"), quote.group("zh"), quote.group("en")))
             cuts = [a, quote.start("zh"), quote.start("en"), quote.end("en"), z]
-            for x, y in zip(cuts, cuts[1:]):
+            for x, y in itertools.pairwise(cuts):
                 self._paragraph(start + x, raw[x:y])
 
     def _paragraph(self, offset: int, raw: str) -> None:

@@ -1,0 +1,144 @@
+"""nginx in front of app servers, on one machine: its configuration (deploy/nginx.conf, filled
+in), the app's error pages it answers with, and its process. deploy/replicas.py puts it in
+front of app replicas, deploy/serve.py (scripts/serve) in front of one gunicorn.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+CONFIG = Path(__file__).with_name("nginx.conf")
+NGINX_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+ERRORS = ".kb-errors"
+# The statuses nginx answers with itself (deploy/nginx.conf's error_page lines).
+ERROR_STATUSES = (400, 413, 414, 431, 500, 502, 504)
+
+
+class ProxyError(Exception):
+    """nginx did not start or reload; the message carries the end of its log."""
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+
+
+def write_error_pages(prefix: Path) -> None:
+    """The app's error answer for each status nginx answers with itself, as a page and as
+    JSON (`webapp.serving.error_document`), where deploy/nginx.conf finds them."""
+    from webapp import create_app
+    from webapp.serving import error_document
+
+    app = create_app()
+    folder = prefix / ERRORS
+    folder.mkdir(parents=True, exist_ok=True)
+    for status in ERROR_STATUSES:
+        for form, path, accept in (("html", "/", "text/html"), ("json", "/api/", "application/json")):
+            _, body = error_document(app, status, path, accept)
+            (folder / f"{status}.{form}").write_bytes(body)
+
+
+def json_paths() -> str:
+    """The addresses the app answers in JSON, as the regular expression nginx matches them by."""
+    from webapp.respond import JSON_ONLY
+
+    return "^(" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|\.json(\?|$)"
+
+
+class Nginx:
+    """nginx listening on `listen` in front of `servers` (nginx `server` lines of its upstream),
+    everything it writes under `prefix`."""
+
+    def __init__(self, prefix: Path, listen: str, request_seconds: float, max_body_bytes: int,
+                 fail_seconds: int = 2):
+        binary = nginx_binary()
+        if binary is None:
+            raise ProxyError("nginx is not installed (Debian: apt-get install nginx)")
+        self.binary, self.prefix, self.listen = binary, Path(prefix), listen
+        self.request_seconds, self.max_body_bytes, self.fail_seconds = request_seconds, max_body_bytes, fail_seconds
+        self.process: subprocess.Popen | None = None
+
+    def write_config(self, servers: list[str]) -> Path:
+        text = (CONFIG.read_text(encoding="utf-8")
+                .replace("@UPSTREAM_SERVERS@", "\n".join(f"        {line}" for line in servers))
+                .replace("@LISTEN@", self.listen).replace("@PREFIX@", str(self.prefix))
+                .replace("@FAIL_SECONDS@", str(self.fail_seconds))
+                .replace("@REQUEST_SECONDS@", f"{self.request_seconds:g}")
+                .replace("@MAX_BODY_BYTES@", str(self.max_body_bytes))
+                .replace("@JSON_PATHS@", json_paths()))
+        path = self.prefix / "nginx.conf"
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def command(self) -> list[str]:
+        return [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf")]
+
+    def start(self, servers: list[str], ready: Callable[[], bool], preexec_fn=None) -> None:
+        """Start nginx and return once `ready()` is true (it answers), or raise ProxyError."""
+        for folder in (self.prefix, *(self.prefix / d for d in NGINX_TEMP_DIRS)):
+            folder.mkdir(parents=True, exist_ok=True)
+        # nginx's workers run as an unprivileged user when the master is root: they must be
+        # able to reach the temporary folders and the error pages.
+        for folder in (self.prefix.parent, self.prefix):
+            folder.chmod(0o755)
+        write_error_pages(self.prefix)
+        self.write_config(servers)
+        self.log = open(self.prefix / "stderr.log", "wb")  # noqa: SIM115  (open while nginx runs)
+        # In a session of its own: a Ctrl-C or a signal to the caller's group reaches the
+        # caller, which stops nginx gracefully.
+        self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec_fn)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ProxyError(f"nginx exited with {self.process.returncode}: {self.log_tail()}")
+            try:
+                if ready():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise ProxyError(f"nginx did not answer in 30 s: {self.log_tail()}")
+
+    def log_tail(self) -> str:
+        logs = [self.prefix / "stderr.log", self.prefix / "error.log"]
+        return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
+
+    def workers(self) -> set[int]:
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
+        return {int(pid) for pid in out.stdout.split()}
+
+    def reload(self, servers: list[str]) -> None:
+        """Apply a new upstream list, and return once nginx's workers of the old one are gone
+        (until then they still route by it)."""
+        self.write_config(servers)
+        before = self.workers()
+        self.process.send_signal(signal.SIGHUP)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            now = self.workers()
+            if now and not now & before:
+                return
+            if self.process.poll() is not None:
+                raise ProxyError(f"nginx exited on reload: {self.log_tail()}")
+            time.sleep(0.02)
+        raise ProxyError(f"nginx did not finish its reload in 30 s: {self.log_tail()}")
+
+    def close(self) -> None:
+        """Stop gracefully (finish the requests in flight), or kill it after 15 s."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGQUIT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=15)
+        self.log.close()
+        self.process = None
