@@ -73,7 +73,7 @@ class Server:
 
     @classmethod
     def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
-                 log: Path | None = None, config: Path | None = None, options: tuple[str, ...] = ()) -> "Server":
+                 log: Path | None = None, config: Path | None = None, options: tuple[str, ...] = ()) -> Server:
         """gunicorn with a config file's settings, or else its defaults (sync workers) but for
         `preload`, a graceful timeout of GRACEFUL_SECONDS (a harness's server stops quickly) and
         no control socket (whose one path a user's servers would share); either way with the
@@ -85,19 +85,19 @@ class Server:
         return cls(app, argv, index_root, port, log)
 
     @classmethod
-    def real_app(cls, index_root: Path, port: int, **kw) -> "Server":
+    def real_app(cls, index_root: Path, port: int, **kw) -> Server:
         return cls.gunicorn(REAL_APP, index_root, port, **kw)
 
     @classmethod
     def production(cls, index_root: Path, port: int, workers: int = 2, log: Path | None = None,
-                   options: tuple[str, ...] = ()) -> "Server":
+                   options: tuple[str, ...] = ()) -> Server:
         """The real app as `scripts/serve` runs it (deploy/gunicorn.conf.py: its worker class and
         settings), without building an index first; `options` on top of the file's."""
         return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF,
                             options=options)
 
     @classmethod
-    def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> "Server":
+    def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> Server:
         """`scripts/serve` (once it has built, its pid is deploy/serve.py's, whose children are gunicorn's master
         and nginx's)."""
         return cls("scripts/serve", [str(SERVE), "--host", HOST, "--port", str(port), *paths], index_root, port, log)
@@ -165,7 +165,7 @@ class Server:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=15)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def close(self) -> None:

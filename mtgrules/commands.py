@@ -37,7 +37,6 @@ from indexer.knowledge.settings import Settings
 from indexer.search.build import BuildError, build as build_index
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
-
 from webapp.offline_copy import write as write_offline_copy
 from webapp.present import record_view, rule_view, term_view
 from webapp.urls import addressed
