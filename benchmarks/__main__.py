@@ -16,11 +16,11 @@ from pathlib import Path
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 
-from . import cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages, stages
+from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,6 +86,8 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(hostile.report(index_root, quick=args.quick))
     elif part == "rules":
         print(rule_pages.report(work))
+    elif part == "book":
+        print(book_pages.report())
 
 
 if __name__ == "__main__":

@@ -116,7 +116,9 @@ def print_rule(view: dict, script: str | None) -> None:
     if len(view["history"]) > 1:
         click.echo(f"\n{heading('history', script)}")
         for version in view["history"]:
-            click.echo(f"  {version['edition']}  {version['number']}{'  ←' if version['current'] else ''}")
+            editions = version["first"] + (f" → {version['edition']}" if version["first"] != version["edition"] else "")
+            numbers = " → ".join(version["numbers"])
+            click.echo(f"  {editions}  {numbers}{'  ←' if version['current'] else ''}")
             for change in version["changes"]:
                 click.echo(wrap("".join(_diff_piece(op, piece) for op, piece in change["pieces"]), "    "))
     if view["referenced_by"]:

@@ -173,7 +173,3 @@ def cr_library(cr_app):
 def no_index_app(tmp_path):
     """An app whose index root holds no index: every page needing the index is a 503."""
     return create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "empty"})
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "server: runs a real server (scripts/serve or its gunicorn) on loopback")

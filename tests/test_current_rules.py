@@ -137,3 +137,69 @@ def test_suggestions_name_todays_rule_and_one_term_once(kb_client):
     found = kb_client.get("/api/suggest?q=留存").get_json()["suggestions"]
     assert [(s["kind"], s["id"]) for s in found] == [("rule", "cr-2026-04-17:rule:702.79"),
                                                     ("term", "glossary:term:persist")]
+
+
+def test_an_old_rule_names_todays_rule_along_its_lineage(kb_client):
+    """2008's 104.3f (hybrid mana) is today's 107.4e, not today's 104.3f; 212.3f (summoning
+    sickness) is 302.6, 502.78b is 702.78b: the rule, not its section or heading."""
+    hybrid = kb_client.get("/api/rules/104.3f?edition=2008").get_json()
+    assert hybrid["today"]["same_rule"] == {"number": "107.4e", "url": "/rules/107.4e?edition=2026-04-17"}
+    assert hybrid["today"]["number_now"]["number"] == "104.3f" and hybrid["today"]["ended"] is None
+    for old, now in (("212.3f", "302.6"), ("502.78b", "702.78b"), ("203.2e", "202.2d"), ("203.3c", "202.3f")):
+        assert kb_client.get(f"/api/rules/{old}?edition=2008").get_json()["today"]["same_rule"]["number"] == now
+
+
+def test_a_removed_rule_names_the_last_edition_that_had_it(kb_client):
+    burn = kb_client.get("/api/rules/300.3?edition=2008").get_json()
+    assert burn["today"]["same_rule"] is None
+    assert {k: burn["today"]["ended"][k] for k in ("last", "last_number", "gone_in")} == {
+        "last": "2008-05-01", "last_number": "300.3", "gone_in": "2009-07-11"}
+    html = kb_client.get("/rules/310.4?edition=2008").get_data(as_text=True)
+    line = html[html.index('<p class="today">'):]
+    line = line[:line.index("</p>")]
+    assert "no longer a rule" in line and "2008-05-01 · 310.4" in line
+    assert 'href="/changes?from=2008-05-01&amp;to=2009-07-11&amp;rule=310.4"' in line
+
+
+def test_a_history_is_the_rules_own_not_its_sections(kb_client):
+    """Today's 118.4 was 2009's 116.4, not 2009's section 116 "Costs": one text since."""
+    history = kb_client.get("/api/rules/118.4").get_json()["history"]
+    assert (history[0]["first"], history[0]["numbers"]) == ("2009-07-11", ["116.4", "117.4", "118.4"])
+    assert [(s["edition"], s["relation"]) for s in history[0]["steps"]][:3] == [
+        ("2010-02-01", "same"), ("2016-09-30", "renumbered"), ("2022-11-18", "renumbered")]
+
+
+def test_multikicker_rulings_follow_the_subrule_into_every_edition(kb_client):
+    for url in ("/api/rules/702.32c?edition=2016", "/api/rules/702.33c?edition=2022",
+                "/api/rules/702.33c?edition=2026-01-16"):
+        rulings = kb_client.get(url).get_json()["rulings"]
+        assert len(rulings) == 3 and all("多重增幅" in r["text"][0]["text"] for r in rulings), url
+
+
+def test_an_old_number_in_search_and_in_the_linker_says_todays(kb_client):
+    jump = kb_client.get("/api/search?q=104.3f+edition:2008").get_json()["rule_jump"]
+    assert (jump["edition"], jump["today"]["number"], jump["today"]["url"]) == (
+        "2008-05-01", "107.4e", "/rules/107.4e?edition=2026-04-17")
+    burn = kb_client.get("/api/search?q=300.3+edition:2008").get_json()["rule_jump"]
+    assert burn["today"]["ended"]["last"] == "2008-05-01"
+    assert "today" not in kb_client.get("/api/search?q=702.79").get_json()["rule_jump"]
+    previews = kb_client.get("/api/rules?numbers=502.79,702.79").get_json()["rules"]
+    assert previews["502.79"]["today"]["number"] == "702.79" and previews["702.79"]["today"] is None
+
+
+def test_what_changed_in_the_latest_update(kb_client):
+    answer = kb_client.get("/api/changes").get_json()
+    assert (answer["from"], answer["to"]) == ("2026-01-16", "2026-04-17")
+    assert answer["counts"]["renumbered"] > 50 and answer["counts"]["added"] > 0
+    moved = kb_client.get("/api/changes?from=2022-11-18&to=2026-04-17&rule=702.89").get_json()["changes"]
+    assert [(c["kind"], c["old"]["number"], c["new"]["number"]) for c in moved] == [("changed", "702.89", "702.89")]
+    assert any(op == "insert" and "Umbra" in piece for op, piece in moved[0]["diff"][0]["pieces"])
+
+
+def test_quotations_follow_their_rule_to_todays_number(kb_client):
+    """The keyword digest quotes 2009's 702.79 (devour) and the Shadowmoor FAQ 2008's 502.79
+    (persist): today's 702.82 and 702.79 name them, and 702.79 not the digest's devour."""
+    devour = {r["id"] for r in kb_client.get("/api/rules/702.82").get_json()["quoted_elsewhere"]}
+    assert "keyword-digest:rule:702.79" in devour
+    persist = {r["id"] for r in kb_client.get("/api/rules/702.79").get_json()["quoted_elsewhere"]}
+    assert "shadowmoor-faq:rule:502.79" in persist and "keyword-digest:rule:702.79" not in persist

@@ -1,5 +1,5 @@
 """One rule across editions: numbers that name different rules, keywords that moved, and
-how a rule's text changed. Real editions come from corpus/rules/; the
+how a rule's text changed, along the lineage of the real editions of corpus/rules/; the
 mixed-source cases add a record the way a FAQ quoting the rules of its day produces it."""
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from indexer.documents.comprules import read_rules_files
 from indexer.documents.records import Record
-from indexer.knowledge.editions import by_edition, editions_of, keyword_numbers, rule_history, tokens, word_diff
+from indexer.knowledge.editions import EditionTables, by_edition, tokens, word_diff
+from indexer.search.lineage import align
 
 CR = Path(__file__).parents[1] / "corpus" / "rules"
 
@@ -26,6 +27,16 @@ def records():
     return result.records
 
 
+@pytest.fixture(scope="module")
+def lineage(records):
+    return align(records)
+
+
+@pytest.fixture(scope="module")
+def tables(records, lineage):
+    return EditionTables(records, lineage)
+
+
 def faq_record(**changes) -> Record:
     """A rule quoted by the Shadowmoor FAQ: Traditional Chinese title, keyword from it."""
     fields = dict(id="shadowmoor-faq:rule:502.79", kind="rule", source="shadowmoor-faq", edition="2008-05-01",
@@ -35,29 +46,29 @@ def faq_record(**changes) -> Record:
     return Record(**fields)
 
 
-def test_what_702_79_names_in_each_edition(records):
-    assert [(v.edition, v.name) for v in editions_of(records, "702.79")] == [
+def test_what_702_79_names_in_each_edition(tables):
+    assert [(v.edition, v.name) for v in tables.editions_of("702.79")] == [
         ("2009-07-11", "Devour"), ("2010-02-01", "Devour"), ("2016-09-30", "Wither"),
         ("2022-11-18", "Persist"), ("2026-01-16", "Persist"), ("2026-04-17", "Persist")]
 
 
-def test_persist_number_in_every_edition(records):
-    assert keyword_numbers(records, "persist") == PERSIST
-    assert keyword_numbers(records, "Devour") == {
+def test_persist_number_in_every_edition(tables):
+    assert tables.keyword_numbers(tables.index[("2026-04-17", "702.79a")]) == PERSIST
+    assert tables.keyword_numbers(tables.index[("2009-07-11", "702.79")]) == {
         "2009-07-11": "702.79", "2010-02-01": "702.79", "2016-09-30": "702.81",
         "2022-11-18": "702.82", "2026-01-16": "702.82", "2026-04-17": "702.82"}
-    assert keyword_numbers(records, "no such keyword") == {}
+    assert tables.keyword_numbers(tables.index[("2026-04-17", "100.4")]) == {}
 
 
-def test_persist_followed_from_502_79(records):
-    history = rule_history(records, "502.79", "2008-05-01")
+def test_persist_followed_from_502_79(tables):
+    history = tables.history("2008-05-01", "502.79")
     assert {v.edition: v.number for v in history} == PERSIST
     assert [v.text["en"] for v in history] == ["Persist"] * 7
     assert history[-1].text["zh_hans"] == "留存"
 
 
-def test_subrule_followed_by_keyword_and_letter(records):
-    history = rule_history(records, "702.79a")  # latest edition holding it: 2026-04-17
+def test_subrule_followed_by_its_text(tables):
+    history = tables.history("2026-04-17", "702.79a")
     assert [(v.edition, v.number) for v in history] == [(e, n + "a") for e, n in PERSIST.items()]
     assert "from play" in history[0].text["en"] and "from the battlefield" in history[-1].text["en"]
     diff = word_diff(history[0].text["en"], history[-1].text["en"])
@@ -67,41 +78,61 @@ def test_subrule_followed_by_keyword_and_letter(records):
                                 "into a graveyard from ")
 
 
-def test_devour_followed_back_from_2026(records):
-    history = rule_history(records, "702.82", "2026-01-16")
+def test_devour_followed_back_from_2026(tables):
+    history = tables.history("2026-01-16", "702.82")
     assert [(v.edition, v.number) for v in history] == [
         ("2009-07-11", "702.79"), ("2010-02-01", "702.79"), ("2016-09-30", "702.81"),
         ("2022-11-18", "702.82"), ("2026-01-16", "702.82"), ("2026-04-17", "702.82")]
 
 
-def test_rule_without_keyword_followed_by_number(records):
-    history = rule_history(records, "100.4", "2008-05-01")
+def test_rule_without_keyword_followed_by_its_text(tables):
+    history = tables.history("2008-05-01", "100.4")
     assert [v.edition for v in history] == sorted(PERSIST)
     assert history[0].text["en"] == "There is no maximum deck size."
-    assert rule_history(records, "999.9") == []
-    assert rule_history(records, "702.79", "1999-01-01") == []
+    assert tables.history("2026-04-17", "999.9") == []
+    assert tables.history("1999-01-01", "702.79") == []
 
 
-def test_mixed_sources_keyed_by_edition_and_number(records):
+def test_a_subrules_history_is_its_own_not_its_sections(tables):
+    """Today's 118.4 was 2009's 116.4 (not the section 116) and 2016's 117.4."""
+    history = tables.history("2026-04-17", "118.4")
+    assert [(v.edition, v.number) for v in history][:3] == [
+        ("2009-07-11", "116.4"), ("2010-02-01", "116.4"), ("2016-09-30", "117.4")]
+    assert history[2].relation == "renumbered"
+
+
+def test_a_removed_rule_names_the_last_edition_that_had_it(tables):
+    assert tables.ending("2008-05-01", "300.3") == {"last": "2008-05-01", "last_number": "300.3",
+                                                    "gone_in": "2009-07-11"}
+    assert tables.follow("2008-05-01", "300.3", "2026-04-17") is None
+    assert tables.ending("2008-05-01", "104.3f") is None
+    assert tables.follow("2008-05-01", "104.3f", "2026-04-17") == "107.4e"
+    assert tables.follow("2026-04-17", "107.4e", "2008-05-01") == "104.3f"
+
+
+def test_what_changed_between_two_editions(tables):
+    changes = tables.changes("2026-01-16", "2026-04-17")
+    kinds = {c.kind for c in changes}
+    assert kinds <= {"added", "removed", "renumbered", "renamed", "changed"} and "renumbered" in kinds
+    # Across several editions: a rule that only moved in between is one entry, end to end.
+    multikicker = [c for c in tables.changes("2010-02-01", "2026-04-17") if c.old == "702.30c"]
+    assert [(c.kind, c.new) for c in multikicker] == [("renumbered", "702.33c")]
+    assert all(c.kind != "same" for c in changes)
+    assert tables.changes("2026-04-17", "2010-02-01") == []
+
+
+def test_mixed_sources_keyed_by_edition_and_number(records, lineage):
     faq = faq_record()
-    mixed = [faq, *records]
+    mixed = EditionTables([faq, *records], lineage)
     # The rules file speaks for (2008-05-01, 502.79); the FAQ's quotation does not replace it.
-    assert by_edition(mixed)[("2008-05-01", "502.79")].source == "cr-2008-05-01"
-    assert keyword_numbers(mixed, "persist") == PERSIST
-    # Without the 2008 rules file, the FAQ alone tells where persist was in 2008.
-    later = [faq, *(r for r in records if r.edition != "2008-05-01")]
-    assert keyword_numbers(later, "persist") == PERSIST
-    history = rule_history(later, "502.79", "2008-05-01")
-    assert history[0].record is faq and history[0].name == "persist"
-    assert [v.number for v in history] == list(PERSIST.values())
-    assert [(v.edition, v.name) for v in editions_of(later, "502.79")] == [("2008-05-01", "persist")]
-
-
-def test_faq_keyword_disagreeing_with_rules_file_loses():
-    rules = faq_record(id="cr-2008-05-01:rule:502.79", source="cr-2008-05-01", title={"en": "Persist"})
-    wrong = faq_record(number="502.78", id="shadowmoor-faq:rule:502.78")
-    assert keyword_numbers([wrong, rules], "persist") == {"2008-05-01": "502.79"}
-    assert keyword_numbers([wrong], "persist") == {"2008-05-01": "502.78"}
+    assert mixed.index[("2008-05-01", "502.79")].source == "cr-2008-05-01"
+    assert mixed.keyword_numbers(faq) == PERSIST
+    # Without the 2008 rules file no lineage holds 2008: the FAQ's rule is its own history.
+    later = [r for r in records if r.edition != "2008-05-01"]
+    alone = EditionTables([faq, *later], align(later))
+    assert [(v.edition, v.number, v.record) for v in alone.history("2008-05-01", "502.79")] == [
+        ("2008-05-01", "502.79", faq)]
+    assert [(v.edition, v.name) for v in alone.editions_of("502.79")] == [("2008-05-01", "persist")]
 
 
 def test_records_without_number_or_edition_are_ignored():
@@ -109,7 +140,7 @@ def test_records_without_number_or_edition_are_ignored():
                   line=1, offset=0, names={"en": "Persist"})
     loose = faq_record(edition=None)
     assert by_edition([term, loose]) == {}
-    assert editions_of([term, loose], "502.79") == []
+    assert EditionTables([term, loose]).editions_of("502.79") == []
 
 
 def test_diff_english_by_words():

@@ -161,6 +161,26 @@ def test_on_a_touch_screen_the_first_tap_previews_and_the_second_opens(live_serv
     forum.wait_for_url(f"{live_server.url}/rules/702.33c")
 
 
+@pytest.mark.parametrize("forum", ["touch"], indirect=True)
+def test_a_forum_link_keeps_the_posts_text_size_and_gets_a_44_px_touch_area(live_server, forum):
+    forum.forum_html = forum_page(live_server.url, '<div class="post" style="font-size: 15px; line-height: 1.5">'
+                                  '<p>第一行文字，說明這個裁定的背景。<br>多重增幅見規則702.33c，另見702.30a。<br>'
+                                  '第三行文字，繼續說明。</p></div>')
+    forum.goto(forum.forum_url)
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(2)
+    measured = forum.evaluate("""() => [...document.querySelectorAll('a[data-rule-ref]')].map(a => {
+        const box = a.getBoundingClientRect(), x = box.left + box.width / 2;
+        const lands = y => document.elementFromPoint(x, y) === a;
+        return {size: getComputedStyle(a).fontSize, text: getComputedStyle(a.parentNode).fontSize,
+                height: box.height, top: lands(box.top + 2), bottom: lands(box.bottom - 2),
+                line: a.parentNode.getBoundingClientRect().height};
+    })""")
+    for link in measured:
+        assert link["size"] == link["text"] == "15px"
+        assert link["height"] >= 44 and link["top"] and link["bottom"], link
+    assert measured[0]["line"] < 3 * 15 * 1.5 + 1  # the post's lines did not move apart
+
+
 def test_the_forum_tools_page_gives_the_tag_and_links_a_post(live_server, browser):
     context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)

@@ -29,7 +29,7 @@ import pytest
 from harness.server import Server, free_port, get
 from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
-from indexer.search.build import CURRENT, build, current_folder
+from indexer.search.build import CURRENT, BuildError, build, current_folder, switch_to
 from indexer.search.engine import IndexUnavailable
 from indexer.search.index_build import MANIFEST, write_manifest
 from browser_support import start_server, stop_server, wait_until_healthy
@@ -417,6 +417,17 @@ def test_a_search_that_fails_on_a_whole_build_is_a_500_and_the_build_serves_on(d
         assert client.get("/api/search?q=persist").status_code == 500
     response = client.get("/healthz")
     assert (response.status_code, response.get_json()["status"]) == (200, "ok")
+
+
+def test_a_damaged_build_never_becomes_current(damaged):
+    """A build (or an artifact copied into a replica's root) is checked before the switch."""
+    root, folder = damaged
+    newer = root / "20991231T000000-0123456789ab"
+    shutil.copytree(folder, newer)
+    scribble(newer / "records.jsonl")
+    with pytest.raises(BuildError, match=f"not switched to {newer.name}: .*records.jsonl does not match its checksum"):
+        switch_to(root, newer.name)
+    assert current_folder(root) == folder
 
 
 # --- the rebuild --------------------------------------------------------------------------

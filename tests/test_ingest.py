@@ -94,7 +94,11 @@ def test_chinese_titled_rules_get_their_english_keyword(bundled):
     assert records["shadowmoor-faq:rule:502.79a"].keyword == "persist"
     assert records["worldwake-faq:rule:702.30"].keyword == "kicker"  # 增幅, through the glossary
     assert records["keyword-digest:rule:702.82b"].keyword == "cascade"
-    assert records["planechase-guide:rule:901.9"].keyword == "planechase"
+    # A title that is its section's (901 Planechase, 500 General) is no keyword: the rules of a
+    # section are not one rule whose number moves between editions.
+    assert records["planechase-guide:rule:901.9"].keyword is None
+    assert records["cr-2026-04-17:rule:500.1"].keyword is None and records["cr-2026-04-17:rule:500"].keyword is None
+    assert records["cr-2026-04-17:rule:500.1"].title["en"] == "General"
 
 
 def test_cards_a_document_names_only_in_chinese_get_the_glossarys_english_name(bundled):

@@ -2,6 +2,7 @@
 the reader's script (toggle, cookie, override); escaping; lang attributes; security headers
 and the no-inline-script policy; and, in a browser, every page at 360 px and the scripts'
 cases that tests/test_browser.py (the production stack at 375 px) does not cover."""
+import json
 import re
 import threading
 from html.parser import HTMLParser
@@ -11,6 +12,7 @@ from werkzeug.serving import make_server
 
 from browser_support import ACTION_TIMEOUT_MS
 from html_support import main, page
+from indexer.documents.script_ranges import CYRILLIC, HAN
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -229,7 +231,7 @@ def test_source_page_is_the_clean_document_with_anchors(client, library):
 def test_script_override_converts_chinese_and_sets_the_cookie(client):
     response = client.get("/cards/shadowmoor-faq:card:murderous-redcap?script=hans")
     html = response.get_data(as_text=True)
-    assert '<html lang="zh-Hans" data-script="hans">' in html
+    assert '<html lang="zh-Hans" data-script="hans" ' in html
     assert '<h1 lang="zh-Hans">夺魂红帽客 / Murderous Redcap</h1>' in html
     assert '<div class="text" lang="zh-Hans">当夺魂红帽客进场时' in html
     assert '<span lang="zh-Hans">规则释疑</span> <span lang="en">Rulings</span>' in html
@@ -270,7 +272,10 @@ def test_every_text_block_has_a_lang(client, url):
               if tag in ("div", "dd", "h1", "li", "p") and "text" in (attrs.get("class") or "").split()]
     blocks += parsed.having("snippet") and [attrs for _, attrs in parsed.having("snippet")]
     assert all(attrs.get("lang") in ("en", "zh-Hant", "zh-Hans", "bg") for attrs in blocks)
-    assert parsed.elements[0] == ("html", {"lang": "zh-Hant", "data-script": "hant"})
+    tag, attrs = parsed.elements[0]
+    assert (tag, attrs["lang"], attrs["data-script"]) == ("html", "zh-Hant", "hant")
+    # The character ranges search.js tells a text's language by are the server's.
+    assert json.loads(attrs["data-script-ranges"]) == {"han": HAN, "cyrillic": CYRILLIC}
 
 
 @pytest.mark.parametrize("url", PAGES)

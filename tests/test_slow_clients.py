@@ -24,7 +24,7 @@ import pytest
 
 from indexer.knowledge.settings import Settings
 
-SLOW_CONNECTIONS = 40  # of each kind: 120 in all, against 2 workers × 16 threads
+SLOW_CONNECTIONS = 40  # of each kind: 120 in all, against gunicorn's 2 workers
 HEALTH_CHECKS = 12
 CHECK_TIMEOUT_SECONDS = 5
 

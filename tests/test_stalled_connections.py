@@ -2,7 +2,7 @@
 gunicorn (deploy/serve.py, deploy/nginx.conf) waits for them, holding none of gunicorn's
 workers, and closes each after KB_REQUEST_SECONDS without progress.
 
-Against a real `scripts/serve` (KB_REQUEST_SECONDS set small) over the small index: STALLED
+Against a real `scripts/serve` (KB_REQUEST_SECONDS set small) over the knowledge base: STALLED
 loopback connections of each kind below are opened and left silent (the fake last chunk of
 a chunked body, which held a thread of the earlier worker until it gave up, among them);
 once the whole requests among them are answered, /healthz and a search must answer within a
@@ -44,9 +44,10 @@ KINDS = {
 
 
 @pytest.fixture
-def served(small_index, tmp_path, monkeypatch):
-    """scripts/serve over a copy of the small index, KB_REQUEST_SECONDS small."""
-    shutil.copytree(small_index, tmp_path / "index")
+def served(kb_index, tmp_path, monkeypatch):
+    """scripts/serve over a copy of the session's index of corpus/ (up to date: serve does not
+    build it again), KB_REQUEST_SECONDS small."""
+    shutil.copytree(kb_index, tmp_path / "index")
     monkeypatch.setenv("KB_REQUEST_SECONDS", str(REQUEST_SECONDS))
     server = Server.serve_script(tmp_path / "index", free_port(), log=tmp_path / "serve.log")
     try:

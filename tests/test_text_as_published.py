@@ -17,7 +17,7 @@ import unicodedata
 
 import pytest
 
-from conftest import CR
+from corpus_support import CR
 from indexer.documents.comprules import load_restorations, read_rules_files
 
 # file -> (edition, language, Python codec)

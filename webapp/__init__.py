@@ -20,7 +20,7 @@ from indexer.knowledge.settings import Settings
 
 from . import caching, hooks, templating
 from .json_answers import OrjsonProvider
-from .views import cards, errors, forum, meta, offline, rules, search, sources, terms
+from .views import book, cards, changes, errors, forum, meta, offline, rules, search, sources, terms
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -44,8 +44,8 @@ def create_app(test_config: dict | None = None) -> Flask:
     app.extensions["kb.library"] = LiveLibrary.from_settings(settings)
     app.extensions["kb.library.lock"] = threading.Lock()
 
-    for blueprint in (errors.bp, search.bp, rules.bp, cards.bp, terms.bp, sources.bp, forum.bp, meta.bp,
-                      offline.bp):
+    for blueprint in (errors.bp, search.bp, book.bp, rules.bp, changes.bp, cards.bp, terms.bp, sources.bp,
+                      forum.bp, meta.bp, offline.bp):
         app.register_blueprint(blueprint)
     templating.install(app)
     caching.install(app)

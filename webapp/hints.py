@@ -1,12 +1,15 @@
 """What the search page says besides its ranked results, so a query never meets a bare "No
 results": the name the game uses for an old or wrong form that was typed (旅法師 → 鵬洛客,
-不死 → 留存, from the glossary's variants and their notes), names that start with what was
-typed when nothing matched (`Murd` → Murderous Redcap). (A range of rule numbers, `702.30a-c`,
-is the search's own rule jump, which Enter opens like a single number.)
+不死 → 留存, from the glossary's variants and their notes); when nothing matched, names that
+start with what was typed (`Murd` → Murderous Redcap), then the names most like it in any
+script (持存 → 留存); for a rule number no edition has (702.999), the rules nearest to it.
+(A range of rule numbers, `702.30a-c`, is the search's own rule jump, which Enter opens like
+a single number.)
 """
 from __future__ import annotations
 
 from indexer.documents.glossary import form_key
+from indexer.documents.references import parse_rule_number
 from indexer.knowledge.display import display
 from indexer.knowledge.library import Library
 
@@ -39,9 +42,17 @@ def add_hints(library: Library, answer: dict, limit: int, script: str | None) ->
     query = answer["query"]
     answer["official"] = official_name(library, query, script) if query.strip() else None
     if not answer["results"] and answer["official"]:
-        found = library.search(answer["official"]["name"], limit=limit, script=script)
-        answer.update({key: found[key] for key in ("total", "results")})
-    answer["suggestions"] = []
-    if not answer["results"] and query.strip() and len(query) <= 100:
-        answer["suggestions"] = library.suggest(query.strip(), limit=SUGGESTIONS_SHOWN, script=script)
+        named = library.search(answer["official"]["name"], limit=limit, script=script)
+        answer.update({key: named[key] for key in ("total", "results")})
+    found: list[dict] = []
+    typed = query.strip()
+    if typed and len(typed) <= 100:
+        number = None if answer["rule_jump"] else parse_rule_number(typed)
+        if number:
+            found += library.nearest_rules(number, script)
+        if not answer["results"]:
+            found += library.suggest(typed, limit=SUGGESTIONS_SHOWN, script=script)
+            if len(found) < SUGGESTIONS_SHOWN and not number:
+                found += library.closest(typed, limit=SUGGESTIONS_SHOWN, script=script)
+    answer["suggestions"] = list({s["id"]: s for s in found}.values())[:SUGGESTIONS_SHOWN]
     return answer

@@ -13,9 +13,12 @@ time, so the browser runs no Chinese segmenter or converter and no stemmer:
   them; the recall field's character bigrams need no words), English word stems, and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
-  headings the ranking boosts, each record's edition group and rule order, and which
-  records cite each rule;
-* the records' texts in the script they were written in and, for Chinese, in the other one.
+  headings the ranking boosts, each record's edition group and rule order, which
+  records cite each rule, and where the lineage takes a document's rule of an older
+  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
+* the records' texts in the script they were written in and, for Chinese, in the other one;
+* the book's chapter titles and the Chinese glossary's readings, so the table of contents and
+  the glossary open offline too.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from pathlib import Path
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
-from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file
+from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
@@ -40,6 +43,7 @@ from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
+from .present import today_view
 from .urls import record_url
 
 FILE = "offline.json.gz"
@@ -100,6 +104,9 @@ def build(library, name: str) -> dict:
                 item[name] = [_both_scripts(part) for part in getattr(r, name)]
         if r.aliases:
             item["aliases"] = r.aliases
+        if r.kind == "rule" and r.edition != edition:
+            # A document's rule of an older edition: where the lineage takes it today.
+            item["today"] = today_view(library, r)
         out_records.append({k: v for k, v in item.items() if v is not None})
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
@@ -146,7 +153,18 @@ def build(library, name: str) -> dict:
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
+        # What the book's pages need beside the records: the part headings of today's rules
+        # and their Chinese glossary's readings (`indexer.knowledge.book`).
+        "book": _book(library, edition),
     }
+
+
+def _book(library, edition: str | None) -> dict:
+    """The chapter titles of today's rules (both scripts) and their Chinese glossary's readings."""
+    source = library.sources.get(rules_file_source(edition), {}) if edition else {}
+    return {"chapters": {number: {"title": _both_scripts(title), "langs": list(title)}
+                         for number, title in source.get("chapters", {}).items()},
+            "readings": library.book.readings(edition) if edition else {}}
 
 
 def _js(pattern: re.Pattern) -> str:

@@ -9,25 +9,31 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import LANGS, Record, Reference, rules_file_source
-from indexer.documents.script_ranges import CYRILLIC
+from indexer.documents.script_ranges import CYRILLIC, HAN
+from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
-from indexer.knowledge.editions import word_diff
+from indexer.knowledge.editions import CHANGE_KINDS
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
+from .book import place_view, rule_url, titles
+from .history import bounded_changes, folded_history, typographic_key
 from .linkify import LibraryResolver
 from .urls import record_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
 SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions")
+                 "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
+# The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
+SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
 # Glossary kinds linked where a card's text uses them.
@@ -49,6 +55,16 @@ LABELS = {
     "superseded": ("舊版規則", "Superseded edition"),
     "today": ("現行規則中", "In today's rules"),
     "not_in_today": ("已無此規則", "no longer a rule"),
+    "last_in": ("最後出現於", "last in"),
+    "what_changed": ("版本間的變更", "What changed"),
+    "added": ("新增", "Added"),
+    "removed": ("刪除", "Removed"),
+    "renumbered": ("改編號", "Renumbered"),
+    "renamed": ("改名", "Renamed"),
+    "changed": ("文字修改", "Changed"),
+    "split": ("分拆", "Split"),
+    "merged": ("合併", "Merged"),
+    "same": ("未變更", "Unchanged"),
     "source": ("來源", "Source"),
     "rulings": ("規則釋疑", "Rulings"),
     "examples": ("範例", "Examples"),
@@ -57,13 +73,19 @@ LABELS = {
     "other_editions": ("此編號在各版本", "This number in each edition"),
     "keyword_numbers": ("此關鍵字在各版本的編號", "This keyword's number in each edition"),
     "history": ("沿革", "History"),
+    "quoted_elsewhere": ("其他版本中引用此規則的文件", "Quoted as other editions' numbers"),
     "changes": ("文字變更", "Text changes"),
+    "same_text": ("文字相同", "Same text"),
     "referenced_by": ("引用此規則的內容", "Referenced by"),
     "references": ("參見規則", "Rules referred to"),
     "keywords": ("關鍵字", "Keywords"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
+    "how_to_search": ("可以搜尋規則編號（702.79a）、關鍵字或詞彙（留存、persist）、牌名，英文、繁體、简体皆可；"
+                      "也可從規則目錄或詞彙表查閱。",
+                      "Search for a rule number (702.79a), a keyword or term (persist, 留存) or a card name, in "
+                      "English, 繁體 or 简体; or browse the contents or the glossary."),
     "official": ("遊戲中的名稱是", "The game calls it"),
     "suggestions": ("您可能在找", "Perhaps you mean"),
     "skip": ("跳到內容", "Skip to content"),
@@ -113,6 +135,12 @@ LABELS = {
     "english": ("英文", "English"),
     "traditional": ("繁體", "Traditional"),
     "simplified": ("簡體", "Simplified"),
+    "book": ("規則目錄", "Contents"),
+    "glossary": ("詞彙表", "Glossary"),
+    "rules_in_section": ("條規則", "rules"),
+    "rules_under": ("本節規則", "The rules of this section"),
+    "a_to_z": ("英文 A–Z", "A–Z in English"),
+    "by_reading": ("依中文讀音（拼音）", "By Chinese reading (pinyin)"),
 }
 
 
@@ -227,7 +255,8 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
             if key not in seen:
                 seen.add(key)
                 examples.append(blocks(example, script))
-    history = list(info["history"])
+    previous, following = library.book.steps(number, edition) if primary.source == rules_file_source(edition) else (
+        info["previous"], info["next"])
     return {
         "number": number,
         "edition": edition,
@@ -240,21 +269,24 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                     for r, ruling in [*((r, ruling) for r in [*records, *info["followed"]] for ruling in r.rulings),
                                       *info["named_rulings"]]],
         "sources": [source_ref(library, r, script) for r in records],
+        "quoted_elsewhere": [summary(library, r, script) for r in info["quoted_elsewhere"]],
         "languages_note": _languages_note(info["merged_text"]),
-        "previous": _neighbour(library, info["previous"], script),
-        "next": _neighbour(library, info["next"], script),
+        "previous": _neighbour(library, previous, script),
+        "next": _neighbour(library, following, script),
+        "place": place_view(library, primary, script),
         "parent": _rule_summary(library, info["parent"], script) if info["parent"] else None,
         "children": [_rule_summary(library, child, script) for child in info["children"]],
+        "contents": library.page(rules_under, number, edition, script) if level(number) < 2 else [],
         "references": references_of(library, records, edition),
         "editions": [{"edition": v.edition, "number": v.number, "name": display(v.name, chinese_of(v.record), script),
                       "url": f"/rules/{v.number}?edition={v.edition}", "current": v.edition == edition}
                      for v in info["editions"]],
         "keyword_numbers": [{"edition": e, "number": n, "url": f"/rules/{n}?edition={e}", "current": e == edition}
                             for e, n in info["keyword_numbers"].items()],
-        "history": [{"edition": v.edition, "number": v.number, "url": f"/rules/{v.number}?edition={v.edition}",
-                     "current": v.edition == edition, "text": blocks(v.text, script),
-                     "changes": _changes(history[i - 1], v, script) if i else []}
-                    for i, v in enumerate(history)],
+        # The rule in every edition its lineage reaches (`indexer.search.lineage`), in runs of
+        # the same text; each step with its relation and its entry in the list of changes.
+        "history": folded_history(info["history"], edition, script,
+                                  lambda n, e: f"/rules/{n}?edition={e}", changes_url),
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
         "current": info["current"],
@@ -262,18 +294,119 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
     }
 
 
+def rules_under(library: Library, number: str, edition: str, script: str | None) -> list[dict]:
+    """Every rule and subrule under a section or rule, in order, with its text and examples:
+    all of it in one scroll (`depth` 1 for a rule, 2 for a subrule)."""
+    current = edition == library.catalogue.current_edition
+    out = []
+    for r in library.book.descendants(number, edition):
+        at = r.number or ""
+        out.append({"number": at, "edition": edition, "url": rule_url(at, edition, current), "depth": level(at),
+                    "title": titles(own_title(r), script) if level(at) == 1 else [],
+                    "text": blocks(r.text, script), "examples": [blocks(e, script) for e in r.examples]})
+    return out
+
+
 def _today(today: dict, script: str | None) -> dict | None:
-    """What an older edition's rule is in today's rules, for the first lines of its page."""
+    """What an older edition's rule is in today's rules, for the first lines of its page:
+    today's number of the same rule, what its own number names today, or where its lineage
+    ended (the last edition that had it)."""
     if not today:
         return None
     now = today.get("number_now")
+    ended = today.get("ended")
     return {
         "edition": today["edition"],
         "same_rule": ({"number": today["same_rule"], "url": f"/rules/{today['same_rule']}?edition={today['edition']}"}
                       if "same_rule" in today else None),
         "number_now": ({"number": now.number, "name": display_title(now, script), "url": record_url(now)}
                        if now else None),
+        "ended": _ending_view(ended) if ended else None,
     }
+
+
+def _ending_view(ending: dict) -> dict:
+    """The end of a lineage as a page shows it: the last edition, its number there, the
+    edition that dropped it and that step's changes."""
+    return {**ending, "url": f"/rules/{ending['last_number']}?edition={ending['last']}",
+            "changes_url": changes_url(ending["last"], ending["gone_in"], ending["last_number"])}
+
+
+def changes_url(old: str, new: str, key: str | None = None) -> str:
+    """The list of changes from edition `old` to `new`, or one rule's entry in it."""
+    query = {"from": old, "to": new, **({"rule": key} if key else {})}
+    return "/changes?" + urlencode(query)
+
+
+# Entries (and word diffs) a page of changes holds: twenty of the longest diffs (2008 to
+# today's) take about 25 ms of CPU, within a request's 50 with the list itself.
+CHANGES_PER_PAGE = 20
+
+
+def changes_view(library: Library, old: str, new: str, kind: str | None, rule: str | None, page: int,
+                 script: str | None) -> dict | None:
+    """What changed from edition `old` to `new` (`EditionTables.changes`): counts per kind,
+    and one page of entries, each with both editions' rule and the word diff per language
+    both have (None for a page past the end). `kind` keeps one kind, `rule` one rule's
+    entry (its number in either edition). Only the page's entries are diffed."""
+    tables = library.catalogue.editions
+    found = tables.changes(old, new)
+    counts = {k: 0 for k in CHANGE_KINDS}
+    for change in found:
+        counts[change.kind] += 1
+    if kind:
+        found = [c for c in found if c.kind == kind]
+    if rule:
+        found = [c for c in found if rule in (c.old, c.new)]
+    pages = max(1, -(-len(found) // CHANGES_PER_PAGE))
+    if not 1 <= page <= pages:
+        return None
+    shown = found[(page - 1) * CHANGES_PER_PAGE: page * CHANGES_PER_PAGE]
+    here = {"from": old, "to": new, **({"kind": kind} if kind else {}), **({"rule": rule} if rule else {})}
+    return {
+        "title": f"{old} → {new}",
+        "from": old, "to": new, "kind": kind, "rule": rule,
+        "editions": tables.lineage_editions,
+        "counts": counts,
+        "total": len(found), "page": page, "pages": pages,
+        "previous": "/changes?" + urlencode({**here, "page": page - 1}) if page > 1 else None,
+        "next": "/changes?" + urlencode({**here, "page": page + 1}) if page < pages else None,
+        "changes": [_change_view(tables, change, old, new, script) for change in shown],
+    }
+
+
+def _change_view(tables, change, old: str, new: str, script: str | None) -> dict:
+    before = tables.record(old, change.old) if change.old else None
+    after = tables.record(new, change.new) if change.new else None
+    diffs, whole = [], []
+    if before is not None and after is not None:
+        for lang in LANGS:
+            a, b = before.text.get(lang), after.text.get(lang)
+            if not a or not b or typographic_key(a) == typographic_key(b):
+                continue
+            pieces = bounded_changes(a, b)
+            if pieces is None:  # too long to diff within a request: both texts
+                whole.append(lang)
+            else:
+                diffs.append({"lang": shown_lang(lang, script),
+                              "pieces": [[op, display(piece, lang, script)] for op, piece in pieces]})
+    shown = after or before
+    return {"kind": change.kind,
+            "old": _changed_entry(before, change.old, old, script),
+            "new": _changed_entry(after, change.new, new, script),
+            "diff": diffs,
+            # The text of an entry added or removed, or one whose languages differ (a diff per language).
+            "text": blocks(shown.text, script) if shown is not None and not diffs and not whole else [],
+            # Both texts, in the languages whose texts were too long to diff.
+            "before": blocks({lang: before.text[lang] for lang in whole}, script) if before is not None else [],
+            "after": blocks({lang: after.text[lang] for lang in whole}, script) if after is not None else []}
+
+
+def _changed_entry(record: Record | None, key: str, edition: str, script: str | None) -> dict | None:
+    if record is None:
+        return None
+    return {"key": key, "number": record.number, "edition": edition, "title": display_title(record, script),
+            "url": record_url(record)}
 
 
 def rule_preview(library: Library, number: str, script: str | None) -> dict | None:
@@ -285,7 +418,19 @@ def rule_preview(library: Library, number: str, script: str | None) -> dict | No
     texts = [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
              for b in blocks(merge_texts(records), script)]
     return {"number": number, "edition": records[0].edition, "title": _rule_heading(number, records, script),
-            "text": texts, "url": f"/rules/{number}"}
+            "text": texts, "url": f"/rules/{number}", "today": today_view(library, records[0])}
+
+
+def today_view(library: Library, record: Record) -> dict | None:
+    """Where the lineage takes an older edition's rule today (`Catalogue.today_of`), with
+    the address of today's rule or of the last edition's: what a preview of an old number
+    (a forum post's 502.79) and a search's jump to one add."""
+    today = library.catalogue.today_of(record)
+    if not today:
+        return None
+    if "id" in today:
+        return {"edition": today["edition"], "number": today["number"], "url": record_url(library.records[today["id"]])}
+    return {"edition": today["edition"], "ended": _ending_view(today["ended"])}
 
 
 def _rule_heading(number: str, records: list[Record], script: str | None) -> str:
@@ -320,17 +465,6 @@ def _neighbour(library: Library, record: Record | None, script: str | None) -> d
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
     return {**summary(library, record, script), "text": blocks(record.text, script)}
-
-
-def _changes(old, new, script: str | None) -> list[dict]:
-    """Word diffs, per language both versions have, from the previous edition's text."""
-    out = []
-    for lang in LANGS:
-        before, after = old.text.get(lang), new.text.get(lang)
-        if before and after and before != after:
-            out.append({"from": old.edition, "lang": shown_lang(lang, script),
-                        "pieces": [[op, display(piece, lang, script)] for op, piece in word_diff(before, after)]})
-    return out
 
 
 def keyword_spans(library: Library, text: str) -> list[tuple[int, int, Record]]:

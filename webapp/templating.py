@@ -2,15 +2,15 @@
 tag languages and link rule numbers in text."""
 from __future__ import annotations
 
-from flask import Flask, request
+from flask import Flask, render_template, request
 from jinja2 import pass_context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from indexer.documents.records import KINDS
 from indexer.knowledge.display import display
 
 from .linkify import LibraryResolver, link_plain_text
-from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, keyword_spans, label, text_language
+from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, SCRIPT_RANGES, keyword_spans, label, text_language
 from .respond import library, reader_script, same_view_url
 from .urls import record_url
 
@@ -24,9 +24,19 @@ def install(app: Flask) -> None:
             return same_view_url({**request.args.to_dict(), "script": value})
 
         return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
+                # The character ranges search.js tells a text's language by, as `text_language` does.
+                "script_ranges": SCRIPT_RANGES,
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
                 "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
                               for key in (*KINDS, *SCRIPT_LABELS)}}
+
+    @app.template_global()
+    def remembered(template: str, make, *args) -> Markup:
+        """`template` rendered with `data=make(library, *args)`, both remembered for the build
+        (`Library.page`): a book's contents, a whole section, a glossary are thousands of
+        links and texts to render, the same for every reader of one script. `args` must
+        name all the part depends on (the script among them)."""
+        return library().page(_rendered, template, make, *args)
 
     @app.template_filter("text_lang")
     def text_lang(text: str | None) -> str:
@@ -43,6 +53,13 @@ def install(app: Flask) -> None:
     def lang_tag(lang: str | None) -> str:
         return LANG_TAGS.get(lang or "", "")
 
+    @app.template_filter("title_spans")
+    def title_spans(items: list[dict]) -> Markup:
+        """A title in each language it is given in (`book.titles`), each a span with its
+        lang: a filter, not a macro, as the contents and the glossary show thousands."""
+        return Markup(" ".join(f'<span lang="{LANG_TAGS.get(t["lang"], "")}">{escape(t["text"])}</span>'
+                               for t in items))
+
     @app.template_filter("linked")
     def linked(text: str, edition: str | None = None, terms: bool = False) -> Markup:
         """Plain text as HTML with its rule references linked (to `edition` where it has them)
@@ -57,3 +74,7 @@ def install(app: Flask) -> None:
             pos = stop
         out.append(link_plain_text(text[pos:], resolver))
         return Markup("".join(out))
+
+
+def _rendered(lib, template: str, make, *args) -> Markup:
+    return Markup(render_template(template, data=lib.page(make, *args)))

@@ -40,6 +40,8 @@ def addressed(library: Library, answer: dict) -> dict:
     out["results"] = [_addressed_result(library, r) for r in answer["results"]]
     if answer.get("rule_jump"):
         out["rule_jump"] = with_url(library, answer["rule_jump"])
+        if "id" in answer["rule_jump"].get("today", {}):
+            out["rule_jump"]["today"] = with_url(library, answer["rule_jump"]["today"])
     if answer.get("suggestions"):
         out["suggestions"] = [with_url(library, s) for s in answer["suggestions"]]
     return out

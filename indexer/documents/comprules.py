@@ -34,7 +34,7 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, rule_parent, rules_file_source, slug
+from .records import Record, Reference, from_rules_file, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
 from .textclean import normalize
 
@@ -102,6 +102,9 @@ class RulesFile:
     units: list[RulesEntry]  # sections, rules and subrules in file order
     terms: list[RulesEntry]  # glossary entries in file order
     seconds: float = 0.0
+    # The book's parts as the file heads them ("7" -> "Additional Rules"): a table of
+    # contents names each section's chapter by them.
+    chapters: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> FileSummary:
         return FileSummary(
@@ -411,9 +414,10 @@ class _Parser:
         glossary_heading, credits_heading = _closing_headings(lines, body, self.path)
         glossary = self._find(glossary_heading, body, "the rules, before the Glossary")
         credits = self._find(credits_heading, glossary + 1, "the Glossary, before the Credits")
-        units = self._rules(body, glossary)
+        chapters: dict[str, str] = {}
+        units = self._rules(body, glossary, chapters)
         terms = self._glossary(glossary + 1, credits)
-        return RulesFile(self.path, lang, edition, encoding, units, terms)
+        return RulesFile(self.path, lang, edition, encoding, units, terms, chapters=chapters)
 
     def _find(self, heading: str, start: int, inside: str) -> int:
         for i in range(start, len(self.lines)):
@@ -422,7 +426,9 @@ class _Parser:
         raise self.error(len(self.lines) - 1,
                          f"the file ends inside {inside} ({heading!r} never comes): it is truncated")
 
-    def _rules(self, start: int, stop: int) -> list[RulesEntry]:
+    def _rules(self, start: int, stop: int, chapters: dict[str, str]) -> list[RulesEntry]:
+        """The sections, rules and subrules between the Contents and the Glossary; the part
+        headings between them are put in `chapters`."""
         units: list[RulesEntry] = []
         seen: set[str] = set()
         section = rule = None          # the current section and (sub)rule's main rule number
@@ -456,7 +462,8 @@ class _Parser:
                     raise self.error(i, f"section {number} is repeated or out of order (after {section})")
                 section, rule = number, None
                 unit = RulesEntry(number, [m.group(2)], [], i + 1, offset)
-            elif _PART.match(line):
+            elif m := _PART.match(line):
+                chapters.setdefault(m.group(1), _clean(m.group(2)))
                 unit = target = None
                 continue
             elif m := _EXAMPLE.match(line):
@@ -659,7 +666,28 @@ def edition_source(edition: str, files: dict[str, RulesFile]) -> dict:
         "title": " / ".join(titles) + f" ({edition})", "family": FAMILY, "languages": langs,
         "product": "", "date": edition, "edition": edition, "urls": [],
         "encoding": {files[lang].path.name: files[lang].encoding for lang in langs},
+        # Each part of the book ("1": {"en": "Game Concepts", "zh_hans": "游戏概念"}).
+        "chapters": {number: {lang: files[lang].chapters[number] for lang in langs if number in files[lang].chapters}
+                     for number in sorted({n for lang in langs for n in files[lang].chapters})},
+        # The Chinese glossary's terms by their reading, which its A-Z order follows.
+        "readings": readings([_clean(t.key) for t in files["zh_hans"].terms]) if "zh_hans" in files else {},
     }
+
+
+def readings(names: list[str]) -> dict[str, str]:
+    """Each Chinese name's reading in Hanyu Pinyin, syllables with their tone numbers
+    (`重生`: `chong2 sheng1`), from pypinyin with the words of CC-CEDICT (pypinyin-dict): a
+    word's reading decides a character that has several (重 is chong in 重置, zhong in 重量;
+    长 is chang in 长效), which no order of code points or strokes knows, and which
+    pypinyin's own phrase list gets wrong for 长效 and 重置. Letters and digits in a name
+    stay as they are. Imported here: the dictionaries take seconds and 50 MB to load, which
+    only a build that reads a Chinese glossary needs."""
+    from pypinyin import Style, pinyin
+    from pypinyin_dict.phrase_pinyin_data import cc_cedict  # type: ignore[import-untyped]
+
+    cc_cedict.load()
+    return {name: " ".join(" ".join(s[0] for s in pinyin(name, style=Style.TONE3, errors="default")).split())
+            for name in names}
 
 
 def edition_records(edition: str, files: dict[str, RulesFile]) -> tuple[list[Record], list[str]]:
@@ -742,7 +770,7 @@ def link_obsolete_terms(records: list[Record]) -> None:
     obsolete: list[tuple[list[str], Record]] = []
     headings: dict[tuple, list[Record]] = defaultdict(list)  # (edition, parent) -> its rules
     for record in records:
-        if record.kind == "rule" and record.source == f"cr-{record.edition}" and record.parent:
+        if record.kind == "rule" and from_rules_file(record) and record.parent:
             headings[(record.edition, record.parent)].append(record)
         name = record.names.get("en", "") if record.kind == "term" else ""
         if not name:

@@ -17,10 +17,11 @@ import numpy as np
 
 from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
-from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent, rules_file_source
+from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
 from indexer.search.folding import fold_key
+from indexer.search.lineage import Edge, record_key
 from indexer.search.lines import MappedLines
 from indexer.search.marking import marking_forms
 
@@ -29,7 +30,7 @@ from .editions import EditionTables
 NAMED_KINDS = ("card", "planar_card", "term")
 
 
-def _is_heading(rule: Record) -> bool:
+def is_titled_rule(rule: Record) -> bool:
     """Whether a rule is a titled rule (702.79 "Persist", its text its title) rather than a
     numbered paragraph of one (405.1 "When a spell is cast, ...")."""
     return any(rule.text.get(lang) == title for lang, title in rule.title.items() if title)
@@ -42,7 +43,7 @@ def _heading_key(rule: Record) -> str | None:
     if rule.keyword:
         return rule.keyword
     section = rule.number is not None and "." not in rule.number
-    return rule.title["en"].lower() if section and rule.title.get("en") and _is_heading(rule) else None
+    return rule.title["en"].lower() if section and rule.title.get("en") and is_titled_rule(rule) else None
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -59,7 +60,7 @@ def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[in
 
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: MappedLines, marking_lines: MappedLines,
-                 edition_labels: dict[str, str] | None = None):
+                 edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
         """Every table is made here, in the order each needs the ones before it: the look-ups
         by number, name and title first; then what groups records into one result and what
         today's twin of an older record is, which read those look-ups."""
@@ -74,22 +75,22 @@ class Catalogue:
         # Today's rules: a bare number or word means them, and every page dates by them.
         self.current_edition = current_edition(records)
         self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
-        self.editions = EditionTables(records)
+        self.editions = EditionTables(records, lineage)
         self._index(records)
         self._title_keys, self._title_text, self._title_starts = _title_search(self.titles)
         self._keyword_rules = self._single_keyword_rules()
         self.concepts = self._todays_concepts(records)
         self._place_in_results(records)
-        self._ruled = self._rulings_by_rule(records)
+        self._quoted = self._quotations_by_rule(records)
 
-    def _rulings_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
-        """Rules with rulings (a FAQ's), by the rule they are (`group_key`): the rulings follow
-        their rule across editions and numbers."""
-        ruled: dict[tuple, list[Record]] = defaultdict(list)
+    def _quotations_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
+        """The documents' rules (a FAQ's quotation, its rulings), by (edition, number): they
+        follow their rule's lineage to every edition (`quotations`)."""
+        quoted: dict[tuple, list[Record]] = defaultdict(list)
         for r in records:
-            if r.kind == "rule" and r.rulings:
-                ruled[self.group_key(r)].append(r)
-        return ruled
+            if r.kind == "rule" and r.edition and not from_rules_file(r):
+                quoted[(r.edition, r.number)].append(r)
+        return quoted
 
     def _index(self, records: list[Record]) -> None:
         """The look-up tables, filled in one pass over the records so that every list holds
@@ -274,6 +275,10 @@ class Catalogue:
         for no number: a top-level rule's parent)."""
         return self._children_of.get((edition, number) if source is None else (edition, number, source), [])
 
+    def numbers_of(self, edition: str | None) -> set[str]:
+        """The rule numbers an edition has (in its rules file or a document quoting it)."""
+        return self._numbers_of.get(edition, set())
+
     def neighbours(self, number: str, edition: str | None) -> tuple[Record | None, Record | None]:
         """The rules just before and after `number` in its edition, in rule order: a judge
         reads on from 702.30g to 702.31 without going back up."""
@@ -340,7 +345,7 @@ class Catalogue:
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
-            if "." in heading and basis is not None and not _is_heading(basis):
+            if "." in heading and basis is not None and not is_titled_rule(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
                 heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)
@@ -366,27 +371,45 @@ class Catalogue:
         return self.by_position[at] if at >= 0 else None
 
     def _twin_today(self, record: Record) -> Record | None:
-        """`current_twin`, worked out: the record of today's rules file with the same id in it."""
-        if self.current_edition is None:
+        """`current_twin`, worked out: where the lineage takes the record's rule or entry in
+        today's edition, when that is the same result (its group)."""
+        found = self.today_of(record)
+        twin = self.records[found["id"]] if found and "id" in found else None
+        return twin if twin is not None and self.group_key(twin) == self.group_key(record) else None
+
+    def today_of(self, record: Record) -> dict | None:
+        """Where the lineage takes an older edition's rule or glossary entry in today's
+        edition ({"edition", "number", "id"}: 2008's 104.3f is 107.4e), or where it ended
+        ({"edition", "ended": {"last", "last_number", "gone_in"}}: 2008's 300.3); None for
+        today's records and records no lineage holds."""
+        key, today = record_key(record), self.current_edition
+        if not key or not record.edition or not today or record.edition == today:
             return None
-        twin = self.records.get(rules_file_source(self.current_edition) + record.id[len(record.source):])
-        key = self.group_key(record)
-        if twin is None and key[0] == "keyword-rule":
-            twin = self.keyword_head_today(key[1])
-        if twin is None and key[0] == "term":  # a term that became obsolete changed its id
-            entries = (self.records[i] for i in self.obsolete.get(key[1], ()))
-            twin = next((e for e in entries if self.of_todays_rules(e)), None)
-        return twin if twin is not None and self.group_key(twin) == key else None
+        now = self.editions.follow(record.edition, key, today)
+        twin = self.editions.record(today, now) if now else None
+        if twin is not None:
+            return {"edition": today, "number": twin.number, "id": twin.id}
+        ending = self.editions.ending(record.edition, key)
+        return {"edition": today, "ended": ending} if ending else None
 
     def keyword_head_today(self, keyword: str) -> Record | None:
         """Today's heading rule of a keyword (702.82 for devour, 702.79 in 2009), or None."""
         heads = (self.records[i] for i in self.keyword_heads.get(keyword, ()))
         return next((h for h in heads if self.of_todays_rules(h)), None)
 
+    def quotations(self, record: Record) -> list[Record]:
+        """The documents' records of the same rule in any edition (the keyword digest's 702.79
+        of 2009 for today's 702.82 Devour): the rule's own (edition, number) and every one
+        its lineage reaches, oldest edition first."""
+        if not record.edition or not record.number:
+            return []
+        return [r for e, n, _ in self.editions.lineage_of(record.edition, record.number)
+                for r in self._quoted.get((e, n), [])]
+
     def ruled_records(self, record: Record) -> list[Record]:
-        """Records of the same rule in any edition or document that carry rulings (the
-        Shadowmoor FAQ's 502.79 for today's 702.79 Persist)."""
-        return self._ruled.get(self.group_key(record), [])
+        """`quotations` that carry rulings (the Shadowmoor FAQ's 502.79 for today's 702.79
+        Persist)."""
+        return [r for r in self.quotations(record) if r.rulings]
 
     def is_keyword_head(self, record: Record) -> bool:
         """Whether the record is the heading rule of the keyword it defines (or a section's

@@ -14,17 +14,20 @@ import os
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from indexer.documents.memo import bounded_cache
+from indexer.documents.memo import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
 from indexer.search.index_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
+from .book import Book
 from .catalogue import NAMED_KINDS, Catalogue
-from .display import SCRIPTS
+from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
 from .ranking import Ranker
@@ -63,6 +66,16 @@ def answer_bytes(args: tuple, answer: dict) -> int:
         sys.getsizeof(r["text"]) + sys.getsizeof(r["snippet"]) + RESULT_BYTES for r in answer["results"])
 
 
+def page_bytes(args: tuple, page: Any) -> int:
+    """What a remembered page holds, every level of it: a table of contents is a few
+    thousand entries four levels deep, past what `approximate_bytes` walks."""
+    if isinstance(page, dict):
+        return sys.getsizeof(page) + sum(sys.getsizeof(k) + page_bytes(args, v) for k, v in page.items())
+    if isinstance(page, (list, tuple)):
+        return sys.getsizeof(page) + sum(page_bytes(args, v) for v in page)
+    return approximate_bytes(page)
+
+
 class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
@@ -74,7 +87,8 @@ class Library:
         records = self.build.records
         self.weights, self.caches = weights, caches
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
-        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels)
+        self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels,
+                                   self.build.lineage)
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights)
@@ -83,6 +97,10 @@ class Library:
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
+        self.book = Book(self.catalogue, self.sources)
+        # Pages made from the whole book (a table of contents, a section, the glossary), per
+        # what they were made from: made once for a build, not for every reader.
+        self._pages = bounded_cache(caches.pages, page_bytes)(self._page)
         # Whole answers, per query, limit and script: a repeated query costs a look-up.
         self._answers = bounded_cache(caches.answers, answer_bytes)(self._answer)
         # The glossary's terms by the rule (number, edition) that defines them, folded.
@@ -118,11 +136,21 @@ class Library:
     def rule(self, number: str, edition: str | None = None) -> dict | None:
         page = rule_page(self.catalogue, number, edition)
         if page is not None:
-            terms = self._terms_of_rule.get((page["record"].number, page["edition"]), [])
+            # The terms the glossary says the rule defines, in any edition its lineage reaches
+            # (the glossary names multikicker's 702.30c of 2010 and 702.33c of today, not 2016's 702.32c).
+            terms = [t for v in page["history"] for t in self._terms_of_rule.get((v.number, v.edition), [])]
             # A subrule's page shows its rule's rulings that name what the subrule defines.
             page["named_rulings"] = (subrule_rulings(self.catalogue, terms, page["record"])
                                      if number[-1].isalpha() else [])
         return page
+
+    def page(self, make: Callable[..., Any], *args) -> Any:
+        """`make(self, *args)`, remembered for this build (bounded: `CacheSizes.pages`). Its
+        answer is shared: never changed in place."""
+        return self._pages(make, *args)
+
+    def _page(self, make: Callable[..., Any], *args) -> Any:
+        return make(self, *args)
 
     def rule_today(self, record: Record) -> dict:
         """What an older edition's rule is today (`rules.rule_today`)."""
@@ -144,6 +172,19 @@ class Library:
 
     def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
         return self._suggestions.suggest(q, limit, script)
+
+    def closest(self, q: str, limit: int = 5, script: str | None = None) -> list[dict]:
+        """Names and titles most like a query that found nothing (`Suggestions.closest`)."""
+        return self._suggestions.closest(q, limit, script)
+
+    def nearest_rules(self, number: str, script: str | None = None) -> list[dict]:
+        """For a rule number today's rules do not have, the rules nearest to it there
+        (`Book.nearest`), as suggestions."""
+        edition = self.catalogue.current_edition
+        if not edition or self.catalogue.rule_records(number, edition):
+            return []
+        return [{"text": display_title(r, script), "kind": "rule", "id": r.id}
+                for r in self.book.nearest(number, edition)]
 
     # --- search -------------------------------------------------------------------------
 
@@ -183,7 +224,9 @@ class Library:
             return answer
         engine_query = self.engine_query(parsed)
         if parsed.rule_number:
-            ranked, answer["rule_jump"] = self._ranker.rule_jump(parsed)
+            ranked, jump = self._ranker.rule_jump(parsed)
+            # The jump's title in the reader's script, as every result's is.
+            answer["rule_jump"] = jump and {**jump, "title": display_title(self.records[jump["id"]], script)}
         if not answer["rule_jump"]:  # else the rule, its subrules and what quotes it
             ranked = self._ranker.ranked(parsed, engine_query)
             suggestion = self._spelling.did_you_mean(parsed.text)

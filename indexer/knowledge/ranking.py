@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -266,8 +267,11 @@ class Ranker:
         if not records:
             return np.zeros(0, np.int64), None
         head = records[0]
-        jump = {"number": number, "edition": head.edition, "id": head.id,
-                "title": record_title(head)}
+        jump: dict[str, Any] = {"number": number, "edition": head.edition, "id": head.id,
+                                "title": record_title(head)}
+        today = self.catalogue.today_of(head)
+        if today:  # an older edition's number: what the lineage says it is today
+            jump["today"] = today
         ranked = list(records)
         if parsed.rule_end:
             jump["end"] = parsed.rule_end

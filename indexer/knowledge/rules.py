@@ -18,19 +18,22 @@ def merge_texts(records: list[Record]) -> dict[str, str]:
 
 
 def rule_today(catalogue: Catalogue, record: Record) -> dict:
-    """What the rule of an older edition is today: today's number of the same keyword's rule
-    (persist: 702.79) and what its own number names today (702.79 in 2009 was devour; today it
-    is persist). Empty for a rule of today's edition, or in a knowledge base without editions."""
+    """What the rule of an older edition is today, along the lineage: today's number of the
+    same rule (2008's 104.3f hybrid mana: 107.4e), or where its lineage ended (2008's 300.3
+    mana burn: last in 2008-05-01, gone in 2009-07-11), and what its own number names today
+    when that is another rule (702.79 in 2009 was devour; today it is persist). Empty for a
+    rule of today's edition, or in a knowledge base without editions."""
     today = catalogue.current_edition
-    if not today or record.edition == today or record.number is None:
+    if not today or record.edition == today or not record.edition or record.number is None:
         return {}
-    found: dict[str, str | Record] = {"edition": today}
-    key = catalogue.group_key(record)
-    numbers = catalogue.editions.keyword_numbers(key[1]) if key[0] == "keyword-rule" else {}
-    if today in numbers:
-        found["same_rule"] = numbers[today]
+    found: dict = {"edition": today}
+    lineage = catalogue.today_of(record) or {}
+    if "number" in lineage:
+        found["same_rule"] = lineage["number"]
+    if "ended" in lineage:
+        found["ended"] = lineage["ended"]
     same_number = catalogue.rule_records(record.number, today)[:1]
-    if same_number and same_number[0].keyword != record.keyword:
+    if same_number and same_number[0].number != found.get("same_rule"):
         found["number_now"] = same_number[0]
     return found
 
@@ -57,8 +60,8 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         "parent": parent[0] if parent else None,
         "children": children,
         "editions": catalogue.editions.editions_of(number),
-        "keyword_numbers": catalogue.editions.keyword_numbers(primary.keyword) if primary.keyword else {},
-        "history": catalogue.editions.rule_history(number, edition),
+        "keyword_numbers": catalogue.editions.keyword_numbers(primary),
+        "history": catalogue.editions.history(edition, number) if edition else [],
         "previous": previous,
         "next": following,
         # Whether this is today's edition (None in a knowledge base without rules editions).
@@ -66,6 +69,8 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         # Rulings on this rule in other editions' documents (a subrule's page keeps its own).
         "followed": [r for r in catalogue.ruled_records(primary) if r not in records]
         if not number[-1].isalpha() else [],
+        # The documents quoting the same rule in other editions, along its lineage.
+        "quoted_elsewhere": [r for r in catalogue.quotations(primary) if r not in records],
         "today": rule_today(catalogue, primary),
     }
 

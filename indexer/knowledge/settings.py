@@ -10,7 +10,7 @@ weights and cache sizes to each opened build, the switch-check interval to the l
 | `PUBLIC_URL` | the address readers reach the service at (default http://localhost) |
 | `KB_CHECK_SECONDS` | how often a server looks for a new build (default 1) |
 | `KB_MAX_BODY_BYTES` | the largest request body the app reads (default 102400) |
-| `KB_REQUEST_SECONDS` | how long a client may take to send a request, head and body (default 20) |
+| `KB_REQUEST_SECONDS` | how long nginx waits on a client without progress (default 20) |
 | `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
 | `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_ANSWERS=1048576`) |
 """
@@ -47,6 +47,7 @@ class CacheSizes:
     answers: int = 32 * 2**20     # whole search answers, per query, limit and script (about 500)
     queries: int = 4 * 2**20      # glossary expansions and defining rules, per query text (each)
     corrections: int = 2 * 2**20  # did-you-mean, per word
+    pages: int = 16 * 2**20       # the book's pages (contents, sections, glossary), per edition and script
     engine: int = CACHE_BYTES     # the engine's query tokens and clauses (each)
     stems: int = analysis.STEMS_BYTES     # the process's: English words' stems
     rule_numbers: int = references.RULE_NUMBERS_BYTES  # the process's: rule numbers' sort keys

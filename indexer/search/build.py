@@ -1,10 +1,10 @@
 """Building the index beside the records, and switching to it atomically.
 
-An index lives in its own folder under the index root (records.jsonl, sources.json, the user
-dictionary it was segmented with, the glossary it was built with, the engine's files,
-meta.json: see `index_build`). `CURRENT` names the folder
-in use and is replaced in one rename, so a reader sees the old index or the new one, never a
-mixture; a build that fails (a broken document) never touches `CURRENT`.
+An index lives in its own folder under the index root (records.jsonl, sources.json, the
+lineage of the rules across editions, the user dictionary it was segmented with, the
+glossary it was built with, the engine's files, meta.json: see `index_build`). `CURRENT`
+names the folder in use and is replaced in one rename, so a reader sees the old index or the
+new one, never a mixture; a build that fails (a broken document) never touches `CURRENT`.
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ from indexer.documents.glossary import Glossary
 from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, write_records
 from indexer.documents.records import Record
 
-from . import analysis, folding, marking
+from . import analysis, folding, lineage, marking
 from .engine import IndexUnavailable
-from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, write_manifest
+from .index_build import ENGINE, GLOSSARY_FILE, USER_WORDS_FILE, IndexBuild, verify, write_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 # The packages whose code and data decide what an index holds (their Python, and tables such
@@ -168,6 +168,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         write_records(result, tmp)
         folding.write(result.records, tmp)
         marking.write(result.records, tmp)
+        lineage.write(result.records, tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)
@@ -191,7 +192,13 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
 
 
 def switch_to(root: Path, name: str) -> None:
-    """Make the build folder `name` of `root` the index in use, in one rename."""
+    """Make the build folder `name` of `root` the index in use, in one rename, once every file
+    of it has its size and checksum (a build damaged since it was written, or an artifact
+    copied wrong, never becomes current: BuildError)."""
+    try:
+        verify(root / name)
+    except IndexUnavailable as exc:
+        raise BuildError(f"not switched to {name}: {exc}") from None
     pointer = root / f".{CURRENT}.{os.getpid()}"
     pointer.write_text(name + "\n", encoding="utf-8")
     os.replace(pointer, root / CURRENT)

@@ -1,12 +1,12 @@
 """One index build opened: everything its answers depend on, owned by one object.
 
 A build folder holds the records and sources, the folded texts and the texts' marking forms
-(`lines.MappedLines`), the user words it was segmented with, the glossary it was built with
-and the engine's files. Opening it reads and checks every one of them before anything is in
-use: a missing or damaged part raises `IndexUnavailable` (and nothing else), so whoever
-serves the previous build keeps serving it. Nothing here changes process state: the
-segmenter and glossary are this build's, so two builds open in one process never change
-each other's answers.
+(`lines.MappedLines`), the lineage of the rules across editions (`lineage`), the user words
+it was segmented with, the glossary it was built with and the engine's files. Opening it
+reads and checks every one of them before anything is in use: a missing or damaged part
+raises `IndexUnavailable` (and nothing else), so whoever serves the previous build keeps
+serving it. Nothing here changes process state: the segmenter and glossary are this
+build's, so two builds open in one process never change each other's answers.
 
 The build writes a manifest of every file's size and checksum last (xxHash's XXH3, 128 bits:
 a check against damage, not against an adversary who can write the folder, ten times as fast
@@ -29,7 +29,7 @@ import xxhash
 from indexer.documents.glossary import Glossary, GlossaryError
 from indexer.documents.ingest import read_records
 
-from . import analysis, folding, marking
+from . import analysis, folding, lineage, marking
 from .engine import IndexUnavailable, SearchBackend
 from .lines import MappedLines
 from .whoosh_engine import CACHE_BYTES, WhooshBackend
@@ -37,7 +37,8 @@ from .whoosh_engine import CACHE_BYTES, WhooshBackend
 ENGINE = WhooshBackend
 USER_WORDS_FILE = "userdict.txt"
 GLOSSARY_FILE = "glossary.tsv"
-FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, marking.FILE)
+FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, folding.FILE, marking.FILE,
+         lineage.FILE)
 MANIFEST = "manifest.json"
 _READ_BYTES = 1024 * 1024
 RECHECK_SECONDS = 10.0
@@ -124,6 +125,10 @@ class IndexBuild:
             self.records, self.sources = read_records(folder)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
+        try:
+            self.lineage = lineage.read(folder / lineage.FILE)
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise IndexUnavailable(f"{folder}: lineage unreadable ({exc})") from None
         self.folded_texts = self._lines(folding.FILE, "folded texts")
         try:
             self.marking_lines = self._lines(marking.FILE, "marking forms")

@@ -127,18 +127,32 @@
     return a;
   }
 
+  // A link keeps the post's text size, but a finger gets TOUCH_PX around it: vertical padding
+  // on an inline element widens where it is tapped without moving a line of the post, and
+  // `position: relative` keeps that area above the lines it overlaps. The links of one text
+  // share its font, so the first one is measured for all of them.
+  var TOUCH_PX = 44;
+
+  function touchArea(links) {
+    var pad = Math.max(0, Math.ceil((TOUCH_PX - links[0].getBoundingClientRect().height) / 2));
+    links.forEach(function (a) {
+      a.style.paddingTop = a.style.paddingBottom = pad + "px";
+      a.style.position = "relative";
+    });
+  }
+
   function rewrite(node, refs) {
-    var text = node.nodeValue, pos = 0, frag = createFragment(), changed = false;
+    var text = node.nodeValue, pos = 0, frag = createFragment(), links = [];
     refs.forEach(function (ref) {
       if (!rules[ref.number]) return;
       frag.appendChild(createTextNode(text.slice(pos, ref.start)));
-      frag.appendChild(link(ref.number, text.slice(ref.start, ref.stop)));
+      links.push(frag.appendChild(link(ref.number, text.slice(ref.start, ref.stop))));
       pos = ref.stop;
-      changed = true;
     });
-    if (!changed) return;
+    if (!links.length) return;
     frag.appendChild(createTextNode(text.slice(pos)));
     parentOf(node).replaceChild(frag, node);
+    touchArea(links);
   }
 
   // --- the preview --------------------------------------------------------------------
@@ -173,6 +187,14 @@
       p.textContent = block.text;
       b.appendChild(p);
     });
+    var today = data.today;
+    if (today) {  // an older edition's number: today's rule, or the last edition that had it
+      var now = createElement("div");
+      now.style.marginTop = "4px";
+      now.textContent = today.number ? "現行規則 Today (" + today.edition + "): " + today.number
+        : "已無此規則 No longer a rule: last in " + today.ended.last;
+      b.appendChild(now);
+    }
     var open = createElement("a");
     open.href = a.href;
     open.textContent = "開啟 Open →";

@@ -484,17 +484,18 @@
     });
   };
 
-  OfflineIndex.prototype.ruleJump = function (parsed, answer) {
+  OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
     var self = this, number = parsed.rule_number;
     var records = this.ruleRecords(number, parsed.filters.edition).filter(function (i) {
       return self.passes(self.records[i], parsed.filters);
     });
     if (!records.length) return [];
     var head = this.records[records[0]];
-    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, null), url: head.url };
+    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, script), url: head.url };
     var ranked = records.map(function (i) { return [i, 10.0]; });
     var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
     if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
     if (last !== undefined) {  // the rest of the range, in rule order
       (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
         var r = self.records[i];
@@ -681,7 +682,7 @@
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);
-    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer) : [];
+    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer, script) : [];
     if (!ranked.length) {
       ranked = this.ranked(parsed, query);
       var suggestion = this.didYouMean(parsed);
@@ -759,11 +760,176 @@
         var c = self.records[i];
         return Object.assign(self.summary(i, script), { text: textBlocks(c.text || {}, c.langs) });
       }),
+      place: edition === this.data.edition ? this.place(number, script) : null,
+      previous: edition === this.data.edition ? this.steps(number, script)[0] : null,
+      next: edition === this.data.edition ? this.steps(number, script)[1] : null,
+      contents: level(number) < 2 ? this.rulesUnder(number, edition, script) : [],
       referenced_by: (this.data.referencing[edition + " " + number] || []).filter(function (i) {
         return self.records[i].number !== number;
       }).slice(0, 50).map(function (i) { return self.summary(i, script); }),
       offline: { edition: this.data.edition, index: this.data.index },
     };
+  };
+
+  // --- the book: contents, a rule's place and what is under it, the glossary (webapp/book.py) --
+
+  // 0 for a section (510), 1 for a rule (510.1), 2 for a subrule (510.1a).
+  function level(number) {
+    return number.indexOf(".") < 0 ? 0 : /[a-z]$/.test(number) ? 2 : 1;
+  }
+
+  // A title per language the record (or chapter) gives, Chinese in the reader's script.
+  function titles(texts, langs, script) {
+    return LANGS.filter(function (lang) { return texts && texts[lang] && langs.indexOf(lang) >= 0; })
+      .map(function (lang) { return { lang: shownLang(lang, script), text: shown(texts, lang, script) }; });
+  }
+
+  // A rule's own title (702.79 Persist), none for a numbered paragraph (510.1).
+  function ownTitle(r, script) {
+    var titled = level(r.number) === 0 || r.langs.some(function (lang) {
+      return r.title && r.text && r.title[lang] && r.title[lang] === r.text[lang];
+    });
+    return titled ? titles(r.title, r.langs, script) : [];
+  }
+
+  function chapterTitles(chapter, script) {
+    return chapter ? titles(chapter.title, chapter.langs, script) : [];
+  }
+
+  // The numbers of one level of today's rules, in rule order (made once).
+  OfflineIndex.prototype.levelOrder = function (depth) {
+    this.orders = this.orders || {};
+    if (!this.orders[depth]) {
+      var edition = this.data.edition, self = this;
+      this.orders[depth] = Array.from(this.byNumber.keys()).filter(function (n) {
+        return (depth === null || level(n) === depth) && self.byNumber.get(n).some(function (i) {
+          return self.records[i].edition === edition;
+        });
+      }).sort(function (a, b) { return self.ruleOrder(a, b); });
+    }
+    return this.orders[depth];
+  };
+
+  // The rules before and after one as the book is read (indexer.knowledge.book.Book.steps).
+  OfflineIndex.prototype.steps = function (number, script) {
+    var order = this.levelOrder(level(number) === 2 ? null : level(number)), at = order.indexOf(number), self = this;
+    var summary = function (n) {
+      var i = n === undefined ? undefined : self.ruleRecords(n, self.data.edition)[0];
+      return i === undefined ? null : { number: n, title: heading(self.records[i], script), url: self.records[i].url };
+    };
+    return at < 0 ? [null, null] : [summary(order[at - 1]), summary(order[at + 1])];
+  };
+
+  // One record per number under a rule, the rules file's first.
+  OfflineIndex.prototype.under = function (number, edition) {
+    var out = [], self = this;
+    (this.children.get(edition + " " + number) || []).forEach(function (i) {
+      if (!out.length || self.records[out[out.length - 1]].number !== self.records[i].number) out.push(i);
+    });
+    return out;
+  };
+
+  // Every rule and subrule under a section or rule, with texts and examples (present.rules_under).
+  OfflineIndex.prototype.rulesUnder = function (number, edition, script) {
+    var self = this, out = [];
+    var blocks = function (texts, langs) { return titles(texts, langs, script); };
+    this.under(number, edition).forEach(function (i) {
+      var rules = [i];
+      if (level(self.records[i].number) === 1) rules = rules.concat(self.under(self.records[i].number, edition));
+      rules.forEach(function (j) {
+        var r = self.records[j], depth = level(r.number);
+        out.push({ number: r.number, edition: edition, url: "/rules/" + r.number, depth: depth,
+                   title: depth === 1 ? ownTitle(r, script) : [], text: blocks(r.text || {}, r.langs),
+                   examples: (r.examples || []).map(function (ex) { return blocks(ex, r.langs); }) });
+      });
+    });
+    return out;
+  };
+
+  // Where a rule of today's rules stands in the book (webapp/book.place_view).
+  OfflineIndex.prototype.place = function (number, script) {
+    var chapter = this.data.book.chapters[number.charAt(0)];
+    if (!chapter) return null;
+    var section = level(number) ? this.ruleRecords(number.split(".")[0], this.data.edition)[0] : undefined;
+    var s = section === undefined ? null : this.records[section];
+    return {
+      contents: "/rules",
+      chapter: { number: number.charAt(0), title: chapterTitles(chapter, script), url: "/rules#chapter-" + number.charAt(0) },
+      section: s ? { number: s.number, title: titles(s.title, s.langs, script), url: "/rules/" + s.number } : null,
+    };
+  };
+
+  // The table of contents of today's rules (the server's /api/toc).
+  OfflineIndex.prototype.contents = function (script) {
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition, self = this;
+    var chapters = [], byNumber = {};
+    this.levelOrder(0).forEach(function (number) {
+      var i = self.ruleRecords(number, edition).filter(function (j) { return self.records[j].source === source; })[0];
+      if (i === undefined) return;
+      var s = self.records[i], first = number.charAt(0);
+      if (!byNumber[first]) {
+        byNumber[first] = { number: first, anchor: "chapter-" + first,
+                            title: chapterTitles(self.data.book.chapters[first], script), sections: [] };
+        chapters.push(byNumber[first]);
+      }
+      byNumber[first].sections.push({
+        number: number, url: "/rules/" + number, title: titles(s.title, s.langs, script),
+        rules: (self.children.get(edition + " " + number + " " + source) || []).map(function (j) {
+          var r = self.records[j];
+          return { number: r.number, url: "/rules/" + r.number, title: ownTitle(r, script) };
+        }),
+      });
+    });
+    return { edition: edition, current: true, editions: [{ edition: edition, url: "/rules", current: true }],
+             glossary_url: "/glossary", chapters: chapters, offline: { edition: edition, index: this.data.index } };
+  };
+
+  function initial(key) {
+    var first = key.charAt(0);
+    return /^[A-Za-z]$/.test(first) ? first.toUpperCase() : "#";
+  }
+
+  function grouped(items) {
+    var groups = [];
+    items.forEach(function (item) {
+      var letter = initial(item[0][0]);
+      if (!groups.length || groups[groups.length - 1].letter !== letter) groups.push({ letter: letter, terms: [] });
+      groups[groups.length - 1].terms.push(item[1]);
+    });
+    return groups;
+  }
+
+  function compareKeys(a, b) {
+    for (var n = 0; n < a[0].length; n++) {
+      if (a[0][n] < b[0][n]) return -1;
+      if (a[0][n] > b[0][n]) return 1;
+    }
+    return 0;
+  }
+
+  // Today's glossary A to Z and by Chinese reading (the server's /api/glossary).
+  OfflineIndex.prototype.glossary = function (script) {
+    var edition = this.data.edition, source = this.data.rules_file_prefix + edition;
+    var readings = this.data.book.readings || {};
+    var english = [], chinese = [];
+    this.records.forEach(function (r) {
+      if (r.kind !== "term" || r.source !== source) return;
+      var entry = { id: r.id, url: r.url, names: titles(r.names, r.langs, script) };
+      if (r.names.en) english.push([[r.names.en.toLowerCase()], entry]);
+      var zh = r.names.zh_hans && r.langs.indexOf("zh_hans") >= 0 ? r.names.zh_hans : null;
+      if (zh && readings[zh]) {
+        var reading = readings[zh];
+        var zhFirst = entry.names.filter(function (n) { return n.lang.indexOf("zh") === 0; })
+          .concat(entry.names.filter(function (n) { return n.lang.indexOf("zh") !== 0; }));
+        chinese.push([[reading.replace(/\d/g, "").toLowerCase(), reading, zh],
+                      Object.assign({}, entry, { names: zhFirst, reading: reading })]);
+      }
+    });
+    english.sort(compareKeys);
+    chinese.sort(compareKeys);
+    return { edition: edition, current: true, editions: [{ edition: edition, url: "/glossary", current: true }],
+             contents_url: "/rules", english: grouped(english), chinese: grouped(chinese),
+             offline: { edition: edition, index: this.data.index } };
   };
 
   root.OfflineIndex = OfflineIndex;

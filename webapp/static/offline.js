@@ -36,6 +36,12 @@
     subrules: ["子規則", "子规则", "Subrules"],
     examples: ["範例", "范例", "Examples"],
     rulings: ["規則釋疑", "规则释疑", "Rulings"],
+    book: ["規則目錄", "规则目录", "Contents"],
+    glossary: ["詞彙表", "词汇表", "Glossary"],
+    rulesInSection: ["條規則", "条规则", "rules"],
+    rulesUnder: ["本節規則", "本节规则", "The rules of this section"],
+    aToZ: ["英文 A–Z", "英文 A–Z", "A–Z in English"],
+    byReading: ["依中文讀音（拼音）", "依中文读音（拼音）", "By Chinese reading (pinyin)"],
   };
   var LANG_TAGS = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
 
@@ -193,22 +199,138 @@
     return children.length ? el("section", { "class": cls }, [el("h2", {}, [label(key)])].concat(children)) : null;
   }
 
+  // A title in each language it is given in (webapp/templates/_macros.html `titles`).
+  function titles(items) {
+    var out = [];
+    (items || []).forEach(function (t, n) {
+      if (n) out.push(" ");
+      out.push(el("span", { lang: LANG_TAGS[t.lang] || "" }, [t.text]));
+    });
+    return out;
+  }
+
+  function crumbs(place) {
+    if (!place) return null;
+    var nodes = [el("a", { href: place.contents }, [label("book")]), " › ",
+      el("a", { href: place.chapter.url }, [place.chapter.number + ". "].concat(titles(place.chapter.title)))];
+    if (place.section) {
+      nodes.push(" › ", el("a", { href: place.section.url }, [place.section.number + ". "].concat(titles(place.section.title))));
+    }
+    return el("nav", { "class": "crumbs" }, nodes);
+  }
+
+  function neighbours(rule) {
+    if (!rule.previous && !rule.next) return null;
+    return el("nav", { "class": "neighbours" }, [
+      rule.previous ? el("a", { rel: "prev", href: rule.previous.url }, ["← " + rule.previous.title]) : null,
+      rule.next ? el("a", { rel: "next", href: rule.next.url }, [rule.next.title + " →"]) : null]);
+  }
+
+  function rulesUnder(rule) {
+    if (!rule.contents || !rule.contents.length) {
+      return section("subrules", "children", rule.children.length ? [el("ol", { "class": "subrules" }, rule.children.map(function (c) {
+        return el("li", {}, [el("a", { "class": "num", href: c.url }, [c.number]), texts(c.text)]);
+      }))] : []);
+    }
+    return section(rule.contents[0].depth === 1 ? "rulesUnder" : "subrules", "children", [el("ol", { "class": "subrules" },
+      rule.contents.map(function (r) {
+        var title = r.title.length ? [" ", el("strong", {}, titles(r.title))] : [];
+        return el("li", { "class": "depth-" + r.depth, id: "r-" + r.number }, [el("a", { "class": "num", href: r.url }, [r.number])]
+          .concat(title, [texts(r.text)], r.examples.map(function (ex) {
+            var block = texts(ex);
+            if (block) block.classList.add("example");
+            return block;
+          })));
+      }))]);
+  }
+
   function renderRule(rule) {
     document.title = rule.title;
     var article = el("article", { "class": "rule" }, [
-      rule.parent ? el("p", { "class": "crumbs" }, [label("parent"), ": ", link(rule.parent)]) : null,
+      rule.place ? crumbs(rule.place)
+        : rule.parent ? el("p", { "class": "crumbs" }, [label("parent"), ": ", link(rule.parent)]) : null,
       el("h1", {}, [rule.title]),
       el("p", { "class": "meta" }, [label("edition"), " ", el("span", { "class": "edition" }, [rule.edition])]),
       texts(rule.text),
+      neighbours(rule),
       section("examples", "examples", rule.examples.map(texts)),
-      section("subrules", "children", rule.children.length ? [el("ol", { "class": "subrules" }, rule.children.map(function (c) {
-        return el("li", {}, [el("a", { "class": "num", href: c.url }, [c.number]), texts(c.text)]);
-      }))] : []),
+      rulesUnder(rule),
       section("rulings", "rulings", rule.rulings.length ? [el("ul", {}, rule.rulings.map(function (r) {
         return el("li", {}, [texts(r.text), el("p", { "class": "meta" }, [r.source.title])]);
       }))] : []),
     ]);
     main.replaceChildren(article);
+  }
+
+  function bookLinks(here, data) {
+    return el("nav", { "class": "book-links" }, [
+      here === "book" ? el("a", { "class": "glossary-link", href: data.glossary_url }, [label("glossary")])
+        : el("a", { href: data.contents_url }, [label("book")]),
+      el("ul", { "class": "edition-links" }, data.editions.map(function (e) {
+        return el("li", e.current ? { "aria-current": "true" } : {}, [el("a", { href: e.url }, [e.edition])]);
+      }))]);
+  }
+
+  // The table of contents (webapp/templates/contents.html).
+  function renderContents(data) {
+    document.title = zh("book") + " " + TEXTS.book[2] + " " + data.edition;
+    var article = el("article", { "class": "book" }, [
+      el("h1", {}, [label("book"), " ", el("span", { "class": "edition" }, [data.edition])]),
+      bookLinks("book", data),
+      el("ol", { "class": "chapter-index" }, data.chapters.map(function (c) {
+        return el("li", {}, [el("a", { href: "#" + c.anchor }, [c.number + ". "].concat(titles(c.title)))]);
+      }))].concat(data.chapters.map(function (c) {
+        return el("section", { "class": "chapter", id: c.anchor }, [
+          el("h2", {}, [c.number + ". "].concat(titles(c.title))),
+          el("ol", { "class": "sections" }, c.sections.map(function (s) {
+            return el("li", {}, [
+              el("a", { "class": "section-link", href: s.url }, [el("span", { "class": "num" }, [s.number + "."]), " "].concat(titles(s.title))),
+              s.rules.length ? el("details", { "class": "section-rules" }, [
+                el("summary", {}, [s.rules.length + " ", label("rulesInSection")]),
+                el("ol", { "class": "rule-links" }, s.rules.map(function (r) {
+                  return el("li", {}, [el("a", { href: r.url }, [el("span", { "class": "num" }, [r.number])]
+                    .concat(r.title.length ? [" "].concat(titles(r.title)) : []))]);
+                }))]) : null]);
+          }))]);
+      })));
+    main.replaceChildren(article);
+    if (location.hash) {
+      var target = document.getElementById(location.hash.slice(1));
+      if (target) target.scrollIntoView();
+    }
+  }
+
+  // The glossary (webapp/templates/glossary.html).
+  function renderGlossary(data) {
+    document.title = zh("glossary") + " " + TEXTS.glossary[2] + " " + data.edition;
+    function list(groups, prefix, key) {
+      return el("section", { "class": "by-letter", id: prefix === "en" ? "a-z" : "by-reading" }, [
+        el("h2", {}, [label(key)]),
+        el("ol", { "class": "letters" }, groups.map(function (g) {
+          return el("li", {}, [el("a", { href: "#" + prefix + "-" + g.letter }, [g.letter])]);
+        }))].concat(groups.map(function (g) {
+          return el("section", { "class": "letter", id: prefix + "-" + g.letter }, [el("h3", {}, [g.letter]),
+            el("ul", { "class": "terms" }, g.terms.map(function (t) {
+              return el("li", {}, [el("a", { href: t.url }, titles(t.names).concat(t.reading
+                ? [" ", el("span", { "class": "reading", lang: "zh-Latn-pinyin" }, [t.reading])] : []))]);
+            }))]);
+        })));
+    }
+    main.replaceChildren(el("article", { "class": "book glossary" }, [
+      el("h1", {}, [label("glossary"), " ", el("span", { "class": "edition" }, [data.edition])]),
+      bookLinks("glossary", data),
+      list(data.english, "en", "aToZ"),
+      data.chinese.length ? list(data.chinese, "zh", "byReading") : null]));
+  }
+
+  // A page of the offline copy, drawn by `render`, or the notice that it is not kept.
+  function fromCopy(path, render) {
+    var args = new URLSearchParams({ script: script });
+    if (params.get("edition")) args.set("edition", params.get("edition"));
+    fetch(path + "?" + args, { headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : null; })
+      .then(function (data) { if (data) render(data); else notice("notKept"); })
+      .catch(function () { notice("notKept"); });
   }
 
   function notice(key) {
@@ -224,12 +346,11 @@
   function showAddress() {
     var rule = /^\/rules\/([^/]+)$/.exec(location.pathname);
     if (rule) {
-      var args = new URLSearchParams({ script: script });
-      if (params.get("edition")) args.set("edition", params.get("edition"));
-      fetch("/api/rules/" + rule[1] + "?" + args, { headers: { Accept: "application/json" } })
-        .then(function (response) { return response.ok ? response.json() : null; })
-        .then(function (data) { if (data) renderRule(data); else notice("notKept"); })
-        .catch(function () { notice("notKept"); });
+      fromCopy("/api/rules/" + rule[1], renderRule);
+    } else if (location.pathname === "/rules") {
+      fromCopy("/api/toc", renderContents);
+    } else if (location.pathname === "/glossary") {
+      fromCopy("/api/glossary", renderGlossary);
     } else if (location.pathname === "/" && params.get("q") && params.get("jump") === "1") {
       // A header search box's rule number opens the rule, as the server's results page does.
       fetch("/api/search?limit=1&q=" + encodeURIComponent(params.get("q")), { headers: { Accept: "application/json" } })

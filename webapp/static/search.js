@@ -34,8 +34,11 @@
     return node;
   }
 
-  function hasHan(text) { return /[\u3400-\u9fff\uf900-\ufaff]/.test(text); }
-  function textLang(text) { return hasHan(text) ? zhLang : (/[\u0400-\u04ff]/.test(text) ? "bg" : "en"); }
+  // A text's language as the server tells it (webapp/present.py: text_language), by the
+  // character ranges the page carries (indexer/documents/script_ranges.py).
+  var ranges = JSON.parse(document.documentElement.getAttribute("data-script-ranges"));
+  var HAS_HAN = new RegExp("[" + ranges.han + "]", "u"), HAS_CYRILLIC = new RegExp("[" + ranges.cyrillic + "]", "u");
+  function textLang(text) { return HAS_HAN.test(text) ? zhLang : (HAS_CYRILLIC.test(text) ? "bg" : "en"); }
 
   function searchUrl(q, extra) {
     var params = new URLSearchParams({ q: q, script: script });
@@ -230,13 +233,21 @@
     return el("li", { "class": "result" }, parts);
   }
 
+  // What an older edition's rule number is in today's rules, or the last edition that had it.
+  function todayOf(today) {
+    if (!today) return [];
+    if (today.url) return [" · ", label("today"), " (" + today.edition + "): ", el("a", { "class": "today", href: today.url }, [today.number])];
+    if (today.ended) return [" · ", label("not_in_today"), ": ", label("last_in"), " " + today.ended.last];
+    return [];
+  }
+
   function render(data) {
     var nodes = [];
     if (data.rule_jump) {
       nodes.push(el("p", { "class": "jump" }, [label("jump"), ": ",
         el("a", { href: data.rule_jump.url }, [data.rule_jump.title]), " ",
         data.rule_jump.end ? "– " + data.rule_jump.end + " " : "",
-        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])]));
+        el("span", { "class": "edition" }, [data.rule_jump.edition || ""])].concat(todayOf(data.rule_jump.today))));
     }
     if (data.official) {
       var o = data.official;
@@ -258,6 +269,10 @@
           return el("li", {}, [el("a", { href: s.url }, [el("span", { "class": "kind" }, [label(s.kind)]), " ",
             el("span", { lang: textLang(s.text) }, [s.text])])]);
         }))]));
+    }
+    if (!data.results.length) {
+      nodes.push(el("p", { "class": "how" }, [label("how_to_search"), " ", el("a", { href: "/rules" }, [label("book")]),
+        " · ", el("a", { href: "/glossary" }, [label("glossary")])]));
     }
     results.replaceChildren.apply(results, nodes);
     count.replaceChildren(String(data.total) + " ", label("results"));

@@ -3,8 +3,8 @@
 // Workbox does the caching: the shell and its files are precached; pages are fetched from
 // the network first (given up after NETWORK_SECONDS on a bad connection) and kept, so a page
 // seen before opens as it was; a page never seen opens the shell. With no network,
-// /api/search and /api/rules/<number> are answered from the offline copy the page kept
-// (offline.js) by offline-search.js, in the server's shapes and error shape.
+// /api/search, /api/rules/<number>, /api/toc and /api/glossary are answered from the offline
+// copy the page kept (offline.js) by offline-search.js, in the server's shapes and error shape.
 importScripts({{ (workbox ~ "/workbox-sw.js")|tojson }});
 workbox.setConfig({ modulePathPrefix: {{ (workbox ~ "/")|tojson }}, debug: false });
 importScripts({{ engine|tojson }});
@@ -45,7 +45,7 @@ workbox.routing.registerRoute(
 workbox.routing.registerRoute(
   function (options) {
     var path = options.url.pathname;
-    return path === "/api/search" || path.indexOf("/api/rules/") === 0;
+    return path === "/api/search" || path === "/api/toc" || path === "/api/glossary" || path.indexOf("/api/rules/") === 0;
   },
   function (options) {
     return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url); });
@@ -113,6 +113,13 @@ function answerOffline(url) {
       if (url.pathname === "/api/search") {
         var limit = args.has("limit") ? Number(args.get("limit")) : 10;
         return json(index.search(args.get("q") || "", limit, script));
+      }
+      if (url.pathname === "/api/toc" || url.pathname === "/api/glossary") {
+        var edition = args.get("edition");
+        if (edition && index.data.edition.indexOf(edition) !== 0) {
+          return error(404, "The offline copy holds the rules of " + index.data.edition + " only.");
+        }
+        return json(url.pathname === "/api/toc" ? index.contents(script) : index.glossary(script));
       }
       var number = decodeURIComponent(url.pathname.slice("/api/rules/".length)).replace(/\.json$/, "");
       var rule = index.rule(number, args.get("edition"), script);

@@ -6,7 +6,7 @@ from flask import Blueprint, abort, jsonify, redirect, request
 
 from indexer.documents.references import parse_rule_number, parse_rule_range
 
-from ..present import rule_preview, rule_view
+from ..present import rule_preview, rule_view, rules_under
 from ..respond import library, respond, view_script, without_json_suffix
 
 bp = Blueprint("rules", __name__)
@@ -54,4 +54,4 @@ def rule(number: str):
         if not held or edition is None:  # (the newest edition holding it is asked for without one)
             abort(404, f"No edition of the rules has {parsed}.")
         abort(404, f"Edition {edition[:20]} has no rule {parsed}; it is in: {', '.join(held)}.")
-    return respond("rule.html", view)
+    return respond("rule.html", view, part=(rules_under, parsed, view["edition"], view_script()))

@@ -59,7 +59,7 @@ _FAQ_TITLE = re.compile(r"\s*((?:_[^_]+_)?[^\s：]{0,20}?常見問題集)")
 # Errata items `1. 河流凱爾比規則誤植：…`, a name table in them, and a card text they quote.
 _ITEM = re.compile(rf"(?:(?<=\s)|^)[1-9]\.\s?(?=[{HAN}])")
 _TABLE_HEADER = "英文名稱中文名稱系列"
-_TABLE_ROW = re.compile(r"\s*(?P<en>[A-Z][A-Za-z' \-]*?)\s+(?P<zh>[\u4e00-\u9fff，]+)")
+_TABLE_ROW = re.compile(rf"\s*(?P<en>[A-Z][A-Za-z' \-]*?)\s+(?P<zh>[{HAN}，]+)")
 _QUOTED_NAME = re.compile(rf"「([{HAN}]+)」|([{HAN}]+?)(?:名稱|規則)誤植")
 _CORRECT_TEXT = re.compile(rf"正確的規則敘述：(?P<zh>.+?[。）])\s*(?P<en>[A-Z][^{HAN}]+?)\s*(?=[{HAN}])")
 

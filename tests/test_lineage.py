@@ -1,0 +1,98 @@
+"""The lineage of the rules across editions, on the real files of corpus/rules/, checked
+against a list found by reading the files (tests/lineage_gold.tsv: each row's note quotes the
+text of both editions, or says the newer edition has no rule with the text)."""
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from indexer.documents.comprules import read_rules_files
+from indexer.search import lineage
+
+CR = Path(__file__).parents[1] / "corpus" / "rules"
+GOLD = Path(__file__).with_name("lineage_gold.tsv")
+PAIRS = [("2008-05-01", "2009-07-11"), ("2009-07-11", "2010-02-01"), ("2010-02-01", "2016-09-30"),
+         ("2016-09-30", "2022-11-18"), ("2022-11-18", "2026-01-16"), ("2026-01-16", "2026-04-17")]
+
+
+def gold_rows() -> list[dict]:
+    with open(GOLD, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.fixture(scope="module")
+def records():
+    result = read_rules_files([CR])
+    assert result.errors == []
+    return result.records
+
+
+@pytest.fixture(scope="module")
+def edges(records):
+    return lineage.align(records)
+
+
+@pytest.fixture(scope="module")
+def forward(edges):
+    found: dict[tuple[str, str], list[lineage.Edge]] = {}
+    for e in edges:
+        found.setdefault((e.from_edition, e.from_key), []).append(e)
+    return found
+
+
+def test_the_gold_list_is_large_and_covers_every_pair_of_editions():
+    rows = gold_rows()
+    assert len(rows) >= 80
+    assert {(r["from_edition"], r["to_edition"]) for r in rows} == set(PAIRS)
+    relations = Counter(r["relation"] for r in rows)
+    assert relations["renumbered"] >= 40 and relations["split"] >= 6 and relations["removed"] >= 4
+    assert all(r["note"] for r in rows)
+
+
+@pytest.mark.parametrize("row", gold_rows(), ids=lambda r: f"{r['from_edition'][:4]}:{r['from_number']}"
+                         f"->{r['to_edition'][:4]}:{r['to_number']}")
+def test_the_lineage_agrees_with_the_gold_list(forward, row):
+    found = forward.get((row["from_edition"], row["from_number"]))
+    assert found, f"{row['from_number']} of {row['from_edition']} is not in the lineage"
+    if row["to_number"] == "REMOVED":
+        assert [(e.to_key, e.relation) for e in found] == [("", "removed")]
+    else:
+        assert (row["to_number"], row["relation"]) in [(e.to_key, e.relation) for e in found], found
+
+
+def test_every_entry_of_every_edition_has_a_place(records, edges):
+    """Each rule and glossary entry of an edition leads somewhere in the next (or is removed),
+    and each of the next comes from somewhere (or is added): nothing falls out of the table."""
+    editions = lineage.rules_file_records(records)
+    for old, new in PAIRS:
+        keys = {lineage.record_key(r) for r in editions[old]}
+        assert {e.from_key for e in edges if e.from_edition == old and e.from_key} == keys
+        keys = {lineage.record_key(r) for r in editions[new]}
+        assert {e.to_key for e in edges if e.to_edition == new and e.to_key} == keys
+    assert all(e.relation in lineage.RELATIONS and 0 <= e.score <= 100 for e in edges)
+
+
+def test_keywords_and_subrules_follow_their_text_not_their_number(forward):
+    def chain(edition, key):
+        out = [key]
+        while (edition, key) in forward:
+            edge = max(forward[(edition, key)], key=lambda e: e.score)
+            edition, key = edge.to_edition, edge.to_key
+            out.append(key)
+        return out
+
+    assert chain("2008-05-01", "502.79") == ["502.79", "702.76", "702.76", "702.78", "702.79", "702.79", "702.79"]
+    assert chain("2010-02-01", "702.30c") == ["702.30c", "702.32c", "702.33c", "702.33c", "702.33c"]
+    assert chain("2008-05-01", "term:mana-burn")[1:] == ["term:mana-burn-obsolete"] * 6
+
+
+def test_the_table_reads_back_and_refuses_what_is_not_one(records, tmp_path):
+    lineage.write(records, tmp_path)
+    edges = lineage.read(tmp_path / lineage.FILE)
+    assert edges == lineage.align(records)
+    (tmp_path / "bad.tsv").write_text("from_edition\tnot\n", encoding="utf-8")
+    with pytest.raises(ValueError):
+        lineage.read(tmp_path / "bad.tsv")
