@@ -165,7 +165,10 @@ def test_rule_page_shows_editions_keyword_numbers_history_and_diff(cr_client):
 def test_an_older_edition_of_a_rule(cr_client):
     html = main(page(cr_client, "/rules/702.30c?edition=2009-07-11"))
     assert "Objects with more than one kicker cost have abilities that each correspond" in html
-    assert "多重增幅" not in html.split('<section class="editions">')[0]
+    # Not 2010's 702.30c (multikicker); the Worldwake FAQ quotes this rule as 2010's 702.30f.
+    assert "多重增幅是增幅異能的變化" not in html
+    quoted = html[html.index('<section class="quoted-elsewhere">'):]
+    assert 'href="/rules/702.30f?edition=2010-02-01"' in quoted[:quoted.index("</section>")]
 
 
 def test_a_missing_rule_is_a_404_page(client):
