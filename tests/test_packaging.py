@@ -27,10 +27,11 @@ def canonical(name: str) -> str:
 
 
 def pins(requirements: list[str]) -> dict[str, str]:
-    """{canonical name: version} of `name==version` lines; anything else is an error."""
+    """{canonical name: version} of `name==version` lines (an environment marker may follow);
+    anything else is an error."""
     found = {}
     for line in requirements:
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)", line.strip())
+        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)\s*(;[^#]*)?", line.strip())
         assert match, f"not pinned with ==: {line!r}"
         found[canonical(match.group(1))] = match.group(2)
     return found
