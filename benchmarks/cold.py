@@ -23,14 +23,14 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from harness.server import Server, free_port
 from indexer.search.build import current_folder
 from indexer.knowledge.library import Library
 
 from .cold_queries import generate
 from .corpora import build_records, documents_only, ingest_paths
-from .measure import SHARED_CR, WARM_UP_QUERY, ms, percentile, table
+from .measure import MINIMAL_APP, SHARED_CR, WARM_UP_QUERY, ms, percentile, table
 from .peers import NaiveWhoosh
-from .server import Server, free_port
 from .wrk import CONNECTIONS, ask_once
 
 NAIVE_APP = "benchmarks.naive_app:app"
@@ -102,7 +102,7 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
     again: dict[str, list[dict]] = {name: [] for name in TARGETS}
     ceiling: dict[str, list[dict]] = {name: [] for name in TARGETS}
     with Server.real_app(real_root, free_port()) as real, Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive, \
-            Server.minimal_app(real_root, free_port()) as engine:
+            Server.gunicorn(MINIMAL_APP, real_root, free_port()) as engine:
         real.check_index()
         engine.check_index()
         naive.wait_for("/healthz")

@@ -14,8 +14,9 @@ import sys
 import time
 from pathlib import Path
 
+from harness.server import Server, free_port
+
 from .measure import ROOT, mean, table
-from .server import Server, free_port
 
 QUERY = "persist"
 # Asked of a server once it answers: no warm-up asks it.

@@ -25,8 +25,9 @@ import tempfile
 from pathlib import Path
 from urllib.parse import quote
 
-from .measure import judged_queries, table
-from .server import Server, free_port
+from harness.server import Server, free_port
+
+from .measure import MINIMAL_APP, judged_queries, table
 from .wrk import wrk_binary
 
 LUA = Path(__file__).with_name("judged_queries.lua")
@@ -68,7 +69,7 @@ def compare(index_root: Path, seconds: int = 20, connections: tuple[int, ...] = 
             paths[label].write_text("\n".join(request_paths(queries, route)) + "\n", encoding="utf-8")
         slice_seconds = max(2, seconds // rounds)
         rows, ratios = [], []
-        with Server.real_app(index_root, free_port()) as real, Server.minimal_app(index_root, free_port()) as minimal:
+        with Server.real_app(index_root, free_port()) as real, Server.gunicorn(MINIMAL_APP, index_root, free_port()) as minimal:
             targets = {REAL: real, WHOOSH: minimal, ENGINE: minimal}
             for server in (real, minimal):
                 server.check_index()

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+from harness.server import HOST, Server, free_port
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
 from webapp.urls import addressed
 
 from .measure import ROOT, percentile
-from .server import HOST, Server, free_port
 
 CHANGED_FILE = "keyword-digest-2009.txt"
 CHANGE = ("頌威", "頌揚")          # exalted's Chinese name in the keyword digest, and a new one

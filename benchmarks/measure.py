@@ -17,6 +17,9 @@ SHARED_CR = ROOT.parent / "shared" / "cr"
 sys.path.insert(0, str(ROOT / "tests"))
 import judged  # noqa: E402  (the project's judged queries and scorer live with the tests)
 
+# The engine alone behind the real app's stack: the floor of a search (benchmarks/minimal_app.py).
+MINIMAL_APP = "benchmarks.minimal_app:app"
+
 PACKAGES = ("whoosh-reloaded", "jieba", "opencc", "flask", "gunicorn", "werkzeug", "tantivy", "hypothesis")
 
 

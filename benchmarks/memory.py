@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
+from harness.server import Server, free_port
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import current_folder, switch_to
@@ -35,7 +36,6 @@ from indexer.search.build import current_folder, switch_to
 from .cold_queries import generate
 from .corpora import build_records, documents_only, ingest_paths
 from .measure import SHARED_CR, table
-from .server import Server, free_port
 from .wrk import ask_once
 
 SWITCHES = 20

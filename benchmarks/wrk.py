@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .server import HOST
+from harness.server import HOST
 
 ASK_ONCE = Path(__file__).with_name("ask_once.lua")
 CONNECTIONS = 8

@@ -27,7 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.server import HOST, Server, free_port, get
+from harness.server import HOST, Server, free_port, get
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.settings import Settings
 from indexer.search.build import BuildError, build, current_folder, install_artifact, switch_to

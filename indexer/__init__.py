@@ -5,6 +5,6 @@
 - `indexer.search`: script folding, analysis, the schema, the engine and the index build;
 - `indexer.knowledge`: the service that answers questions about one build.
 
-`python -m indexer ingest|build` runs the first two stages; the web app (`webapp`) sits on the
-third.
+`mtgrules ingest|build` (the command line, `mtgrules/`; `python -m indexer` runs it too) runs
+the first two stages; the web app (`webapp`) sits on the third.
 """

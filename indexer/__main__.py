@@ -1,7 +1,8 @@
-"""`python -m indexer ...`: the project's command group (`webapp.cli`): build, ingest, rule,
-search, card, term."""
+"""`python -m indexer ...`: the `mtgrules` command under the name scripts, messages and older
+notes use. A program, not a module of the library: nothing imports it, so the command line
+it starts (which sits above `webapp`) is no dependency of `indexer`."""
 import sys
 
-from webapp.cli import main
+from mtgrules.commands import main
 
 sys.exit(main())

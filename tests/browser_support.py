@@ -3,13 +3,14 @@
 The browser tests check what a reader actually gets, so they run the production stack:
 `scripts/serve` over an index of the bundled corpus in a temporary folder (the session's
 whole-knowledge-base build, `kb_index`, copied there: `serve` finds it up to date and starts
-nginx and gunicorn without building it again) on a free loopback port, through `benchmarks.server`, the
+nginx and gunicorn without building it again) on a free loopback port, through `harness.server`, the
 harness the benchmarks use too, and a real Chromium reads the pages. Playwright's Python
 package drives Debian's /usr/bin/chromium; Playwright's own browser download is never used
 (it needs the open Internet). Under CI=true a missing browser fails the tests instead of
 skipping them, so CI can never pass without having run them.
 
-Test files import the fixtures they use from here (tests/conftest.py belongs to the web app).
+tests/conftest.py loads this module as a plugin (`pytest_plugins`), so its fixtures are
+defined once for the session; test modules import only its helpers.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.server import SERVE, Server, ServerError, free_port
+from harness.server import Server, ServerError, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -72,52 +73,34 @@ def start_checked_server(folder: Path) -> Server:
     return server
 
 
-# Test modules import these fixtures, and pytest registers a fixture once per module that
-# defines it; a second Playwright in the same thread cannot even start. So the session's one
-# server (or why it could not start) and one browser are kept here, and the first teardown
-# at the end of the session stops them.
-_session: dict = {}
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory, kb_index) -> Server:
     """The service as `./scripts/serve` runs it, over an index of the bundled corpus in a
-    temporary folder; shared by every test of the session."""
-    if "server" not in _session and "server problem" not in _session:
-        try:
-            folder = tmp_path_factory.mktemp("live-server")
-            shutil.copytree(kb_index, folder / "index")
-            _session["server"] = start_checked_server(folder)
-        except (ServerError, OSError) as exc:
-            _session["server problem"] = str(exc)
-    if "server problem" in _session:
-        pytest.fail(_session["server problem"], pytrace=False)
-    yield _session["server"]
-    stop_server(_session["server"])  # a second call does nothing
+    temporary folder; shared by every test of the session. If it cannot start, pytest keeps
+    that failure for the session: every test using it fails at once with it."""
+    folder = tmp_path_factory.mktemp("live-server")
+    shutil.copytree(kb_index, folder / "index")
+    try:
+        server = start_checked_server(folder)
+    except (ServerError, OSError) as exc:
+        pytest.fail(str(exc), pytrace=False)
+    yield server
+    stop_server(server)
 
 
 @pytest.fixture(scope="session")
 def browser():
     """Debian's chromium, launched once per session through Playwright."""
-    if "browser" not in _session:
-        if not CHROMIUM.exists():
-            unavailable(f"{CHROMIUM} is missing (as root: apt-get install chromium; ./scripts/test does it)")
-        try:
-            from playwright.sync_api import sync_playwright
-        except ImportError:
-            unavailable("the playwright Python package is not installed (pip install -r requirements.txt)")
-        playwright = sync_playwright().start()
-        try:
-            _session["browser"] = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        except Exception:
-            playwright.stop()
-            raise
-        _session["playwright"] = playwright
-    yield _session["browser"]
-    if "playwright" in _session:
-        _session["browser"].close()
-        _session.pop("playwright").stop()
+    if not CHROMIUM.exists():
+        unavailable(f"{CHROMIUM} is missing (as root: apt-get install chromium; ./scripts/test does it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright Python package is not installed (./scripts/test installs it)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
 
 
 def artifact_path(name: str) -> Path:

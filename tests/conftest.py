@@ -1,5 +1,6 @@
 """Fixtures for the web app (flaskr style) and for every test that searches the corpus.
 
+`tiny_index` is the Worldwake FAQ alone, for tests that damage and rebuild an index.
 `app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
 FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
 into a temporary folder and built once per session. `cr_client` serves the same three plus
@@ -8,15 +9,16 @@ FAQ's edition, so a rule has its English beside the FAQ's Chinese) and 2009-07-1
 before, so a rule has a history and a diff). `corpus_library` opens an index of the five
 bundled documents (corpus/ without its rules editions). `kb_index` and `kb_library` are the
 whole knowledge base, the documents and every edition of the rules as `./scripts/serve`
-builds it: the longest build, made once per session for every test that needs it. Every index
-is built in a temporary folder; no test touches var/index.
+builds it: the longest build, made once per session for every test that needs it (they are
+marked `slow`). Every index is built in a temporary folder; no test touches var/index.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from corpus_support import DOCUMENTS, copy_corpus, corpus_source
+from corpus_support import CR, DOCUMENTS, SMALL_CORPUS, copy_corpus, corpus_source
+from hypothesis import settings
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
@@ -24,11 +26,24 @@ from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
 from webapp import create_app, offline_copy
 
-SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+# The browser tests' fixtures (the real server, Chromium and its pages).
+pytest_plugins = ["browser_support"]
 
-
-CR = DEFAULT_CORPUS / "rules"
+# The tiers (./scripts/test --fast leaves out all three): a test is marked by what the fixtures
+# it uses need, and a module starting programs of its own marks itself.
+MARKS_OF_FIXTURES = {"browser": "browser", "live_server": "server", "kb_index": "slow"}
+# The fast tier's property tests: a tenth of the examples each asks for in the default profile.
+settings.register_profile("fast", max_examples=10)
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
+
+
+def pytest_collection_modifyitems(items):
+    """Every test using Chromium is `browser`, the real server `server`, the whole knowledge
+    base `slow` (its build alone takes minutes on two cores)."""
+    for item in items:
+        for fixture, mark in MARKS_OF_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(mark)
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +73,16 @@ def small_index(tmp_path_factory) -> Path:
     """Index root of the three-document corpus."""
     base = tmp_path_factory.mktemp("small")
     corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
+    build([corpus], root=base / "index")
+    return base / "index"
+
+
+@pytest.fixture(scope="session")
+def tiny_index(tmp_path_factory) -> Path:
+    """Index root of the Worldwake FAQ alone: for tests that damage an index and build it
+    again (a second a build, where the three documents take four)."""
+    base = tmp_path_factory.mktemp("tiny")
+    corpus = copy_corpus(("worldwake-faq",), base / "corpus")
     build([corpus], root=base / "index")
     return base / "index"
 
@@ -145,8 +170,3 @@ def cr_library(cr_app):
 def no_index_app(tmp_path):
     """An app whose index root holds no index: every page needing the index is a 503."""
     return create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "empty"})
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "server: runs a real server (scripts/serve or its gunicorn) on loopback")
-    config.addinivalue_line("markers", "browser: drives Chromium through Playwright against a running server")

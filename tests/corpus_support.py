@@ -14,13 +14,21 @@ from indexer.documents.comprules import FAMILY as RULES_FAMILY
 from indexer.documents.corpus import METADATA, Source, load_sources
 from indexer.documents.ingest import DEFAULT_CORPUS
 
+CR = DEFAULT_CORPUS / "rules"
 DOCUMENTS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family != RULES_FAMILY)
+# The small index of most tests: three documents of corpus/ (the fixtures of conftest.py).
+SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
 RULES_EDITIONS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family == RULES_FAMILY)
 
 
 def corpus_source(source_id: str) -> Source:
     """The bundled document with this source id."""
     return next(s for s in load_sources(DEFAULT_CORPUS) if s.id == source_id)
+
+
+def corpus_copy(tmp_path: Path, keep=("worldwake-faq", "keyword-digest"), extra=()) -> Path:
+    """`copy_corpus` of the Worldwake FAQ and the keyword digest (or `keep`) in tmp_path/corpus."""
+    return copy_corpus(tuple(keep), tmp_path / "corpus", tuple(extra))
 
 
 def copy_corpus(source_ids: tuple[str, ...], folder: Path, extra: tuple[tuple[str, bytes, str], ...] = ()) -> Path:

@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks import wrk
-from benchmarks.server import HOST, ServerError, free_port, get
+from harness.server import HOST, ServerError, free_port, get
+
+pytestmark = pytest.mark.server  # wrk and gunicorn
 
 needs_wrk = pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install wrk)")
 

@@ -9,7 +9,7 @@ import urllib.request
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, browser, live_server, screenshot  # noqa: F401  (fixtures are used by name)
+from browser_support import ACTION_TIMEOUT_MS, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)

@@ -11,7 +11,7 @@ import json
 import urllib.request
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, browser, live_server, page, screenshot  # noqa: F401  (fixtures are used by name)
+from browser_support import ACTION_TIMEOUT_MS, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from test_ingest import corpus_copy
+from corpus_support import corpus_copy
 
 from indexer.knowledge.library import Library
 from indexer.search.build import BuildError, build, current_folder, current_meta
@@ -61,6 +61,7 @@ def test_missing_index_is_a_clear_error(tmp_path):
         LiveLibrary(tmp_path / "nothing").get()
 
 
+@pytest.mark.server  # a build in a subprocess, killed part way
 def test_a_build_removes_the_folders_of_killed_builds_not_of_running_ones(tmp_path):
     """A build killed part way leaves its temporary folder (`.tmp-NAME-PID`); the next build
     removes it. One whose process still runs (another build, in another process) is kept."""

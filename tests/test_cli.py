@@ -8,13 +8,15 @@ import sys
 import pytest
 
 from indexer.documents.ingest import ROOT
-from webapp.terminal import width, wrap
+from mtgrules.commands import cli
+from mtgrules.terminal import width, wrap
 
 COLUMNS = {"COLUMNS": "100"}
 
 
 def run(runner, *args):
-    return runner.invoke(args=["kb", *args], env=COLUMNS)
+    """The command group as `flask --app webapp kb ...` runs it: over the app's index."""
+    return runner.invoke(cli, args=list(args), env=COLUMNS)
 
 
 def unwrapped(output):
@@ -46,9 +48,10 @@ def test_a_rule_with_subrules_and_rulings(runner):
     assert "• 增幅不會改變咒語的法術力費用或總法術力費用。" in rulings
 
 
+@pytest.mark.server
 def test_the_first_argument_defaults_to_a_rule_number(small_index):
     completed = subprocess.run(
-        [sys.executable, "-m", "webapp.cli", "--index-root", str(small_index), "規則702.30c"],
+        [sys.executable, "-m", "mtgrules", "--index-root", str(small_index), "規則702.30c"],
         cwd=ROOT, capture_output=True, text=True, env={"COLUMNS": "100", "PATH": "/usr/bin:/bin"})
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.startswith("702.30c 增幅  · 2010-02-01\n")
@@ -133,9 +136,10 @@ def test_errors_are_one_clear_line(runner, args, code, message):
     assert result.output.strip().splitlines()[-1] == message
 
 
+@pytest.mark.server
 def test_no_index_is_a_clear_error(tmp_path):
     completed = subprocess.run(
-        [sys.executable, "-m", "webapp.cli", "--index-root", str(tmp_path), "702.30a"],
+        [sys.executable, "-m", "mtgrules", "--index-root", str(tmp_path), "702.30a"],
         cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 1
     assert completed.stderr == f"Error: {tmp_path}: no index built yet (run: python -m indexer build)\n"

@@ -25,6 +25,7 @@ QUERIES = 48
 
 
 @needs_wrk
+@pytest.mark.server
 def test_every_server_answers_every_query_once(tmp_path):
     corpus = documents_only(DEFAULT_CORPUS, tmp_path / "documents")
     measured = cold.measure_corpus([corpus], tmp_path / "work", QUERIES, connections=4)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import CR
+from corpus_support import CR
 
 from webapp import create_app
 

@@ -14,7 +14,7 @@ from indexer.documents import fetch as fetch_module
 from indexer.documents.corpus import load_sources
 from indexer.documents.fetch import FetchError, fetch
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest
-from webapp.cli import main
+from mtgrules.commands import main
 
 SHIPPED = DEFAULT_CORPUS / "rules" / "MagicCompRules-2009-07-11.txt"
 

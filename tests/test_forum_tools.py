@@ -1,7 +1,7 @@
 """The embed script's side of the service: one batch request for a page's rule numbers, the
 script written with the app's routes, and the forum owners' and writers' page."""
 import pytest
-from test_pages import main, page
+from html_support import main, page
 
 
 def test_one_request_answers_every_rule_number_of_a_page(client):

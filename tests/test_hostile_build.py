@@ -37,6 +37,7 @@ def run_build(*args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("entry, message", [
     ('file = "../../../../etc/hostname"', "is not a file of the corpus folder"),
     ('file = "/etc/hostname"', "is not a file of the corpus folder"),
@@ -66,6 +67,7 @@ def test_a_link_out_of_the_corpus_folder_is_not_read(corpus):
         load_sources(corpus)
 
 
+@pytest.mark.server
 def test_a_bad_glossary_is_one_clear_error(corpus, tmp_path, monkeypatch):
     glossary = tmp_path / "glossary.tsv"
     glossary.write_bytes(b"\xff\xfe not a glossary")

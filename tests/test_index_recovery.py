@@ -1,7 +1,7 @@
 """A missing or damaged index: a clear message naming what is wrong, never a traceback, and a
 rebuild that repairs it.
 
-Each test copies the small session index (tests/conftest.py) and damages the copy the way a
+Each test copies a session index of one document (tests/conftest.py) and damages the copy the way a
 full disk, a killed build or a careless hand does: a truncated or scribbled segment file, a
 missing TOC, CURRENT naming a deleted folder, garbage in CURRENT, unreadable records, user
 dictionary or folded texts. Then it checks the three places that meet the damage: the library (it raises
@@ -28,7 +28,7 @@ import pytest
 from browser_support import start_server, stop_server, wait_until_healthy
 from judged import load as judged_rows
 
-from benchmarks.server import Server, free_port, get
+from harness.server import Server, free_port, get
 from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.search.build import CURRENT, BuildError, build, current_folder, switch_to
@@ -40,17 +40,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def damaged(small_index, tmp_path) -> tuple[Path, Path]:
-    """(index root, its CURRENT folder): a private copy of the small index, to damage."""
+def damaged(tiny_index, tmp_path) -> tuple[Path, Path]:
+    """(index root, its CURRENT folder): a private copy of the Worldwake FAQ's index, to damage."""
     root = tmp_path / "index"
-    shutil.copytree(small_index, root)
+    shutil.copytree(tiny_index, root)
     return root, current_folder(root)
 
 
 @pytest.fixture
-def corpus(small_index) -> Path:
-    """The corpus the small index was built from (unchanged: a rebuild is not for a change)."""
-    return small_index.parent / "corpus"
+def corpus(tiny_index) -> Path:
+    """The corpus the index was built from (unchanged: a rebuild is not for a change)."""
+    return tiny_index.parent / "corpus"
 
 
 def segment(folder: Path) -> Path:
@@ -439,6 +439,7 @@ def rebuild_cli(corpus: Path, root: Path) -> subprocess.CompletedProcess:
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+@pytest.mark.server
 @pytest.mark.parametrize("damage", ["truncated segment", "missing toc", "deleted folder", "empty CURRENT"])
 def test_build_repairs_a_damaged_index_of_an_unchanged_corpus(damaged, corpus, damage):
     root, folder = damaged
@@ -459,6 +460,7 @@ def test_build_repairs_a_damaged_index_of_an_unchanged_corpus(damaged, corpus, d
     answers_multikicker(root)
 
 
+@pytest.mark.server
 def test_build_of_an_intact_index_of_an_unchanged_corpus_does_nothing(damaged, corpus):
     """Once built as the command builds it (with the offline copy, whose code is part of the
     build's hash, which the small index is built without), a second build does nothing."""
@@ -497,6 +499,7 @@ def broken_corpus(tmp_path: Path, corpus: Path) -> Path:
     return broken
 
 
+@pytest.mark.server
 def test_serve_with_a_damaged_index_and_a_failing_build_serves_the_newest_good_build(damaged, corpus, tmp_path):
     root, folder = damaged
     older = older_good_build(root, folder)
@@ -512,6 +515,7 @@ def test_serve_with_a_damaged_index_and_a_failing_build_serves_the_newest_good_b
         stop_server(server)
 
 
+@pytest.mark.server
 def test_serve_with_only_a_damaged_index_and_a_failing_build_stops(damaged, corpus, tmp_path):
     root, folder = damaged
     truncate(segment(folder), 0.5)

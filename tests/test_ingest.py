@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from corpus_support import copy_corpus
+from corpus_support import copy_corpus, corpus_copy
 
 from indexer.documents.corpus import CorpusError, load_sources
 from indexer.documents.ingest import DEFAULT_CORPUS, ingest, read_records, write_records
@@ -20,10 +20,6 @@ EXPECTED = {  # records per document and kind, as read from the documents
     "planechase-guide": {"planar_card": 40, "rule": 35, "section": 9},
     "planechase-article-bg": {"section": 19},
 }
-
-
-def corpus_copy(tmp_path: Path, keep=("worldwake-faq", "keyword-digest"), extra=()) -> Path:
-    return copy_corpus(tuple(keep), tmp_path / "corpus", tuple(extra))
 
 
 def run_cli(*args, timeout=300):
@@ -59,6 +55,7 @@ def test_shipped_rules_carry_their_provenance(bundled):
     assert bundled.sources["cr-2008-05-01"]["publisher"] == "Wizards of the Coast"
 
 
+@pytest.mark.slow  # ingests the whole knowledge base again
 def test_rules_files_given_again_are_read_once(tmp_path, bundled):
     """`serve ../shared/cr` names the corpus's own rules files again: the same bytes under
     another name are skipped, so no edition is read twice (which would be an error)."""
@@ -80,6 +77,7 @@ def test_a_declared_edition_must_be_the_files_own(tmp_path):
     assert "declared edition 2010-02-01 in sources.toml, but the file is the edition of 2009-07-11" in result.errors[0]
 
 
+@pytest.mark.slow  # ingests the whole knowledge base again
 def test_records_are_stable_and_round_trip(tmp_path, bundled):
     first, second = bundled, ingest([DEFAULT_CORPUS])
     assert [r.to_dict() for r in first.records] == [r.to_dict() for r in second.records]
@@ -123,6 +121,8 @@ def test_every_reference_is_a_rule_number_and_ranges_are_kept(bundled):
     assert [(ref.number, ref.end) for ref in kicker.references] == [("601.2b", None), ("601.2f", "601.2h")]
 
 
+@pytest.mark.slow  # the whole knowledge base, in a subprocess
+@pytest.mark.server
 def test_cli_prints_a_summary_per_document(tmp_path, bundled):
     proc = run_cli("ingest", "--out", tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -196,6 +196,7 @@ def test_a_document_cut_inside_a_character_is_an_error_at_that_offset(tmp_path):
     assert {r.source for r in result.records} == {"worldwake-faq", "glossary"}
 
 
+@pytest.mark.server
 def test_a_ten_megabyte_single_line_ingests_or_fails_cleanly(tmp_path):
     line = ("蜂矛兵/ Wasp Lancer {藍/黑} 生物～仙靈 3/2 飛行 * 混血法術力符號只會出現在費用中 ----- "
             "***新關鍵字異能：協力(Conspire)*** 502.78. 協力 502.78a 協力這個 ") * 80000
@@ -208,6 +209,7 @@ def test_a_ten_megabyte_single_line_ingests_or_fails_cleanly(tmp_path):
     assert "[b] 1 section" in proc.stdout
 
 
+@pytest.mark.server
 def test_failed_ingestion_exits_non_zero_and_leaves_no_partial_file(tmp_path):
     folder = corpus_copy(tmp_path, extra=[("empty.txt", b"", "article")])
     out = tmp_path / "out"

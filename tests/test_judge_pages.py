@@ -6,7 +6,7 @@ reader's script in every title. The browser side is tests/test_judge_browser.py.
 import re
 
 import pytest
-from test_pages import main, page
+from html_support import main, page
 
 
 @pytest.mark.parametrize("typed, name, english", [

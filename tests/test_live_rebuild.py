@@ -17,6 +17,8 @@ from corpus_support import DOCUMENTS, copy_corpus
 from benchmarks import live_rebuild
 from benchmarks.live_rebuild import BROKEN_FILE
 
+pytestmark = pytest.mark.server  # a real gunicorn serving while the index is rebuilt
+
 CLIENTS = 4
 SECONDS = 10
 

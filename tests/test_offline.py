@@ -11,7 +11,7 @@ import urllib.request
 
 import judged
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, ROOT, browser, live_server, screenshot  # noqa: F401  (fixtures are used by name)
+from browser_support import ACTION_TIMEOUT_MS, ROOT, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)

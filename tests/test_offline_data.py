@@ -7,8 +7,7 @@ import json
 
 import brotli
 import pytest
-from conftest import SMALL_CORPUS
-from corpus_support import copy_corpus
+from corpus_support import SMALL_CORPUS, copy_corpus
 
 from indexer.search.build import build, current_folder
 from webapp import create_app, offline_copy

@@ -35,9 +35,10 @@ def test_mana_burn_finds_the_chinese_only_cards_that_name_it(kb_library):
 
 
 def test_an_obsolete_term_links_the_last_rule_that_had_it():
-    from conftest import CR
+    from corpus_support import CR
 
     from indexer.documents.comprules import read_rules_files
+
 
     records = read_rules_files([CR / "MagicCompRules-2008-05-01.txt", CR / "MagicCompRules-2009-07-11.txt"]).records
     terms = {r.id: r for r in records if r.kind == "term"}

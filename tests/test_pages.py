@@ -8,7 +8,8 @@ import threading
 from html.parser import HTMLParser
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (the session's one browser)
+from browser_support import ACTION_TIMEOUT_MS
+from html_support import main, page
 from werkzeug.serving import make_server
 
 from indexer.documents.script_ranges import CYRILLIC, HAN
@@ -43,17 +44,6 @@ class Page(HTMLParser):
 
     def having(self, cls):
         return [(tag, attrs) for tag, attrs in self.elements if cls in (attrs.get("class") or "").split()]
-
-
-def page(client, url, status=200):
-    response = client.get(url)
-    assert response.status_code == status, url
-    assert response.mimetype == "text/html"
-    return response.get_data(as_text=True)
-
-
-def main(html):
-    return html[html.index('<main id="main"'):html.index("</main>")]
 
 
 # --- search -----------------------------------------------------------------------------

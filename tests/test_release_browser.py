@@ -14,9 +14,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, browser  # noqa: F401  (fixtures are used by name)
-from conftest import SMALL_CORPUS
-from corpus_support import copy_corpus
+from browser_support import ACTION_TIMEOUT_MS
+from corpus_support import SMALL_CORPUS, copy_corpus
 from playwright.sync_api import expect
 from werkzeug.serving import make_server
 

@@ -18,10 +18,12 @@ from urllib.parse import quote
 import pytest
 from corpus_support import copy_corpus
 
-from benchmarks.server import HOST
 from deploy.proxy import nginx_binary
 from deploy.replicas import Cluster
-from indexer.search.build import build, current_folder
+from harness.server import HOST
+from indexer.search.build import build
+
+pytestmark = pytest.mark.server  # nginx in front of two gunicorn replicas
 
 CLIENTS = 16
 SECONDS = 30.0

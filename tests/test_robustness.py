@@ -11,7 +11,7 @@ HTML carries no script or attribute of the input's making. Library.search called
 raises nothing but QueryError.
 
 The examples of all tests add up to more than 10,000 requests; each test's count is set where
-it is defined.
+it is defined (a tenth of them in ./scripts/test --fast).
 """
 from __future__ import annotations
 
@@ -25,6 +25,14 @@ from indexer.search.query import MAX_QUERY_CHARS, QueryError
 from webapp.linkify import FORMATS
 
 SETTINGS = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+
+
+def examples(full: int) -> int:
+    """A test's count of examples: `full` under Hypothesis' default profile (100 examples a
+    test), proportionally fewer under a smaller one (`./scripts/test --fast` loads the profile
+    "fast" of tests/conftest.py, a tenth)."""
+    return max(1, full * settings.default.max_examples // 100)
+
 
 # Markers an injection would turn into markup: a tag and an attribute no template uses.
 PROBE_TAG = "b-probe"
@@ -162,7 +170,7 @@ def check(response, path: str, json_expected: bool | None = None) -> object:
 
 # --- /api/search and the search page ----------------------------------------------------
 
-@settings(max_examples=2500, **SETTINGS)
+@settings(max_examples=examples(2500), **SETTINGS)
 @given(q=raw_value, limit=st.one_of(st.none(), st.integers(-10, 80).map(str), raw_value),
        script=st.one_of(st.none(), st.sampled_from(["hant", "hans"]), raw_value))
 @example(q="%ED%A0%80", limit="%FF", script="%")
@@ -183,7 +191,7 @@ def test_over_long_query_is_a_400_naming_the_limit(app):
         "status": 400, "message": f"query too long: {MAX_QUERY_CHARS + 1} characters (at most {MAX_QUERY_CHARS})"}}
 
 
-@settings(max_examples=1000, **SETTINGS)
+@settings(max_examples=examples(1000), **SETTINGS)
 @given(q=raw_value, fmt=st.one_of(st.none(), st.sampled_from(["html", "json"]), raw_value))
 def test_search_page_answers_any_query(app, q, fmt):
     query = "q=" + q + ("" if fmt is None else "&format=" + fmt)
@@ -196,7 +204,7 @@ PAGE_PREFIXES = ["/rules/", "/api/rules/", "/cards/", "/api/cards/", "/planes/",
                  "/terms/", "/api/terms/", "/sources/", "/api/sources/", "/static/", "/"]
 
 
-@settings(max_examples=2000, **SETTINGS)
+@settings(max_examples=examples(2000), **SETTINGS)
 @given(prefix=st.sampled_from(PAGE_PREFIXES), segment=path_segment, suffix=st.sampled_from(["", ".json", "/", "/x"]),
        query=st.one_of(st.just(""), raw_value.map(lambda v: "edition=" + v), raw_value.map(lambda v: "script=" + v)))
 def test_pages_answer_any_path(app, prefix, segment, suffix, query):
@@ -204,7 +212,7 @@ def test_pages_answer_any_path(app, prefix, segment, suffix, query):
     check(get(app, path, query), path, json_expected=json_twin(path))
 
 
-@settings(max_examples=1500, **SETTINGS)
+@settings(max_examples=examples(1500), **SETTINGS)
 @given(segment=path_segment)
 def test_rule_pages_answer_any_number(app, segment):
     for prefix in ("/rules/", "/api/rules/"):
@@ -228,7 +236,7 @@ post_text = st.one_of(
 )
 
 
-@settings(max_examples=2000, **SETTINGS)
+@settings(max_examples=examples(2000), **SETTINGS)
 @given(body=st.one_of(
     st.fixed_dictionaries({"text": st.one_of(post_text, json_value)},
                           optional={"format": st.one_of(st.sampled_from(FORMATS), json_value)}).map(
@@ -266,7 +274,7 @@ def test_linkify_refuses_a_lone_surrogate_with_a_400(app):
 
 # --- the library itself --------------------------------------------------------------------
 
-@settings(max_examples=1500, **SETTINGS)
+@settings(max_examples=examples(1500), **SETTINGS)
 @given(q=hostile_text, limit=st.integers(-3, 60),
        script=st.one_of(st.none(), st.sampled_from(["hant", "hans"]), st.text(max_size=4)))
 def test_library_search_raises_only_query_error(library, q, limit, script):

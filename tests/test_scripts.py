@@ -14,7 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_support import ROOT, SERVE, live_server, start_server, stop_server, wait_until_healthy  # noqa: F401
+from browser_support import ROOT, start_server, stop_server, wait_until_healthy
+
+from harness.server import SERVE
 
 # How often the worker count is read, half a second apart, before it must be two.
 WORKER_CHECKS = 20
@@ -139,6 +141,7 @@ def test_failed_build_keeps_serving_the_previous_index(live_server, tmp_path):
     assert (live_server.index_root / "CURRENT").read_text(encoding="utf-8") == previous
 
 
+@pytest.mark.server
 def test_failed_build_without_any_index_is_an_error(tmp_path):
     notes = tmp_path / "notes.txt"
     notes.write_text("not a rules file\n", encoding="utf-8")
@@ -150,6 +153,7 @@ def test_failed_build_without_any_index_is_an_error(tmp_path):
     assert not (tmp_path / "index" / "CURRENT").exists()
 
 
+@pytest.mark.server
 def test_first_query_after_ready_is_answered_from_the_index_the_master_opened(kb_index, tmp_path):
     """serve opens the index in gunicorn's master before the workers fork: the very first
     request, a search, is answered by a worker from the library the master opened, and no

@@ -6,6 +6,7 @@ import pytest
 from indexer.knowledge.settings import CacheSizes, Settings, SettingsError
 from indexer.knowledge.weights import Weights
 from indexer.search.build import DEFAULT_INDEX_ROOT, current_folder
+from mtgrules.commands import cli
 from webapp import create_app
 
 
@@ -52,15 +53,15 @@ def test_the_app_and_its_libraries_take_the_settings(small_index, monkeypatch):
         library.close()
 
 
-def test_the_command_group_builds_as_flask_kb_and_as_python_m_indexer(small_index, tmp_path):
+def test_the_command_group_run_by_flask_uses_the_applications_settings(small_index, tmp_path):
     corpus = small_index.parent / "corpus"
     runner = create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "app-index"}).test_cli_runner()
-    result = runner.invoke(args=["kb", "build", str(corpus)])
+    result = runner.invoke(cli, args=["build", str(corpus)])
     assert result.exit_code == 0, result.output
     assert current_folder(tmp_path / "app-index") is not None  # the application's index root
-    again = runner.invoke(args=["kb", "build", str(corpus)])
+    again = runner.invoke(cli, args=["build", str(corpus)])
     assert again.output.startswith("index up to date: ")
-    answer = runner.invoke(args=["kb", "--json", "search", "多重增幅"])
+    answer = runner.invoke(cli, args=["--json", "search", "多重增幅"])
     assert '"worldwake-faq:rule:702.30c"' in answer.output
 
 

@@ -21,7 +21,6 @@ import urllib.request
 from urllib.parse import urlsplit
 
 import pytest
-from browser_support import live_server  # noqa: F401  (a fixture, used by name)
 
 from indexer.knowledge.settings import Settings
 
@@ -51,7 +50,7 @@ def open_slow(address: tuple[str, int], stop: threading.Event, head: bytes) -> t
     return thread
 
 
-def test_health_checks_answer_while_slow_clients_hold_connections(live_server):  # noqa: F811
+def test_health_checks_answer_while_slow_clients_hold_connections(live_server):
     url = urlsplit(live_server.url)
     address = (url.hostname, url.port)
     body = json.dumps({"text": "702.30a " * 5000, "format": "markdown"}).encode()
@@ -131,7 +130,7 @@ REFUSED = [  # (request, status, JSON or a page); nginx's and gunicorn's refusal
 
 @pytest.mark.parametrize("request_bytes, status, form", REFUSED, ids=[f"{s}-{f}-{i}" for i, (_, s, f) in
                                                                        enumerate(REFUSED)])
-def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, request_bytes, status, form):  # noqa: F811
+def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, request_bytes, status, form):
     got, headers, body = send_raw(live_server, request_bytes)
     assert got == status
     assert headers["x-content-type-options"] == "nosniff"
@@ -144,7 +143,7 @@ def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, reque
         assert b'<article class="error">' in body and str(status).encode() in body and b"gunicorn" not in body
 
 
-def test_a_long_request_line_gets_the_apps_error_shape(live_server):  # noqa: F811
+def test_a_long_request_line_gets_the_apps_error_shape(live_server):
     url = live_server.url + "/api/search?q=" + "a" * 6000
     try:
         urllib.request.urlopen(url, timeout=30)

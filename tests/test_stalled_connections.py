@@ -20,7 +20,9 @@ import time
 
 import pytest
 
-from benchmarks.server import HOST, Server, free_port
+from harness.server import HOST, Server, free_port
+
+pytestmark = pytest.mark.server  # scripts/serve: nginx in front of gunicorn
 
 REQUEST_SECONDS = 15
 STALLED = 1000  # of each kind

@@ -16,7 +16,7 @@ import re
 import unicodedata
 
 import pytest
-from conftest import CR
+from corpus_support import CR
 
 from indexer.documents.comprules import load_restorations, read_rules_files
 

@@ -50,7 +50,4 @@ def create_app(test_config: dict | None = None) -> Flask:
     templating.install(app)
     caching.install(app)
     hooks.install(app)
-    from .cli import cli  # here, not at the top: `python -m webapp.cli` must import it only once
-
-    app.cli.add_command(cli, "kb")
     return app

@@ -1,7 +1,8 @@
-"""The one harness that runs a server on a loopback port, for the benchmarks and the tests:
-`scripts/serve` as an operator runs it (it builds the index, then runs nginx in front of gunicorn), its gunicorn
-alone (`Server.production`), or plain gunicorn with the real app (`webapp.wsgi:app`) or the
-minimal endpoint (`benchmarks.minimal_app:app`), over an index root given as INDEX_ROOT.
+"""The one harness that runs a server on a loopback port, for the benchmarks, the tests and
+the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then runs
+nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
+the real app (`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks
+run their minimal and naive apps), over an index root given as INDEX_ROOT.
 Started in its own process group, stopped with it; its output goes to a log file.
 
 Only 127.0.0.1 is ever bound or contacted.
@@ -21,11 +22,9 @@ from pathlib import Path
 
 from indexer.search.build import current_folder
 
-from .measure import ROOT
-
+ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"
 REAL_APP = "webapp.wsgi:app"
-MINIMAL_APP = "benchmarks.minimal_app:app"
 SERVE = ROOT / "scripts" / "serve"
 GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
 START_TIMEOUT = 120.0
@@ -74,7 +73,7 @@ class Server:
 
     @classmethod
     def gunicorn(cls, app: str, index_root: Path, port: int, workers: int = 2, preload: bool = True,
-                 log: Path | None = None, config: Path | None = None, options: tuple[str, ...] = ()) -> "Server":
+                 log: Path | None = None, config: Path | None = None, options: tuple[str, ...] = ()) -> Server:
         """gunicorn with a config file's settings, or else its defaults (sync workers) but for
         `preload`, a graceful timeout of GRACEFUL_SECONDS (a harness's server stops quickly) and
         no control socket (whose one path a user's servers would share); either way with the
@@ -86,23 +85,19 @@ class Server:
         return cls(app, argv, index_root, port, log)
 
     @classmethod
-    def real_app(cls, index_root: Path, port: int, **kw) -> "Server":
+    def real_app(cls, index_root: Path, port: int, **kw) -> Server:
         return cls.gunicorn(REAL_APP, index_root, port, **kw)
 
     @classmethod
     def production(cls, index_root: Path, port: int, workers: int = 2, log: Path | None = None,
-                   options: tuple[str, ...] = ()) -> "Server":
+                   options: tuple[str, ...] = ()) -> Server:
         """The real app as `scripts/serve` runs it (deploy/gunicorn.conf.py: its worker class and
         settings), without building an index first; `options` on top of the file's."""
         return cls.gunicorn(REAL_APP, index_root, port, workers=workers, log=log, config=GUNICORN_CONF,
                             options=options)
 
     @classmethod
-    def minimal_app(cls, index_root: Path, port: int, **kw) -> "Server":
-        return cls.gunicorn(MINIMAL_APP, index_root, port, **kw)
-
-    @classmethod
-    def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> "Server":
+    def serve_script(cls, index_root: Path, port: int, *paths: str, log: Path | None = None) -> Server:
         """`scripts/serve` (once it has built, its pid is deploy/serve.py's, whose children are gunicorn's master
         and nginx's)."""
         return cls("scripts/serve", [str(SERVE), "--host", HOST, "--port", str(port), *paths], index_root, port, log)
@@ -170,7 +165,7 @@ class Server:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=15)
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         return self
 
     def close(self) -> None:

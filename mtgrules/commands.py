@@ -1,17 +1,18 @@
 """The command line: one command group for building the index and reading it.
 
-    python -m indexer build [PATHS...]            ingest and build the index, then switch to it
-    python -m indexer ingest [PATHS...]           parse documents into records, report per file
-    python -m indexer check                       open and verify the build a server would serve
-    python -m indexer fetch URL|FILE              add a newly published rules edition to corpus/
-    python -m indexer 702.30a                     the rule (newest edition that has it)
-    python -m indexer rule 702.79 --edition 2009-07-08
-    python -m indexer search 留存                 search results
-    python -m indexer card 奪魂紅帽客             a card (or plane) by name in any script, or id
-    python -m indexer term persist                a glossary term
+    mtgrules build [PATHS...]            ingest and build the index, then switch to it
+    mtgrules ingest [PATHS...]           parse documents into records, report per file
+    mtgrules check                       open and verify the build a server would serve
+    mtgrules fetch URL|FILE              add a newly published rules edition to corpus/
+    mtgrules 702.30a                     the rule (newest edition that has it)
+    mtgrules rule 702.79 --edition 2009-07-08
+    mtgrules search 留存                 search results
+    mtgrules card 奪魂紅帽客             a card (or plane) by name in any script, or id
+    mtgrules term persist                a glossary term
 Options before the command: --index-root PATH, --script hant|hans, --json. `python -m
-webapp.cli` is the same group, and `flask --app webapp kb ...` runs it with the application's
-settings and index.
+mtgrules` and `python -m indexer` are the same command, and `flask --app webapp kb ...` runs
+the group with the application's settings and index (the installed package declares it a
+Flask command, so the web app does not import the command line).
 """
 from __future__ import annotations
 
@@ -36,11 +37,11 @@ from indexer.knowledge.settings import Settings
 from indexer.search.build import BuildError, build as build_index
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
+from webapp.offline_copy import write as write_offline_copy
+from webapp.present import record_view, rule_view, term_view
+from webapp.urls import addressed
 
-from .offline_copy import write as write_offline_copy
-from .present import record_view, rule_view, term_view
 from .terminal import print_record, print_rule, print_search
-from .urls import addressed
 
 # What bad input (a broken sources.toml or glossary, an unreadable folder) raises: one line.
 INPUT_ERRORS = (CorpusError, GlossaryError, OSError)
@@ -79,6 +80,8 @@ def emit(payload: dict, printer, options: Options) -> None:
 def cli(ctx: click.Context, index_root: Path | None, script: str | None, as_json: bool) -> None:
     info = ctx.find_object(ScriptInfo)
     app = info.load_app() if info is not None and index_root is None else None
+    if app is not None and "kb.settings" not in app.extensions:  # `flask kb` run with another Flask app
+        app = None
     settings = app.extensions["kb.settings"] if app is not None else Settings.from_env()
     if index_root is not None:
         settings = dataclasses.replace(settings, index_root=index_root)
@@ -232,7 +235,7 @@ def term(options: Options, name: tuple[str, ...]) -> None:
 _VALUE_OPTIONS = {"--index-root", "--script"}
 
 
-def main(argv: list[str] | None = None, prog_name: str = "python -m indexer") -> int:
+def main(argv: list[str] | None = None, prog_name: str | None = None) -> int:
     """Run the command line; a first argument that is not a command is a rule number."""
     args = list(sys.argv[1:] if argv is None else argv)
     i = 0
@@ -248,7 +251,3 @@ def main(argv: list[str] | None = None, prog_name: str = "python -m indexer") ->
     except click.exceptions.Abort:
         return 1
     return code if isinstance(code, int) else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(prog_name="python -m webapp.cli"))
