@@ -335,9 +335,11 @@ def test_arguments_and_cookies_answer_like_werkzeugs_without_raising():
     for name, default, convert in [("limit", None, None), ("limit", 0, int), ("q", 3, int), ("empty", "d", None),
                                    ("format", None, None), ("format", "html", None), ("format", 9, int)]:
         assert ours.get(name, default, convert) == theirs.get(name, default, convert)
-    request = AnswerRequest.from_values("/api/search?q=x&script=hans", headers={"Cookie": "script=hant"})
+    request = AnswerRequest.from_values("/?q=x&script=hans", headers={"Cookie": "script=hant"})
     assert isinstance(request.args, Arguments) and isinstance(request.cookies, Arguments)
     assert (request.args.get("format"), request.cookies.get("script"), request.new_script) == (None, "hant", "hans")
+    # An API answer sets no cookie: its caller names the script in the address.
+    assert AnswerRequest.from_values("/api/search?q=x&script=hans", headers={"Cookie": "script=hant"}).new_script is None
 
 
 @pytest.mark.parametrize("payload", [{"query": "中文 \"x\"", "total": 2, "results": [{"id": "a", "score": 2.5, "url": None}]},

@@ -216,7 +216,9 @@ def test_record_fields(tmp_path):
         "id": "cr-2026-04-17", "file": "a.txt", "files": ["a.txt"],
         "title": "Magic: The Gathering Comprehensive Rules (2026-04-17)", "family": "comprehensive-rules",
         "languages": ["en"], "product": "", "date": "2026-04-17", "edition": "2026-04-17", "urls": [],
-        "encoding": {"a.txt": "utf-8"}}]
+        "encoding": {"a.txt": "utf-8"},
+        # The book's chapters, from the file's part headings; no Chinese glossary to read.
+        "chapters": {"1": {"en": "Game Concepts"}, "7": {"en": "Additional Rules"}}, "readings": {}}]
     summary = result.summaries[0].to_dict()
     assert {k: summary[k] for k in ("edition", "encoding", "sections", "rules", "examples", "terms")} == {
         "edition": "2026-04-17", "encoding": "utf-8", "sections": 2, "rules": 6, "examples": 2, "terms": 2}

@@ -16,7 +16,7 @@
 // a shared cache may keep its answer.
 //
 // A forum post can hold elements named like the DOM's own properties: <img name="currentScript">
-// shadows document.currentScript, and <form><input name="nodeType"></form> makes the form's
+// shadows the document's own currentScript, and <form><input name="nodeType"></form> makes the form's
 // nodeType that input (as parentNode, isContentEditable, replaceChild...). So every property
 // and method of the page's nodes this script uses is taken from the prototypes when it loads
 // and called on the node, never read from the node or `document` itself, and its own element

@@ -21,8 +21,10 @@ def changes():
     held = lib.catalogue.editions.lineage_editions
     if len(held) < 2:
         abort(404, "The index holds fewer than two editions of the rules: there are no changes to list.")
-    old = _edition(lib, "from", held[-2], held)
-    new = _edition(lib, "to", held[-1], held)
+    # By default: today's edition (the one definition, Catalogue.current_edition) and the one before it.
+    today = lib.catalogue.current_edition or held[-1]
+    old = _edition(lib, "from", held[held.index(today) - 1], held)
+    new = _edition(lib, "to", today, held)
     if old >= new:
         abort(400, f"from ({old}) must be an older edition than to ({new})")
     kind = request.args.get("kind") or None
