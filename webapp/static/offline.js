@@ -164,21 +164,22 @@
       });
       nodes.push(keepButton);
     }
-    if (compact && nodes.length) nodes = [mark(meta, online, nodes)];
+    if (compact && nodes.length) nodes = [mark(meta, news, online, nodes)];
     else if (nodes.length) store(SHOWN, "1");
     status.replaceChildren.apply(status, nodes);
   }
 
-  // The small mark: offline or not and the kept edition, opening to the full status line
-  // (whose copy description moves into the mark, so the page has one .offline-copy).
-  function mark(meta, online, nodes) {
+  // The small mark: offline or not, the kept edition and any news of it (kept, updated),
+  // opening to the full status line (whose copy description moves into the mark, so the page
+  // has one .offline-copy).
+  function mark(meta, news, online, nodes) {
     var summary = [];
     if (!online) summary.push(el("strong", {}, [label("offline")]), " ");
     var copy = nodes.filter(function (n) { return n.classList && n.classList.contains("offline-copy"); })[0];
     if (copy) {
       copy.classList.remove("offline-copy");
-      summary.push(el("span", { "class": "offline-copy", "data-index": meta.index, "data-edition": meta.edition || "" },
-                      ["✓ ", meta.edition || zh("copy")]));
+      summary.push(el("span", { "class": "visually-hidden" }, [label("copy")]), el("span", { "class": "offline-copy", "data-index": meta.index, "data-edition": meta.edition || "" },
+                      ["✓ ", meta.edition || zh("copy")].concat(news ? [" (", label(news), ")"] : [])));
     } else if (online) {
       summary.push(el("span", { lang: script === "hans" ? "zh-Hans" : "zh-Hant" }, [zh("copy")]));
     }
