@@ -123,6 +123,45 @@ def test_the_first_screen_of_a_phone_shows_three_results_with_their_kind(live_se
     screenshot(phone, "phone-search-first-screen", full_page=False)
 
 
+FIRST_SCREEN_PX = 740
+
+
+@pytest.mark.browser
+def test_the_first_screen_holds_results_rule_text_and_a_ruling_after_the_offline_status_shows_once(live_server, phone):
+    """The offline status is news once: in full on the first page, a small mark in the header on
+    every page after, and the first screen is the reader's: four results of a search, the
+    first subrule of a rule, the first ruling of a card."""
+    phone.goto(live_server.url + "/?q=" + quote("留存"))
+    status = phone.locator("#offline-status")
+    expect(status.locator(".offline-copy")).to_be_visible()
+    assert "compact" not in status.get_attribute("class")
+    first_view = status.bounding_box()
+    screenshot(phone, "phone-360-search-first-visit", full_page=False)
+
+    phone.reload()
+    expect(status.locator(".offline-copy")).to_be_visible()
+    expect(status).to_have_class(re.compile(r"\bcompact\b"))
+    mark = status.bounding_box()
+    assert mark["height"] <= 48 and mark["width"] <= 180, (first_view, mark)
+    assert phone.locator("header.top").evaluate("(top, s) => top.contains(s)", status.element_handle())
+    bottoms = phone.locator("#results .result").evaluate_all(
+        "items => items.map(li => li.getBoundingClientRect().bottom)")
+    assert sum(bottom <= FIRST_SCREEN_PX for bottom in bottoms) >= 4, bottoms
+    # the mark opens to the full status line
+    status.locator("summary").click()
+    expect(status.locator(".offline-full")).to_be_visible()
+
+    phone.goto(live_server.url + "/rules/702.79")
+    first_subrule = phone.locator(".subrules > li .text").first
+    expect(first_subrule).to_be_visible()
+    assert first_subrule.bounding_box()["y"] < FIRST_SCREEN_PX
+
+    phone.goto(live_server.url + REDCAP_CARD)
+    first_ruling = phone.locator(".rulings li").first
+    expect(first_ruling).to_be_visible()
+    assert first_ruling.bounding_box()["y"] < FIRST_SCREEN_PX
+
+
 # --- 3. suggestions and hints -----------------------------------------------------------
 
 def test_typing_offers_suggestions_and_choosing_one_opens_it(live_server, phone):
@@ -288,13 +327,17 @@ def test_axe_finds_no_serious_or_critical_violation(live_server, phone, name, pa
     assert serious == [], json.dumps(serious, ensure_ascii=False, indent=1)
 
 
-DOC_SCREENSHOTS = {"search": "/?q=" + quote("留存"), "rule": "/rules/702.30c", "card": REDCAP_CARD}
+DOC_SCREENSHOTS = {"search": "/?q=" + quote("留存"), "rule": "/rules/702.79", "card": REDCAP_CARD}
 
 
 @pytest.mark.parametrize("name, path", DOC_SCREENSHOTS.items(), ids=DOC_SCREENSHOTS)
 def test_phone_screenshots_for_the_readme(live_server, phone, name, path):
-    """docs/phone-<name>.png are these, test-artifacts/phone-360-<name>.png, from a run."""
+    """docs/phone-<name>.png are these, test-artifacts/phone-360-<name>.png, from a run: a page as
+    a returning reader sees it (the offline status already shown once, now a mark)."""
     phone.goto(live_server.url + path)
+    expect(phone.locator("#offline-status .offline-copy")).to_be_visible()
+    phone.reload()
+    expect(phone.locator("#offline-status.compact .offline-copy")).to_be_visible()
     expect(phone.locator("h1, #results .result").first).to_be_visible()
     assert phone.evaluate("document.documentElement.scrollWidth") == 360
     screenshot(phone, f"phone-360-{name}", full_page=False)

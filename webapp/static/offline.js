@@ -5,6 +5,10 @@
 //
 // The copy is kept by itself when it is at most AUTO_KEEP_BYTES compressed; the control
 // beside the status removes it (and stops keeping it) or keeps it again.
+//
+// The status line is shown in full once; after that it is a small mark in the header (what is
+// kept, or that the page is offline) that opens to the full line, so a phone's first screen
+// holds results and rule text rather than the same news again.
 (function () {
   "use strict";
 
@@ -13,6 +17,7 @@
   var META_URL = "/api/offline";
   var CHOICE = "kb-offline-choice";
   var SCRIPT = "kb-script";
+  var SHOWN = "kb-offline-status-shown";
   var AUTO_KEEP_BYTES = 4 * 1024 * 1024;
 
   // Interface texts: Traditional, Simplified, English.
@@ -87,7 +92,14 @@
   // role=status is a polite live region: the page's one aria-live region stays the results'.
   var status = el("div", { id: "offline-status", "class": "offline-status", role: "status" });
   var main = document.querySelector("main");
-  if (main) main.parentNode.insertBefore(status, main);
+  var header = document.querySelector("header.top");
+  var compact = stored(SHOWN) === "1" && !!header;
+  if (compact) {
+    status.classList.add("compact");
+    header.insertBefore(status, header.querySelector(".script-toggle"));
+  } else if (main) {
+    main.parentNode.insertBefore(status, main);
+  }
 
   function keptMeta() {
     if (!window.caches) return Promise.resolve(null);
@@ -152,7 +164,26 @@
       });
       nodes.push(keepButton);
     }
+    if (compact && nodes.length) nodes = [mark(meta, news, online, nodes)];
+    else if (nodes.length) store(SHOWN, "1");
     status.replaceChildren.apply(status, nodes);
+  }
+
+  // The small mark: offline or not, the kept edition and any news of it (kept, updated),
+  // opening to the full status line (whose copy description moves into the mark, so the page
+  // has one .offline-copy).
+  function mark(meta, news, online, nodes) {
+    var summary = [];
+    if (!online) summary.push(el("strong", {}, [label("offline")]), " ");
+    var copy = nodes.filter(function (n) { return n.classList && n.classList.contains("offline-copy"); })[0];
+    if (copy) {
+      copy.classList.remove("offline-copy");
+      summary.push(el("span", { "class": "visually-hidden" }, [label("copy")]), el("span", { "class": "offline-copy", "data-index": meta.index, "data-edition": meta.edition || "" },
+                      ["✓ ", meta.edition || zh("copy")].concat(news ? [" (", label(news), ")"] : [])));
+    } else if (online) {
+      summary.push(el("span", { lang: script === "hans" ? "zh-Hans" : "zh-Hant" }, [zh("copy")]));
+    }
+    return el("details", { "class": "offline-mark" }, [el("summary", {}, summary), el("div", { "class": "offline-full" }, nodes)]);
   }
 
   function serverMeta() {
