@@ -103,14 +103,9 @@ class _WatchedHTTP(http.client.HTTPConnection):
         self.deadline.watch(self.sock)
 
 
-class _WatchedHTTPS(http.client.HTTPSConnection):
-    def __init__(self, *args, deadline: _Deadline, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()
-        self.deadline.watch(self.sock)
+class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
+    """The same watch on the socket HTTPS connects (the TLS one: `connect` above runs after
+    HTTPSConnection's in this order of classes)."""
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):
