@@ -5,12 +5,13 @@ by git; `pytest --cache-clear` or `-p no:cacheprovider` makes everything afresh)
 Each of these takes seconds, over and over for a test run that should take a minute, so a run
 after the first reads them instead. What keeps a kept one from being stale: each is kept under
 a hash of everything it is made of (every file of corpus/, the indexing code and an extra
-stage's code, as `build` hashes them; this module and the corpus copier; Python's version and
-the locked packages), so a changed document, parser, analyser or package is a new entry, never
-an old one; an index is checked again by `build` on each use (its own hash, every file's
-checksum), which builds again what a test or a crash left damaged. Making one entry takes
-turns (a lock file), so concurrent runs and xdist workers make each once. The newest two
-entries of each are kept, older ones removed.
+stage's module, as `build` hashes them, and for a build with an extra stage all of indexer/
+and webapp/; this module and the corpus copier; Python's version and the locked packages), so
+a changed document, parser, analyser or package is a new entry, never an old one; an index is
+checked again by `build` on each use (its own hash, every file's checksum), which builds again
+what a test or a crash left damaged. Making one entry takes turns (a lock file), so concurrent
+runs and xdist workers make each once. The newest two entries of each are kept, older ones
+removed.
 """
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
 # What a kept entry depends on besides the corpus and the indexing code.
 ENVIRONMENT = (ROOT / "requirements-dev.txt", Path(__file__), Path(__file__).with_name("corpus_support.py"))
+# An extra stage of a build (the offline copy) reads the index through the library and the web
+# app's code, of which `build` hashes only the stage's own module: a kept build with extras is
+# kept under all of it.
+EXTRAS_CODE = ("indexer", "webapp")
 # Entries kept of each: the one in use and one more, for a run of another state of the
 # checkout still reading it.
 KEEP = 2
@@ -52,9 +57,15 @@ def cache_key(name: str, documents: tuple[str, ...] = (), paths: tuple[Path, ...
               extras: Mapping[str, Extra] = MappingProxyType({})) -> str:
     digest = hashlib.sha256(repr((name, documents, [str(p) for p in paths], sorted(extras), sys.version)).encode())
     digest.update(_inputs(paths, tuple(sorted(extras.items()))).encode())
-    for path in ENVIRONMENT:
+    for path in ENVIRONMENT + (_code(EXTRAS_CODE) if extras else ()):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _code(packages: tuple[str, ...]) -> tuple[Path, ...]:
+    """Every file of these folders of the checkout (code, data, templates), in one order."""
+    return tuple(sorted(path for package in packages for path in (ROOT / package).rglob("*")
+                        if path.is_file() and "__pycache__" not in path.parts))
 
 
 @contextmanager
@@ -93,7 +104,7 @@ def kept_value(cache: Path, name: str, make: Callable[[], T]) -> T:
     with _entry(cache, name, cache_key(name)) as folder:
         try:
             return pickle.loads((folder / VALUE).read_bytes())
-        except Exception:  # none yet, or not whole: made again
+        except Exception:  # noqa: BLE001 - none yet, or not whole (unpickling raises any type): made again
             value = make()
             tmp = folder / f".tmp-{os.getpid()}"
             tmp.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
