@@ -106,12 +106,12 @@ def build(library, name: str) -> dict:
         item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
                 "parent": r.parent, "keyword": r.keyword, "langs": r.languages(),
                 "heading": _heading(r), "group": groups.setdefault(group, len(groups)), "order": rank[position[r.id]]}
-        for name in _TEXT_FIELDS:
-            if getattr(r, name):
-                item[name] = _both_scripts(getattr(r, name))
-        for name in _GROUP_FIELDS:
-            if getattr(r, name):
-                item[name] = [_both_scripts(part) for part in getattr(r, name)]
+        for field in _TEXT_FIELDS:
+            if getattr(r, field):
+                item[field] = _both_scripts(getattr(r, field))
+        for field in _GROUP_FIELDS:
+            if getattr(r, field):
+                item[field] = [_both_scripts(part) for part in getattr(r, field)]
         if r.aliases:
             item["aliases"] = r.aliases
         if r.kind in ("card", "planar_card") and r.attrs:
