@@ -50,10 +50,18 @@
     this.toHansMap = pairs(data.to_hans);
     var self = this;
     data.records.forEach(function (r) { self.unpack(r); });
+    Object.keys(data.book.chapters).forEach(function (n) { self.unpackTexts(data.book.chapters[n].title); });
     this.records = data.records;
     this.ranking = data.ranking;
-    this.words = new Set(data.words);
-    this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
+    // The Chinese words of the index, which a Chinese query is cut by: its Chinese tokens
+    // of the fields the server segments (the recall field's are character pairs).
+    var han = new RegExp("^[" + data.script_ranges.han + "]+$", "u"), words = new Set();
+    ["names", "title", "body"].forEach(function (field) {
+      Object.keys(data.postings[field]).forEach(function (token) { if (han.test(token)) words.add(token); });
+    });
+    this.words = words;
+    this.longestWord = 1;
+    words.forEach(function (w) { self.longestWord = Math.max(self.longestWord, Array.from(w).length); });
     this.common = {};
     for (var field in data.common) this.common[field] = new Set(data.common[field]);
     var q = data.query;
@@ -530,6 +538,10 @@
         return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
       });
     }
+    // The records after the searched ones open by number only, as older editions' rules do
+    // online (a bare word searches today's rules).
+    var searched = this.data.searched;
+    ranked = ranked.filter(function (pair) { return pair[0] < searched; });
     ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
     return ranked;
   };
