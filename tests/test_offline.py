@@ -265,7 +265,7 @@ def test_every_record_the_offline_search_finds_opens_offline(rules_server, conte
         page.locator(".script-toggle a[hreflang=zh-Hans]").click()
         expect(page.locator("main h1")).to_contain_text(simplified)
         assert urllib.parse.urlsplit(page.url).path == path.split("?")[0]
-    page.goto(rules_server.url + "/sources/shadowmoor-faq#shadowmoor-faq:card:murderous-redcap")
+    page.goto(rules_server.url + "/sources/shadowmoor-faq?script=hant#shadowmoor-faq:card:murderous-redcap")
     expect(page.locator("[id='shadowmoor-faq:card:murderous-redcap'] h2")).to_contain_text("奪魂紅帽客")
 
 

@@ -238,11 +238,14 @@ def _vlq(numbers: list[int]) -> str:
 
 def _url_patterns(records) -> dict[str, str]:
     """`urls.record_url` of each kind, with `{id}`, `{source}`, `{number}` and `{edition}` in
-    place of a record's own (a rule without an edition keeps its own address)."""
+    place of a record's own; a kind's records without an edition under the kind's name and a
+    "-" (a rule of no edition has no edition in its address)."""
     out = {}
     for r in records:
-        if r.kind not in out and (r.kind != "rule" or r.edition):
-            out[r.kind] = record_url(replace(r, id="{id}", source="{source}", number="{number}", edition="{edition}"))
+        key = r.kind if r.edition else r.kind + "-"
+        if key not in out:
+            out[key] = record_url(replace(r, id="{id}", source="{source}", number="{number}",
+                                          edition="{edition}" if r.edition else None))
     return out
 
 

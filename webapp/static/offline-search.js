@@ -159,7 +159,7 @@
     ["hans", "hant"].forEach(function (script) {
       if (r.heading[script] !== undefined) r.heading[script] = self.converted(r.heading[""], script, r.heading[script]);
     });
-    var pattern = r.kind === "rule" && !r.edition ? "/rules/{number}" : this.data.urls[r.kind];
+    var pattern = this.data.urls[r.edition ? r.kind : r.kind + "-"];
     r.url = pattern.replace(/\{(id|source|number|edition)\}/g, function (_, name) { return r[name]; });
   };
 
