@@ -68,6 +68,8 @@ def same_text(a: dict[str, str], b: dict[str, str]) -> bool:
 
 
 def _token_key(token: str) -> str:
+    if token.isascii() and token.isalnum():  # a word has no typography (most tokens: no need to fold)
+        return token
     return " " if token.isspace() else typographic_key(token)
 
 
@@ -173,7 +175,9 @@ def _anchored(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
     blocks: list[tuple[int, int, int]] = []
     i, j = alo, blo
     for ai, bj in [*reversed(anchors), (ahi, bhi)]:
-        if (ai - i) * (bj - j) <= DIFF_WORK:
+        if a[i:ai] == b[j:bj]:
+            blocks.append((i, j, ai - i))
+        elif 0 < (ai - i) * (bj - j) <= DIFF_WORK:
             matcher = difflib.SequenceMatcher(None, a[i:ai], b[j:bj], autojunk=False)
             blocks += [(i + x, j + y, size) for x, y, size in matcher.get_matching_blocks() if size]
         if ai < ahi:
