@@ -30,8 +30,8 @@ from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
+SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "results", "no_results", "official", "suggestions",
+                 "subrules", "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 # The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
