@@ -15,6 +15,7 @@ import resource
 import selectors
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .server import HOST
@@ -68,10 +69,11 @@ def timed_get(port: int, path: str) -> tuple[int | str, float]:
     return status, time.monotonic() - started
 
 
-def hold(port: int, per_kind: int, deadline_seconds: float, checks: int = 5) -> Held:
+def hold(port: int, per_kind: int, deadline_seconds: float, checks: int = 5,
+         while_open: Callable[[], None] | None = None) -> Held:
     """Hold up to `per_kind` connections of each kind (fewer if the process may not open so
-    many files), check the service meanwhile, and watch them for `deadline_seconds` after the
-    last opened."""
+    many files), check the service meanwhile (and call `while_open`), and watch them for
+    `deadline_seconds` after the last opened."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = per_kind * len(KINDS) + SPARE_FILES
     if soft < wanted:
@@ -112,6 +114,8 @@ def hold(port: int, per_kind: int, deadline_seconds: float, checks: int = 5) -> 
             for name, path in CHECKS.items():
                 held.checks.append((name, *timed_get(port, path)))
         held.checked_in = time.monotonic() - all_open
+        if while_open is not None:
+            while_open()
         held.closed = {kind: [] for kind in KINDS}
         deadline = max(t for _, t in opened.values()) + deadline_seconds
         while opened and time.monotonic() < deadline:
