@@ -276,6 +276,10 @@
       if (o.note) official.appendChild(el("span", { "class": "note", lang: "en" }, [" (" + o.note + ")"]));
       nodes.push(official);
     }
+    if (data.left_out && data.left_out.length) {
+      var left = data.left_out.join(" ");
+      nodes.push(el("p", { "class": "left-out" }, [label("left_out"), ": ", el("span", { lang: textLang(left) }, [left])]));
+    }
     if (data.did_you_mean) {
       nodes.push(el("p", { "class": "did-you-mean" }, [label("did_you_mean"), ": ",
         el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
