@@ -49,7 +49,7 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
-from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
+from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
@@ -162,7 +162,8 @@ def build(library, name: str) -> dict:
                     "keyword": library.weights.keyword, "literal": library.weights.literal,
                     "title": library.weights.title, "expansion": library.weights.expansion,
                     "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
-                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS},
+                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
+                    "max_query_words": MAX_QUERY_WORDS},
         "query": {"rule": _js(_QUERY), "range": _js(REFERENCE_PATTERN), "filter": _js(query._FILTER),
                   "phrase": _js(query._PHRASE), "syntax": _js(query._SYNTAX), "kinds": KINDS,
                   "kind_aliases": query._KIND_ALIASES,

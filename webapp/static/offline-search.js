@@ -290,7 +290,7 @@
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null };
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -312,7 +312,18 @@
       parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
     }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
-    parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    // At most max_query_words words, whole phrases first, then the free text's first words;
+    // the rest left out, and said.
+    var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
+    var room = this.ranking.max_query_words;
+    parsed.phrases = parsed.phrases.filter(function (phrase) {
+      var size = phrase.split(/\s+/).filter(Boolean).length;
+      if (size <= room) { room -= size; return true; }
+      parsed.left_out.push('"' + phrase + '"');
+      return false;
+    });
+    parsed.text = words.slice(0, room).join(" ");
+    parsed.left_out = parsed.left_out.concat(words.slice(room));
     return parsed;
   };
 
@@ -757,6 +768,7 @@
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
     var parsed = this.parse(q);
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
+                   left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);
