@@ -288,6 +288,7 @@
     // phone drawing twenty results took as long as searching.
     var list = el("ol", { "class": "results" }, data.results.slice(0, FIRST_SCREEN).map(result));
     if (data.results.length) nodes.push(list);
+    else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
     if (data.results.length > FIRST_SCREEN) {
       requestAnimationFrame(function () {
         setTimeout(function () {
@@ -295,7 +296,6 @@
         }, 0);
       });
     }
-    else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
     if (data.suggestions && data.suggestions.length) {
       nodes.push(el("div", { "class": "perhaps" }, [el("p", {}, [label("suggestions"), ":"]),
         el("ul", {}, data.suggestions.map(function (s) {
