@@ -80,7 +80,7 @@ class _Ways:
     def cpu(self) -> dict[str, float]:
         return {"gunicorn": self.app.cpu_seconds(),
                 "nginx": sum(cpu_seconds([n.process.pid, *n.workers()]) for n in (self.nginx, self.behind)),
-                "HAProxy": cpu_seconds([self.edge.process.pid])}
+                "HAProxy": cpu_seconds([self.edge.process.pid, *self.edge.workers()])}
 
     def close(self) -> None:
         for proxy in (self.edge, self.behind, self.nginx):
