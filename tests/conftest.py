@@ -24,7 +24,7 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.documents.parsers import parser_for
 from indexer.knowledge.library import Library
 from indexer.search.build import build, current_folder
-from webapp import create_app, offline_copy
+from webapp import book_parts, create_app, offline_copy
 
 # The browser tests' fixtures (the real server, Chromium and its pages).
 pytest_plugins = ["browser_support"]
@@ -109,7 +109,7 @@ def kb_index(tmp_path_factory) -> Path:
     """Index root of the whole knowledge base: corpus/ as shipped, built as `./scripts/serve`
     builds it (with the offline copy)."""
     root = tmp_path_factory.mktemp("kb") / "index"
-    build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
+    build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
     return root
 
 

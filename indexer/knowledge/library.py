@@ -14,7 +14,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from indexer.search.opened_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .book import Book
+from .built_parts import BuiltParts
 from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
@@ -101,6 +102,8 @@ class Library:
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
         self._suggestions = Suggestions(self.catalogue)
         self.book = Book(self.catalogue, self.sources)
+        # Parts of pages the build rendered (a section's whole text: webapp.book_parts).
+        self.parts = BuiltParts(folder)
         # Pages made from the whole book (a table of contents, a section, the glossary), per
         # what they were made from: made once for a build, not for every reader.
         self._pages = bounded_cache(caches.pages, page_bytes)(self._page)
@@ -159,7 +162,7 @@ class Library:
         """What an older edition's rule is today (`rules.rule_today`)."""
         return rule_today(self.catalogue, record)
 
-    def records_of_source(self, source_id: str) -> list[Record]:
+    def records_of_source(self, source_id: str) -> Sequence[Record]:
         return self.catalogue.records_of_source(source_id)
 
     def section_of(self, record: Record) -> Record | None:
