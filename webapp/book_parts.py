@@ -15,7 +15,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
-from flask import render_template
+from flask import Flask, render_template
 from markupsafe import Markup
 
 from indexer.documents.records import rules_file_source
@@ -25,8 +25,8 @@ from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
 
 from .present import rules_under
-from .respond import current_request
-from .templating import remembered
+from .respond import AnswerRequest, current_request
+from .templating import install, remembered
 
 TEMPLATE = "_rules_under.html"
 _HERE = Path(__file__).resolve().parent
@@ -52,7 +52,7 @@ def _key(number: str, edition: str, script: str | None) -> str:
     return f"{edition} {number} {script}"
 
 
-def contents(library: Library, number: str, edition: str, script: str | None) -> Markup:
+def rendered_contents(library: Library, number: str, edition: str, script: str | None) -> Markup:
     """The rendered contents of a section or rule of `edition`: the build's part, else
     rendered now (and remembered for the build)."""
     built = library.parts.get(_key(number, edition, script), fingerprint())
@@ -64,11 +64,12 @@ def contents(library: Library, number: str, edition: str, script: str | None) ->
 def write(folder: Path, name: str) -> dict:
     """Renders the contents of every section and rule with rules under it, of every edition
     with a rules file, in both scripts, into the build in `folder` (build `name`)."""
-    from . import create_app  # the app's templates and filters, on this build's library
-
     library = Library(folder)
     try:
-        app = create_app({"INDEX_ROOT": folder.parent})
+        # The app's templates and filters, on this build's library (not the one CURRENT names).
+        app = Flask("webapp")
+        app.request_class = AnswerRequest
+        install(app)
         parts: dict[str, str] = {}
         with app.test_request_context("/"):
             current_request().library = library

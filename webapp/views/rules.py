@@ -7,7 +7,7 @@ from flask import Blueprint, abort, jsonify, redirect, request
 from indexer.documents.references import parse_rule_number, parse_rule_range
 from indexer.knowledge.book import level
 
-from .. import book_parts
+from ..book_parts import rendered_contents
 from ..present import rule_preview, rule_view
 from ..respond import library, respond, view_script, wants_json, without_json_suffix
 
@@ -59,5 +59,5 @@ def rule(number: str):
             abort(404, f"No edition of the rules has {parsed}.")
         abort(404, f"Edition {edition[:20]} has no rule {parsed}; it is in: {', '.join(held)}.")
     under = page and level(parsed) < 2 and lib.book.descendants(parsed, view["edition"])
-    return respond("rule.html", view, contents=book_parts.contents(lib, parsed, view["edition"], script) if under
+    return respond("rule.html", view, contents=rendered_contents(lib, parsed, view["edition"], script) if under
                    else None, contents_label="rules_under" if level(parsed) == 0 else "subrules")
