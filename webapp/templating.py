@@ -2,6 +2,10 @@
 tag languages and link rule numbers in text."""
 from __future__ import annotations
 
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+
 from flask import Flask, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup, escape
@@ -77,12 +81,46 @@ def compile_all(app: Flask) -> None:
         app.jinja_env.get_template(name)
 
 
+# What the parts a build renders (`webapp.book_parts`) are made with: when one of these differs
+# from the build's, its parts are not used (each is rendered when first asked, as one the build
+# has not) until the next build.
+_HERE = Path(__file__).resolve().parent
+_INDEXER = _HERE.parent / "indexer"
+PART_SOURCES = (
+    *(_HERE / "templates" / name for name in ("_rules_under.html", "_contents_chapters.html", "_glossary_lists.html",
+                                              "_macros.html")),
+    *(_HERE / name for name in ("book_parts.py", "templating.py", "present.py", "book.py", "linkify.py", "urls.py")),
+    *(_INDEXER / name for name in ("knowledge/display.py", "knowledge/book.py", "documents/chinese.py",
+                                   "documents/references.py")),
+)
+
+
+@lru_cache(maxsize=1)
+def parts_fingerprint() -> str:
+    """A digest of PART_SOURCES (the process's code, the same for every build)."""
+    digest = hashlib.sha256()
+    for path in PART_SOURCES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def part_key(template: str, args: tuple) -> str:
+    """What a rendered part is kept under: its template and what it was made from."""
+    return " ".join([template, *map(str, args)])
+
+
 def remembered(template: str, make, *args) -> Markup:
-    """`template` rendered with `data=make(library, *args)`, both remembered for the build
-    (`Library.page`): a book's contents, a whole section, a glossary are thousands of
-    links and texts to render, the same for every reader of one script. `args` must
-    name all the part depends on (the script among them)."""
-    return library().page(_rendered, template, make, *args)
+    """`template` rendered with `data=make(library, *args)`: a book's contents, a whole section,
+    a glossary are thousands of links and texts to render, the same for every reader of one
+    script. The build renders them (`webapp.book_parts`), and a page reads its part from the
+    build's files (`Library.parts`); one the build has not is rendered here, and it and its
+    data are remembered for the build (`Library.page`). `args` must name all the part
+    depends on (the script among them)."""
+    lib = library()
+    built = lib.parts.get(part_key(template, args), parts_fingerprint())
+    if built is not None:
+        return Markup(built)
+    return lib.page(_rendered, template, make, *args)
 
 
 def _rendered(lib, template: str, make, *args) -> Markup:
