@@ -27,7 +27,7 @@ from indexer.knowledge.library import Library
 from .book import contents_view, glossary_view
 from .present import rules_under
 from .respond import AnswerRequest, current_request
-from .templating import install, part_key, parts_fingerprint
+from .templating import PARTS_FINGERPRINT, install, part_key
 
 SECTION = "_rules_under.html"
 # The parts of an edition as a whole, each with what makes its data.
@@ -48,17 +48,16 @@ def write(folder: Path, name: str) -> dict:
             if data:
                 parts[part_key(template, args)] = render_template(template, data=data)
 
-        with app.test_request_context("/"):
-            current_request().library = library
-            for edition in library.book.editions:
-                for script in SCRIPTS:
+        for script in SCRIPTS:  # (a part's labels are in the script of the request it is made in)
+            with app.test_request_context("/", query_string={"script": script}):
+                current_request().library = library
+                for edition in library.book.editions:
                     for template, make in WHOLE_EDITION:
                         add(template, make(library, edition, script), edition, script)
-                numbers = dict.fromkeys(r.number or "" for r in library.catalogue.records_of_source(
-                    rules_file_source(edition)) if r.kind == "rule")
-                for number in (n for n in numbers if n and level(n) < 2):
-                    for script in SCRIPTS:
+                    numbers = dict.fromkeys(r.number or "" for r in library.catalogue.records_of_source(
+                        rules_file_source(edition)) if r.kind == "rule")
+                    for number in (n for n in numbers if n and level(n) < 2):
                         add(SECTION, rules_under(library, number, edition, script), number, edition, script)
-        return {"index": name, **write_parts(folder, parts_fingerprint(), parts)}
+        return {"index": name, **write_parts(folder, PARTS_FINGERPRINT, parts)}
     finally:
         library.close()

@@ -3,7 +3,6 @@ tag languages and link rule numbers in text."""
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
 from pathlib import Path
 
 from flask import Flask, render_template, request
@@ -95,13 +94,18 @@ PART_SOURCES = (
 )
 
 
-@lru_cache(maxsize=1)
-def parts_fingerprint() -> str:
-    """A digest of PART_SOURCES (the process's code, the same for every build)."""
+
+
+def _fingerprint(paths: tuple[Path, ...]) -> str:
     digest = hashlib.sha256()
-    for path in PART_SOURCES:
+    for path in paths:
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+# The code's fingerprint, read when the code is (a build that ran while a file changed never
+# names its parts by the changed file's).
+PARTS_FINGERPRINT = _fingerprint(PART_SOURCES)
 
 
 def part_key(template: str, args: tuple) -> str:
@@ -117,7 +121,7 @@ def remembered(template: str, make, *args) -> Markup:
     data are remembered for the build (`Library.page`). `args` must name all the part
     depends on (the script among them)."""
     lib = library()
-    built = lib.parts.get(part_key(template, args), parts_fingerprint())
+    built = lib.parts.get(part_key(template, args), PARTS_FINGERPRINT)
     if built is not None:
         return Markup(built)
     return lib.page(_rendered, template, make, *args)
