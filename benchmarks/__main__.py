@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
 PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules,
-cost (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
+book, cost, front (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
 for docs/benchmarks.md.
 """
 from __future__ import annotations
@@ -17,12 +17,13 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 from webapp import offline_copy
 
-from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, request_cost, \
-    rule_pages, stages
+from . import book_pages, cold, coldstart, front, growth, hostile, http_load, memory, peers, profile_app, \
+    request_cost, rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost",
+         "front")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
         index_root = work / "index"
-        if {"http", "coldstart", "profile", "hostile"} & set(parts):
+        if {"http", "coldstart", "profile", "hostile", "front"} & set(parts):
             build([DEFAULT_CORPUS], root=index_root)
         for part in parts:
             started = time.perf_counter()
@@ -94,6 +95,8 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         root = work / "cost-index"
         build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
         print(request_cost.report(root))
+    elif part == "front":
+        print(front.report(index_root, work, count=args.queries))
 
 
 if __name__ == "__main__":

@@ -53,6 +53,18 @@ def get(port: int, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
         conn.close()
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user and system) the processes `pids` have used so far."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a worker that exited since it was listed
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 class Server:
     """`with Server.real_app(...) as server:` runs the server until the block ends."""
 
@@ -146,14 +158,7 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """CPU time (user and system) the master and its current workers have used so far."""
-        ticks = 0
-        for pid in (self.process.pid, *self.worker_pids()):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except FileNotFoundError:  # a worker that exited since it was listed
-                continue
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds([self.process.pid, *self.worker_pids()])
 
     def stop(self) -> None:
         """Stop the server and its workers (its own process group) and wait for it."""

@@ -5,12 +5,13 @@ judge can read, and help when a search finds nothing. What the pages must hold i
 the rules files themselves (their Contents, their numbered lines), not from the service."""
 from __future__ import annotations
 
+import difflib
 import re
 
 import pytest
 
 from indexer.documents.ingest import DEFAULT_CORPUS
-from webapp import create_app
+from webapp import create_app, history
 from webapp.history import same_text, typographic_key, word_changes
 
 TODAY = "2026-04-17"
@@ -212,6 +213,28 @@ def test_a_diff_marks_only_the_words_that_changed():
         ("insert", "the battlefield"), ("equal", " under its owner's control.")]
     assert word_changes("若其上沒有指示物", "如果它上面沒有指示物") == [
         ("delete", "若其"), ("insert", "如果它"), ("equal", "上"), ("insert", "面"), ("equal", "沒有指示物")]
+
+
+def test_a_long_diff_is_matched_in_bounded_pieces_and_marks_only_what_changed(monkeypatch):
+    """A list of 1,500 names (205.3m's creature types grow so) with names added at both ends
+    and in the middle and one removed: only those are marked, both texts rebuild from the
+    pieces, and no comparison difflib is given is over DIFF_WORK."""
+    compared = []
+
+    class Matcher(difflib.SequenceMatcher):
+        def __init__(self, isjunk, a, b, autojunk):
+            compared.append(len(a) * len(b))
+            super().__init__(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(history.difflib, "SequenceMatcher", Matcher)
+    names = [f"Type{n}" for n in range(1500)]
+    old = ", ".join(names)
+    new = ", ".join(["Aardvark", *names[:700], "Bat", *names[700:900], *names[901:], "Zombie"])
+    pieces = word_changes(old, new)
+    assert "".join(t for op, t in pieces if op != "insert") == old
+    assert "".join(t for op, t in pieces if op != "delete") == new
+    assert sorted(t.strip(", ") for op, t in pieces if op != "equal") == ["Aardvark", "Bat", "Type900", "Zombie"]
+    assert compared and max(compared) <= history.DIFF_WORK
 
 
 def test_editions_with_the_same_text_fold_into_one_entry(kb_client):

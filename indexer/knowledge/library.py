@@ -222,7 +222,8 @@ class Library:
             parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
-        answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": []}
+        answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
+                  "left_out": parsed.left_out}
         if parsed.empty:
             return answer
         engine_query = self.engine_query(parsed)

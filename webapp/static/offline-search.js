@@ -46,9 +46,12 @@
 
   function OfflineIndex(data) {
     this.data = data;
+    this.toHantMap = pairs(data.to_hant);
+    this.toHansMap = pairs(data.to_hans);
+    var self = this;
+    data.records.forEach(function (r) { self.unpack(r); });
     this.records = data.records;
     this.ranking = data.ranking;
-    this.toHansMap = pairs(data.to_hans);
     this.words = new Set(data.words);
     this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
     this.common = {};
@@ -64,7 +67,6 @@
     };
     this.byNumber = new Map();
     this.children = new Map();
-    var self = this;
     this.records.forEach(function (r, i) {
       if (r.kind !== "rule") return;
       if (!self.byNumber.has(r.number)) self.byNumber.set(r.number, []);
@@ -100,6 +102,62 @@
   // Whether a record was read from a rules file (indexer/documents/records.py: from_rules_file).
   OfflineIndex.prototype.fromRulesFile = function (r) {
     return r.source.indexOf(this.data.rules_file_prefix) === 0;
+  };
+
+  // --- the copy's compact form (webapp/offline_copy.py) ------------------------------------
+
+  var BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  var DIGIT = new Map(Array.from(BASE64, function (ch, i) { return [ch, i]; }));
+
+  // The numbers of one VLQ string (offline_copy._vlq).
+  function unvlq(text) {
+    var out = [], value = 0, shift = 0;
+    for (var i = 0; i < text.length; i++) {
+      var digit = DIGIT.get(text[i]);
+      value += (digit & 31) * Math.pow(2, shift);
+      if (digit & 32) { shift += 5; continue; }
+      out.push(value % 2 ? -(value - 1) / 2 : value / 2);
+      value = 0;
+      shift = 0;
+    }
+    return out;
+  }
+
+  // A text converted to a script character by character, then the characters where the
+  // converter, which reads words, differs (offline_copy._patch); a string is the text itself.
+  OfflineIndex.prototype.converted = function (text, script, patch) {
+    if (typeof patch === "string") return patch;
+    var map = script === "hans" ? this.toHansMap : this.toHantMap;
+    var chars = Array.from(text, function (ch) { return map.get(ch) || ch; });
+    patch.forEach(function (p) { chars[p[0]] = p[1]; });
+    return chars.join("");
+  };
+
+  // Texts per language with the other Chinese script's form made whole.
+  OfflineIndex.prototype.unpackTexts = function (texts) {
+    if (Array.isArray(texts.zh_hans)) texts.zh_hans = this.converted(texts.zh_hant, "hans", texts.zh_hans);
+    if (Array.isArray(texts.zh_hant)) texts.zh_hant = this.converted(texts.zh_hans, "hant", texts.zh_hant);
+    return texts;
+  };
+
+  // A record as the copy gives it, made whole: its texts in both scripts, its heading in
+  // each script, its address (urls.record_url's pattern for its kind).
+  OfflineIndex.prototype.unpack = function (r) {
+    var self = this;
+    ["text", "title", "names"].forEach(function (name) { if (r[name]) self.unpackTexts(r[name]); });
+    ["abilities", "rulings", "examples"].forEach(function (name) {
+      (r[name] || []).forEach(function (item) { self.unpackTexts(item); });
+    });
+    ["hans", "hant"].forEach(function (script) {
+      if (r.heading[script] !== undefined) r.heading[script] = self.converted(r.heading[""], script, r.heading[script]);
+    });
+    var pattern = r.kind === "rule" && !r.edition ? "/rules/{number}" : this.data.urls[r.kind];
+    r.url = pattern.replace(/\{(id|source|number|edition)\}/g, function (_, name) { return r[name]; });
+  };
+
+  // A text of a record's facts in the reader's script (offline_copy._in_scripts).
+  OfflineIndex.prototype.inScript = function (forms, script) {
+    return forms[script] === undefined ? forms[""] : this.converted(forms[""], script, forms[script]);
   };
 
   // --- text -------------------------------------------------------------------------------
@@ -256,14 +314,22 @@
 
   // --- the engine (indexer/search/whoosh_engine.py) ---------------------------------------
 
+  // A term's postings, doc -> score: BM25F from its frequencies as the server scores them
+  // (indexer/search/whoosh_engine.py, Whoosh's bm25 with its idf).
   OfflineIndex.prototype.postings = function (field, token) {
     var key = field + "\u0000" + token;
     var found = this.postingsCache.get(key);
     if (found) return found;
-    var flat = this.data.postings[field][token] || [], map = new Map(), doc = 0;
-    for (var i = 0; i < flat.length; i += 2) {
-      doc += flat[i];
-      map.set(doc, flat[i + 1]);
+    var packed = this.data.postings[field][token], map = new Map();
+    if (packed) {
+      var numbers = unvlq(packed), s = this.data.scoring[field], doc = 0;
+      var idf = Math.log(s.documents / (numbers[0] + 1)) + 1;
+      for (var i = 1; i < numbers.length; i++) {
+        var tf = 1;
+        if (numbers[i] < 0) { doc -= numbers[i]; tf = numbers[++i]; } else doc += numbers[i];
+        var length = s.lengths[doc];
+        map.set(doc, idf * ((tf * (s.k1 + 1)) / (tf + s.k1 * ((1 - s.b) + s.b * length / s.average))));
+      }
     }
     return remember(this.postingsCache, key, map, CACHE_SIZE);
   };
@@ -798,10 +864,92 @@
       previous: edition === this.data.edition ? this.steps(number, script)[0] : null,
       next: edition === this.data.edition ? this.steps(number, script)[1] : null,
       contents: level(number) < 2 ? this.rulesUnder(number, edition, script) : [],
+      today: this.pageToday(primary, script),
       referenced_by: (this.data.referencing[edition + " " + number] || []).filter(function (i) {
         return self.records[i].number !== number;
       }).slice(0, 50).map(function (i) { return self.summary(i, script); }),
       offline: { edition: this.data.edition, index: this.data.index },
+    };
+  };
+
+  // --- the pages of cards, planes, terms and documents (webapp/present.py record_view) -------
+
+  function textBlocks(texts, langs, script) {
+    return LANGS.filter(function (lang) { return langs.indexOf(lang) >= 0 && texts && texts[lang]; })
+      .map(function (lang) { return { lang: shownLang(lang, script), text: shown(texts, lang, script) }; });
+  }
+
+  // A record by its id, or by one of its names (the server takes a card's name in its place).
+  OfflineIndex.prototype.find = function (kind, key) {
+    if (!this.byId) {
+      var byId = this.byId = new Map();
+      this.records.forEach(function (r, i) { byId.set(r.id, i); });
+    }
+    var i = this.byId.get(key);
+    if (i === undefined) {
+      var folded = this.foldKey(key), self = this;
+      i = this.records.findIndex(function (r) {
+        return r.kind === kind && r.names && Object.keys(r.names).some(function (lang) {
+          return self.foldKey(r.names[lang]) === folded;
+        });
+      });
+    }
+    return i >= 0 && i !== undefined && this.records[i].kind === kind ? i : null;
+  };
+
+  // The page of a card, plane or term (the server's /api/cards/<id>, /api/planes/<id>,
+  // /api/terms/<id>, without what needs the whole index), or null.
+  OfflineIndex.prototype.recordPage = function (kind, key, script) {
+    var i = this.find(kind, key), self = this;
+    if (i === null) return null;
+    var r = this.records[i], names = Object.assign({}, r.names || {});
+    if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
+    if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
+    var attrs = {};
+    Object.keys(r.attrs || {}).forEach(function (key) { attrs[key] = self.inScript(r.attrs[key], script); });
+    return Object.assign(this.summary(i, script), {
+      keyword: r.keyword || null, names: names, attrs: attrs, aliases: r.aliases || [],
+      text: textBlocks(r.text, r.langs, script),
+      abilities: (r.abilities || []).map(function (a) { return textBlocks(a, r.langs, script); }),
+      rulings: (r.rulings || []).map(function (ru) { return textBlocks(ru, r.langs, script); }),
+      examples: (r.examples || []).map(function (ex) { return textBlocks(ex, r.langs, script); }),
+      current: r.edition ? r.edition === this.data.edition : null, current_edition: this.data.edition,
+      offline: { edition: this.data.edition, index: this.data.index },
+    });
+  };
+
+  // A document whole, its records in its order (the server's /api/sources/<id>, in one
+  // page), or null.
+  OfflineIndex.prototype.sourcePage = function (sourceId, script) {
+    var self = this, records = [];
+    this.records.forEach(function (r, i) {
+      if (r.source === sourceId && !self.fromRulesFile(r) && i < self.data.searched) records.push(i);
+    });
+    if (!records.length) return null;
+    return {
+      id: sourceId, title: this.data.sources[sourceId] || sourceId,
+      records: records.map(function (i) {
+        var r = self.records[i];
+        return Object.assign(self.summary(i, script), {
+          text: textBlocks(r.text, r.langs, script),
+          abilities: (r.abilities || []).map(function (a) { return textBlocks(a, r.langs, script); }),
+          rulings: (r.rulings || []).map(function (ru) { return textBlocks(ru, r.langs, script); }),
+        });
+      }),
+      offline: { edition: this.data.edition, index: this.data.index },
+    };
+  };
+
+  // What an older edition's rule is today, as its page says it (present._today).
+  OfflineIndex.prototype.pageToday = function (r, script) {
+    var t = r.page_today;
+    if (!t) return null;
+    var now = t.number_now === undefined ? null : this.records[t.number_now];
+    return {
+      edition: t.edition,
+      same_rule: t.same_rule ? { number: t.same_rule, url: "/rules/" + t.same_rule + "?edition=" + t.edition } : null,
+      number_now: now ? { number: now.number, name: heading(now, script), url: now.url } : null,
+      ended: t.ended || null,
     };
   };
 

@@ -6,7 +6,11 @@
 (function () {
   "use strict";
 
+  // The wait after a key before searching: it spares the server a query per key; answered
+  // on this device (offline), a query costs no one else anything and the results follow the
+  // key at once.
   var SEARCH_DELAY_MS = 250;
+  var OFFLINE_DELAY_MS = 0;  // (searched in the key's own event)
   var SUGGEST_DELAY_MS = 120;
   var script = document.documentElement.getAttribute("data-script") || "hant";
   var zhLang = script === "hans" ? "zh-Hans" : "zh-Hant";
@@ -257,6 +261,10 @@
       if (o.note) official.appendChild(el("span", { "class": "note", lang: "en" }, [" (" + o.note + ")"]));
       nodes.push(official);
     }
+    if (data.left_out && data.left_out.length) {
+      var left = data.left_out.join(" ");
+      nodes.push(el("p", { "class": "left-out" }, [label("left_out"), ": ", el("span", { lang: textLang(left) }, [left])]));
+    }
     if (data.did_you_mean) {
       nodes.push(el("p", { "class": "did-you-mean" }, [label("did_you_mean"), ": ",
         el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
@@ -317,7 +325,9 @@
 
   box.addEventListener("input", function () {
     clearTimeout(timer);
-    timer = setTimeout(run, SEARCH_DELAY_MS);
+    var delay = navigator.onLine && !(last && last.offline) ? SEARCH_DELAY_MS : OFFLINE_DELAY_MS;
+    if (delay) timer = setTimeout(run, delay);
+    else run();
   });
 
   // Enter: a rule number (or range) opens the rule, and the results stay one Back away;
