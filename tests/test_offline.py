@@ -225,6 +225,23 @@ def test_todays_rules_open_offline_in_both_languages_and_scripts(rules_server, c
         assert top and ("702.79" in top or "murderous-redcap" in top or "502.79" in top), (query, top)
 
 
+def test_offline_answer_shows_the_subrule_with_the_question_words_marked(rules_server, context):
+    """As online: a keyword's heading rule is shown with its definition (702.79a's text), and
+    a question in Chinese has its words marked in the answer's text, in the reader's script."""
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    answer = offline_fetch(page, "/api/search?limit=1&script=hans&q=" + urllib.parse.quote("persist"))
+    top = answer["results"][0]
+    assert answer["offline"] and top["rule"] == "702.79" and top["definition"] == "702.79a"
+    assert "<mark>Persist</mark> is a triggered ability" in top["snippet"]
+    for script, lang, written in (("hant", "zh_hant", "回合"), ("hans", "zh_hans", "回合")):
+        answer = offline_fetch(page, f"/api/search?limit=3&script={script}&q="
+                                     + urllib.parse.quote("對手回合可以下地嗎"))
+        snippets = [(r["snippet_lang"], r["snippet"]) for r in answer["results"]]
+        assert answer["offline"] and any(s_lang == lang and f"<mark>{written}</mark>" in s
+                                         for s_lang, s in snippets), snippets
+
+
 # --- no dead ends: what the copy finds opens, and its rule numbers are the server's ---------
 
 def test_every_record_the_offline_search_finds_opens_offline(rules_server, context, kb_library):

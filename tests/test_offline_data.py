@@ -7,19 +7,16 @@ import json
 
 import brotli
 import pytest
-from corpus_support import SMALL_CORPUS, copy_corpus
 
-from indexer.search.build import build, current_folder
+from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
 from webapp.compression import zstd
 
 
 @pytest.fixture(scope="module")
-def offline_client(tmp_path_factory):
-    base = tmp_path_factory.mktemp("offline-data")
-    build([copy_corpus(SMALL_CORPUS, base / "corpus")], root=base / "index", extras={"offline": offline_copy.write})
-    app = create_app({"TESTING": True, "INDEX_ROOT": base / "index"})
-    app.folder = current_folder(base / "index")
+def offline_client(offline_index):
+    app = create_app({"TESTING": True, "INDEX_ROOT": offline_index})
+    app.folder = current_folder(offline_index)
     return app.test_client()
 
 

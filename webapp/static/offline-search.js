@@ -694,14 +694,28 @@
     });
   }
 
+  // Where `word` next starts a word of `folded` from `from` on (-1: nowhere): an English
+  // word or stem marks words it begins (tap: tapped), not letters inside others (a: attack).
+  function wordAt(folded, word, from) {
+    var at = folded.indexOf(word, from);
+    while (at > 0 && /[a-z0-9]/.test(word[0]) && /[a-z0-9]/.test(folded[at - 1])) at = folded.indexOf(word, at + 1);
+    return at;
+  }
+
   // A window of the text around the first query word, escaped, with the query's words
-  // (in either script, any case) in <mark>.
+  // (in either script, any case) in <mark>. A Chinese run is marked by the words the
+  // analyzer segments it into (a question, 對手回合可以下地嗎, is never written whole in a
+  // rule); a one-character word (嗎, 的) marks nothing worth reading.
   OfflineIndex.prototype.snippet = function (r, query, script) {
     var self = this, first = query.terms.length ? query.terms[0][0] : "";
     var preferZh = this.patterns.hasHan.test(first);
     var words = [];
     query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
-      term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
+      term[0].split(/\s+/).forEach(function (w) {
+        w = self.toHans(w).toLowerCase();
+        if (!self.patterns.hasHan.test(w)) { if (w.length > 1) words.push(w); return; }
+        self.tokens("text", w).forEach(function (t) { if (Array.from(t).length > 1) words.push(t); });
+      });
     });
     var langs = r.langs.slice().sort(function (a, b) {
       var za = (a.indexOf("zh") === 0) !== preferZh, zb = (b.indexOf("zh") === 0) !== preferZh;
@@ -715,12 +729,12 @@
       });
       var text = parts.filter(Boolean).join("\n");
       var folded = this.toHans(text).toLowerCase();
-      var hits = words.map(function (w) { return folded.indexOf(w); }).filter(function (at) { return at >= 0; });
+      var hits = words.map(function (w) { return wordAt(folded, w, 0); }).filter(function (at) { return at >= 0; });
       if (!hits.length) continue;
       var start = Math.max(0, Math.min.apply(null, hits) - 60), end = Math.min(text.length, start + 240);
       var marks = [];
       words.forEach(function (w) {
-        for (var at = folded.indexOf(w, start); at >= 0 && at < end; at = folded.indexOf(w, at + w.length)) {
+        for (var at = wordAt(folded, w, start); at >= 0 && at < end; at = wordAt(folded, w, at + w.length)) {
           marks.push([at, Math.min(end, at + w.length)]);
         }
       });
@@ -744,15 +758,35 @@
              url: r.url, source: { id: r.source, title: this.data.sources[r.source] || r.source } };
   };
 
+  // The subrule a keyword's heading rule is defined by (702.79a of 702.79 Persist), as the
+  // server's results show it (indexer/knowledge/results.py): the first subrule of a rule
+  // whose text is only its title and that has nothing else of its own; else null.
+  OfflineIndex.prototype.definition = function (r) {
+    if (r.kind !== "rule" || !r.number || r.number.indexOf(".") < 0) return null;
+    if ((r.abilities || []).length || (r.rulings || []).length || (r.examples || []).length) return null;
+    var titles = Object.keys(r.title || {}).map(function (k) { return r.title[k].trim(); });
+    var own = Object.keys(r.text || {}).some(function (k) {
+      var text = r.text[k].trim();
+      return text && titles.indexOf(text) < 0;
+    });
+    if (own) return null;
+    var self = this, first = (this.byNumber.get(r.number + "a") || []).filter(function (i) {
+      var c = self.records[i];
+      return c.edition === r.edition && c.source === r.source;
+    });
+    return first.length ? this.records[first[0]] : null;
+  };
+
   OfflineIndex.prototype.result = function (group, query, script) {
-    var r = this.records[group[0]], self = this;
+    var r = this.records[group[0]], self = this, definition = this.definition(r);
     var names = Object.assign({}, r.kind === "rule" ? r.title : r.names);
     if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
     if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
-    var snip = this.snippet(r, query, script);
+    var snip = this.snippet(definition || r, query, script);
     return {
       id: r.id, kind: r.kind, rule: r.number || null, edition: r.edition || null, title: heading(r, script),
-      names: names, text: plainText(r, script), snippet: snip[0], snippet_lang: snip[1],
+      names: names, text: plainText(definition || r, script), snippet: snip[0], snippet_lang: snip[1],
+      definition: definition ? definition.number : null,
       source: { id: r.source, title: this.data.sources[r.source] || r.source }, url: r.url,
       other_editions: group.slice(1).map(function (i) {
         var o = self.records[i];
