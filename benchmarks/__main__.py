@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
 PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules,
-cost (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
+book, cost, front (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
 for docs/benchmarks.md.
 """
 from __future__ import annotations
@@ -15,14 +15,15 @@ from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
-from webapp import offline_copy
+from webapp import book_parts, offline_copy
 
-from . import book_pages, cold, coldstart, growth, hostile, http_load, memory, peers, profile_app, request_cost, \
-    rule_pages, stages
+from . import book_pages, cold, coldstart, front, growth, hostile, http_load, memory, peers, profile_app, \
+    request_cost, rule_pages, stages
 from .measure import machine
 from .wrk import WrkMissing
 
-PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost")
+PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost",
+         "front")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="bench-"))
     try:
         index_root = work / "index"
-        if {"http", "coldstart", "profile", "hostile"} & set(parts):
+        if {"http", "coldstart", "profile", "hostile", "front"} & set(parts):
             build([DEFAULT_CORPUS], root=index_root)
         for part in parts:
             started = time.perf_counter()
@@ -92,8 +93,10 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(book_pages.report())
     elif part == "cost":
         root = work / "cost-index"
-        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
+        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
         print(request_cost.report(root))
+    elif part == "front":
+        print(front.report(index_root, work, count=args.queries))
 
 
 if __name__ == "__main__":

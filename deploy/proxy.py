@@ -1,6 +1,7 @@
 """nginx in front of app servers, on one machine: its configuration (deploy/nginx.conf, filled
 in), the app's error pages it answers with, and its process. deploy/replicas.py puts it in
-front of app replicas, deploy/serve.py (scripts/serve) in front of one gunicorn.
+front of app replicas, deploy/serve.py (scripts/serve) in front of one gunicorn, behind
+HAProxy (deploy/edge.py), which runs as a `ProxyProcess` too.
 """
 from __future__ import annotations
 
@@ -50,18 +51,81 @@ def json_paths() -> str:
     return "^(" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|\.json(\?|$)"
 
 
-class Nginx:
+class ProxyProcess:
+    """A proxy program run in the foreground, in a session of its own, everything it writes
+    under `prefix` (its output in stderr.log): started once it answers, stopped gracefully by
+    `graceful_signal`, killed after 15 s."""
+
+    name = "proxy"
+    graceful_signal = signal.SIGTERM
+    logs: tuple[str, ...] = ("stderr.log",)
+
+    def __init__(self, prefix: Path):
+        self.prefix = Path(prefix)
+        self.process: subprocess.Popen | None = None
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def spawn(self, ready: Callable[[], bool], preexec_fn=None) -> None:
+        """Run `command()` and return once `ready()` is true (it answers), or raise ProxyError."""
+        self.log = open(self.prefix / "stderr.log", "wb")  # noqa: SIM115  (open while it runs)
+        # In a session of its own: a Ctrl-C or a signal to the caller's group reaches the
+        # caller, which stops it gracefully.
+        self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec_fn)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise ProxyError(f"{self.name} exited with {self.process.returncode}: {self.log_tail()}")
+            try:
+                if ready():
+                    return
+            except OSError:
+                pass
+            time.sleep(0.05)
+        raise ProxyError(f"{self.name} did not answer in 30 s: {self.log_tail()}")
+
+    def workers(self) -> set[int]:
+        """The processes the program's master started."""
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
+        return {int(pid) for pid in out.stdout.split()}
+
+    def log_tail(self) -> str:
+        logs = [self.prefix / name for name in self.logs]
+        return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
+
+    def close(self) -> None:
+        """Stop gracefully (finish the requests in flight), or kill it after 15 s."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(self.graceful_signal)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=15)
+        self.log.close()
+        self.process = None
+
+
+class Nginx(ProxyProcess):
     """nginx listening on `listen` in front of `servers` (nginx `server` lines of its upstream),
     everything it writes under `prefix`."""
+
+    name = "nginx"
+    graceful_signal = signal.SIGQUIT
+    logs = ("stderr.log", "error.log")
 
     def __init__(self, prefix: Path, listen: str, request_seconds: float, max_body_bytes: int,
                  fail_seconds: int = 2):
         binary = nginx_binary()
         if binary is None:
             raise ProxyError("nginx is not installed (Debian: apt-get install nginx)")
-        self.binary, self.prefix, self.listen = binary, Path(prefix), listen
+        super().__init__(prefix)
+        self.binary, self.listen = binary, listen
         self.request_seconds, self.max_body_bytes, self.fail_seconds = request_seconds, max_body_bytes, fail_seconds
-        self.process: subprocess.Popen | None = None
 
     def write_config(self, servers: list[str]) -> Path:
         text = (CONFIG.read_text(encoding="utf-8")
@@ -88,30 +152,7 @@ class Nginx:
             folder.chmod(0o755)
         write_error_pages(self.prefix)
         self.write_config(servers)
-        self.log = open(self.prefix / "stderr.log", "wb")  # noqa: SIM115  (open while nginx runs)
-        # In a session of its own: a Ctrl-C or a signal to the caller's group reaches the
-        # caller, which stops nginx gracefully.
-        self.process = subprocess.Popen(self.command(), stdout=self.log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=preexec_fn)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise ProxyError(f"nginx exited with {self.process.returncode}: {self.log_tail()}")
-            try:
-                if ready():
-                    return
-            except OSError:
-                pass
-            time.sleep(0.05)
-        raise ProxyError(f"nginx did not answer in 30 s: {self.log_tail()}")
-
-    def log_tail(self) -> str:
-        logs = [self.prefix / "stderr.log", self.prefix / "error.log"]
-        return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
-
-    def workers(self) -> set[int]:
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
-        return {int(pid) for pid in out.stdout.split()}
+        self.spawn(ready, preexec_fn)
 
     def reload(self, servers: list[str]) -> None:
         """Apply a new upstream list, and return once nginx's workers of the old one are gone
@@ -128,17 +169,3 @@ class Nginx:
                 raise ProxyError(f"nginx exited on reload: {self.log_tail()}")
             time.sleep(0.02)
         raise ProxyError(f"nginx did not finish its reload in 30 s: {self.log_tail()}")
-
-    def close(self) -> None:
-        """Stop gracefully (finish the requests in flight), or kill it after 15 s."""
-        if self.process is None:
-            return
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGQUIT)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=15)
-        self.log.close()
-        self.process = None

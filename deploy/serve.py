@@ -1,16 +1,17 @@
-"""What scripts/serve runs once the index is built: gunicorn on a unix socket and nginx in
-front of it on the address asked for, until interrupted.
+"""What scripts/serve runs once the index is built: gunicorn on a unix socket, nginx in front
+of it on another, and HAProxy in front of nginx on the address asked for, until interrupted.
 
-nginx (deploy/nginx.conf) reads every request whole before gunicorn sees it and takes every
-answer at once, so however a client sends or stalls it holds none of gunicorn's workers, and
-its connection is closed after KB_REQUEST_SECONDS without progress; gunicorn's settings are
-deploy/gunicorn.conf.py's, as for the replicas. nginx starts once gunicorn has loaded the app
-and the index and listens, so the first request is answered. Both stop with this process: on
-SIGINT or SIGTERM it stops nginx gracefully and then gunicorn; killed outright, the kernel
-sends them SIGTERM (Linux's parent-death signal). If either exits, the other is stopped, and
-so is this, with an error.
+HAProxy (deploy/haproxy.cfg) waits for each request whole, head and body, and answers 408 to
+one not in within KB_REQUEST_SECONDS; nginx (deploy/nginx.conf) gets only whole requests, hands
+them to gunicorn and takes every answer at once, so however a client sends or stalls it holds
+none of gunicorn's workers. gunicorn's settings are deploy/gunicorn.conf.py's, as for the
+replicas. nginx starts once gunicorn has loaded the app and the index and listens, HAProxy
+once nginx listens, so the first request is answered. All stop with this process: on SIGINT
+or SIGTERM it stops HAProxy and nginx gracefully and then gunicorn; killed outright, the
+kernel sends them SIGTERM (Linux's parent-death signal). If any exits, the others are
+stopped, and so is this, with an error.
 
-`python -m deploy.serve --bind HOST:PORT [--dry-run]`; `--dry-run` prints the two commands.
+`python -m deploy.serve --bind HOST:PORT [--dry-run]`; `--dry-run` prints the three commands.
 """
 from __future__ import annotations
 
@@ -23,13 +24,16 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
+from .edge import Haproxy
 from .proxy import Nginx, ProxyError
 
 GUNICORN_CONF = Path(__file__).with_name("gunicorn.conf.py")
 APP = "webapp.wsgi:app"
 SOCKET = "app.sock"
+NGINX_SOCKET = "nginx.sock"
 # How long gunicorn may take to load the app and the index before it listens.
 START_SECONDS = 600
 _PR_SET_PDEATHSIG = 1
@@ -41,6 +45,15 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
         pass
+
+
+def _child_setup(stop: set[signal.Signals]) -> Callable[[], None]:
+    """For a child, before it runs: it dies with this process and takes the signals this one
+    waits for."""
+    def setup() -> None:
+        _die_with_parent()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stop)
+    return setup
 
 
 def app_command(run: Path) -> list[str]:
@@ -66,11 +79,18 @@ def serve(bind: str, run: Path) -> int:
     from indexer.knowledge.settings import Settings  # here: --dry-run runs without the environment
 
     settings = Settings.from_env()
-    nginx = Nginx(run / "nginx", bind, settings.request_seconds, settings.max_body_bytes)
+    try:
+        nginx = Nginx(run / "nginx", f"unix:{run / NGINX_SOCKET} proxy_protocol", settings.request_seconds,
+                      settings.max_body_bytes)
+        edge = Haproxy(run / "haproxy", bind, f"unix@{run / NGINX_SOCKET}", settings.request_seconds,
+                       settings.max_body_bytes)
+    except ProxyError as exc:
+        print(f"serve: {exc}", file=sys.stderr)
+        return 1
     stop = {signal.SIGINT, signal.SIGTERM}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # until waited for, below; children unblock
     app = subprocess.Popen(app_command(run), stdin=subprocess.DEVNULL,
-                           preexec_fn=lambda: (_die_with_parent(), signal.pthread_sigmask(signal.SIG_UNBLOCK, stop)))
+                           preexec_fn=_child_setup(stop))
     try:
         deadline = time.monotonic() + START_SECONDS
         while not _listening(run / SOCKET):
@@ -81,14 +101,15 @@ def serve(bind: str, run: Path) -> int:
                 return 1
             time.sleep(0.05)
         host, _, port = bind.rpartition(":")
-        nginx.start([f"server unix:{run / SOCKET} max_fails=0;"],
-                    lambda: _answers(host.strip("[]") or "127.0.0.1", int(port)),
-                    preexec_fn=lambda: (_die_with_parent(), signal.pthread_sigmask(signal.SIG_UNBLOCK, stop)))
-        print(f"serve: nginx on http://{bind}/ in front of gunicorn (unix:{run / SOCKET})", flush=True)
+        nginx.start([f"server unix:{run / SOCKET} max_fails=0;"], lambda: _listening(run / NGINX_SOCKET),
+                    preexec_fn=_child_setup(stop))
+        edge.start(lambda: _answers(host.strip("[]") or "127.0.0.1", int(port)), preexec_fn=_child_setup(stop))
+        print(f"serve: HAProxy on http://{bind}/ in front of nginx (unix:{run / NGINX_SOCKET}) in front of "
+              f"gunicorn (unix:{run / SOCKET})", flush=True)
         while True:
             if signal.sigtimedwait(stop, 0.5) is not None:
                 return 0
-            for name, process in (("gunicorn", app), ("nginx", nginx.process)):
+            for name, process in (("gunicorn", app), ("nginx", nginx.process), ("haproxy", edge.process)):
                 if process is not None and process.poll() is not None:
                     print(f"serve: {name} exited with {process.returncode}", file=sys.stderr)
                     return 1
@@ -96,6 +117,7 @@ def serve(bind: str, run: Path) -> int:
         print(f"serve: {exc}", file=sys.stderr)
         return 1
     finally:
+        edge.close()
         nginx.close()
         if app.poll() is None:
             app.terminate()
@@ -107,14 +129,16 @@ def serve(bind: str, run: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="deploy.serve", description="Serve the app: gunicorn behind nginx.")
-    ap.add_argument("--bind", required=True, help="HOST:PORT nginx listens on ([HOST]:PORT for IPv6)")
+    ap = argparse.ArgumentParser(prog="deploy.serve", description="Serve the app: gunicorn behind nginx behind HAProxy.")
+    ap.add_argument("--bind", required=True, help="HOST:PORT HAProxy listens on ([HOST]:PORT for IPv6)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = ap.parse_args(argv)
     if args.dry_run:
         run = Path(tempfile.gettempdir()) / "kb-serve-XXXXXX"
         print(f"app: {' '.join(['python', *app_command(run)[1:]])}")
-        print(f"proxy: nginx -p {run / 'nginx'} -c {run / 'nginx' / 'nginx.conf'} (deploy/nginx.conf, on {args.bind})")
+        print(f"proxy: nginx -p {run / 'nginx'} -c {run / 'nginx' / 'nginx.conf'} (deploy/nginx.conf, on "
+              f"unix:{run / NGINX_SOCKET})")
+        print(f"edge: haproxy -W -db -f {run / 'haproxy' / 'haproxy.cfg'} (deploy/haproxy.cfg, on {args.bind})")
         return 0
     # A short path: a unix socket's is limited to 107 bytes.
     run = Path(tempfile.mkdtemp(prefix="kb-serve-"))

@@ -1,6 +1,6 @@
 """The one harness that runs a server on a loopback port, for the benchmarks, the tests and
 the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then runs
-nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
+HAProxy and nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
 the real app (`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks
 run their minimal and naive apps), over an index root given as INDEX_ROOT.
 Started in its own process group, stopped with it; its output goes to a log file.
@@ -51,6 +51,18 @@ def get(port: int, path: str, timeout: float = 30.0) -> tuple[int, bytes]:
         return response.status, response.read()
     finally:
         conn.close()
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """CPU time (user and system) the processes `pids` have used so far."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a worker that exited since it was listed
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class Server:
@@ -146,14 +158,7 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """CPU time (user and system) the master and its current workers have used so far."""
-        ticks = 0
-        for pid in (self.process.pid, *self.worker_pids()):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except FileNotFoundError:  # a worker that exited since it was listed
-                continue
-            ticks += int(fields[11]) + int(fields[12])  # utime, stime
-        return ticks / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds([self.process.pid, *self.worker_pids()])
 
     def stop(self) -> None:
         """Stop the server and its workers (its own process group) and wait for it."""

@@ -32,7 +32,7 @@ from indexer.documents.parsers import parser_for
 from indexer.knowledge.library import Library
 from indexer.search.build import current_folder
 from indexer.search.lineage import Edge, align
-from webapp import create_app, offline_copy
+from webapp import book_parts, create_app, offline_copy
 
 # The browser tests' fixtures (the real server, Chromium and its pages).
 pytest_plugins = ["browser_support"]
@@ -141,7 +141,12 @@ def corpus_index(kept) -> Path:
 def kb_index(kept) -> Path:
     """Index root of the whole knowledge base: corpus/ as shipped, built as `./scripts/serve`
     builds it (with the offline copy)."""
-    return kept_index(kept, "kb", paths=(DEFAULT_CORPUS,), extras={"offline": offline_copy.write})
+    return kept_index(
+        kept,
+        "kb",
+        paths=(DEFAULT_CORPUS,),
+        extras={"offline": offline_copy.write, "book": book_parts.write},
+    )
 
 
 @pytest.fixture(scope="session")

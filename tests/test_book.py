@@ -5,12 +5,13 @@ judge can read, and help when a search finds nothing. What the pages must hold i
 the rules files themselves (their Contents, their numbered lines), not from the service."""
 from __future__ import annotations
 
+import difflib
 import re
 
 import pytest
 
 from indexer.documents.ingest import DEFAULT_CORPUS
-from webapp import create_app
+from webapp import create_app, history, templating
 from webapp.history import same_text, typographic_key, word_changes
 
 TODAY = "2026-04-17"
@@ -143,6 +144,28 @@ def test_a_section_page_is_the_whole_section_with_examples(kb_client):
     assert section["place"]["chapter"]["number"] == "5" and section["place"]["section"] is None
 
 
+def test_a_section_page_shows_what_the_build_rendered_the_same_as_rendered_per_request(kb_app, monkeypatch):
+    """The build renders every edition's contents, glossary and sections and rules with rules
+    under them, in both scripts (webapp.book_parts): a page shows that part, and the same page
+    made with code the parts were not built with (another fingerprint) renders it per
+    request, byte for byte."""
+    with kb_app.app_context():
+        library = kb_app.extensions["kb.library"].get()
+    editions = library.book.editions
+    for edition in editions:
+        for script in ("hant", "hans"):
+            for key in ("_rules_under.html 100", "_contents_chapters.html", "_glossary_lists.html"):
+                assert library.parts.get(f"{key} {edition} {script}", templating.PARTS_FINGERPRINT) is not None
+    assert library.parts.get(f"_rules_under.html 702.79a {TODAY} hant", templating.PARTS_FINGERPRINT) is None
+    urls = ["/rules/702", "/rules/702.79?script=hans", f"/rules/100?edition={editions[-1]}", "/rules",
+            f"/glossary?edition={editions[-1]}&script=hans"]
+    built = [main(kb_app.test_client().get(url).get_data(as_text=True)) for url in urls]
+    monkeypatch.setattr(templating, "PARTS_FINGERPRINT", "code changed since the build")
+    rendered = [main(create_app({"TESTING": True, "INDEX_ROOT": kb_app.config["INDEX_ROOT"]}).test_client().get(url)
+                     .get_data(as_text=True)) for url in urls]
+    assert built == rendered and all('<ol class="subrules">' in html for html in built[:3])
+
+
 def test_a_rule_page_shows_its_subrules_and_its_place_in_the_book(kb_client):
     rule = kb_client.get("/api/rules/702.79?script=hant").get_json()
     assert [r["number"] for r in rule["contents"]] == numbered_lines(RULES_EN, r"702\.79[a-z]")
@@ -212,6 +235,28 @@ def test_a_diff_marks_only_the_words_that_changed():
         ("insert", "the battlefield"), ("equal", " under its owner's control.")]
     assert word_changes("若其上沒有指示物", "如果它上面沒有指示物") == [
         ("delete", "若其"), ("insert", "如果它"), ("equal", "上"), ("insert", "面"), ("equal", "沒有指示物")]
+
+
+def test_a_long_diff_is_matched_in_bounded_pieces_and_marks_only_what_changed(monkeypatch):
+    """A list of 1,500 names (205.3m's creature types grow so) with names added at both ends
+    and in the middle and one removed: only those are marked, both texts rebuild from the
+    pieces, and no comparison difflib is given is over DIFF_WORK."""
+    compared = []
+
+    class Matcher(difflib.SequenceMatcher):
+        def __init__(self, isjunk, a, b, autojunk):
+            compared.append(len(a) * len(b))
+            super().__init__(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(history.difflib, "SequenceMatcher", Matcher)
+    names = [f"Type{n}" for n in range(1500)]
+    old = ", ".join(names)
+    new = ", ".join(["Aardvark", *names[:700], "Bat", *names[700:900], *names[901:], "Zombie"])
+    pieces = word_changes(old, new)
+    assert "".join(t for op, t in pieces if op != "insert") == old
+    assert "".join(t for op, t in pieces if op != "delete") == new
+    assert sorted(t.strip(", ") for op, t in pieces if op != "equal") == ["Aardvark", "Bat", "Type900", "Zombie"]
+    assert compared and max(compared) <= history.DIFF_WORK
 
 
 def test_editions_with_the_same_text_fold_into_one_entry(kb_client):

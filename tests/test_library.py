@@ -3,7 +3,7 @@ phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
 from indexer.search.folding import fold_key
-from indexer.search.query import QueryError, parse_query
+from indexer.search.query import MAX_QUERY_WORDS, QueryError, parse_query
 
 
 def first(library, q, **kw):
@@ -161,6 +161,22 @@ def test_parse_query_takes_filters_phrases_and_numbers_out():
     assert parsed.phrases == ["planar die"] and parsed.text == "roll" and parsed.rule_number is None
     assert parse_query("規則 901.9").rule_number == "901.9"
     assert parse_query("901.9 planar").rule_number is None
+
+
+def test_a_query_searches_at_most_max_query_words_and_says_which_it_left_out(corpus_library):
+    """Past MAX_QUERY_WORDS, a phrase too long for what is left and the last words of the free
+    text are not searched, and the answer names them: a query of 500 characters of distinct
+    words is bounded in work, and a query within the bound is searched whole."""
+    words = [f"word{n}" for n in range(MAX_QUERY_WORDS + 6)]
+    parsed = parse_query(" ".join(words))
+    assert parsed.text == " ".join(words[:MAX_QUERY_WORDS]) and parsed.left_out == words[MAX_QUERY_WORDS:]
+    long_phrase = " ".join(words[:MAX_QUERY_WORDS - 1])
+    parsed = parse_query(f'"planar die" "{long_phrase}" roll twice')
+    assert parsed.phrases == ["planar die"] and parsed.text == "roll twice" and parsed.left_out == [f'"{long_phrase}"']
+    answer = corpus_library.search("Murderous Redcap " + " ".join(words), limit=5)
+    assert answer["left_out"] == words[MAX_QUERY_WORDS - 2:]
+    assert answer["results"][0]["names"]["en"] == "Murderous Redcap"
+    assert corpus_library.search("Murderous Redcap", limit=5)["left_out"] == []
 
 
 def test_by_name_prefers_cards_then_planes_then_terms(corpus_library):

@@ -14,6 +14,10 @@ import pytest
 from browser_support import ACTION_TIMEOUT_MS, ROOT, screenshot
 from playwright.sync_api import expect
 
+from indexer.documents.records import from_rules_file
+from webapp import offline_copy
+from webapp.urls import record_url
+
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 
 REDCAP = "奪魂紅帽客 / Murderous Redcap"
@@ -92,9 +96,12 @@ def test_offline_pages_search_and_rules(live_server, context):
     page.wait_for_url("**/rules/901.9c*")
     expect(page.locator("h1")).to_contain_text("901.9c")
 
-    # A rule never opened, by number, in both languages of its documents.
+    # A rule never opened, by number, in both languages of its documents, in the script the
+    # reader chose last (简, above: kept, as the server keeps it in a cookie).
     page.goto(live_server.url + "/rules/901.8?edition=2016-01")
     expect(page.locator("h1")).to_contain_text("901.8")
+    expect(page.locator(".texts .text[lang=zh-Hans]").first).to_be_visible()
+    page.goto(live_server.url + "/rules/901.8?edition=2016-01&script=hant")
     expect(page.locator(".texts .text[lang=zh-Hant]").first).to_be_visible()
     screenshot(page, "offline-rule")
 
@@ -216,3 +223,121 @@ def test_todays_rules_open_offline_in_both_languages_and_scripts(rules_server, c
     for query in ("persist", "留存", "夺魂红帽客", "規則702.79", "７０２．７９", "CR 702.79"):
         top = offline_tops(page, [query])[0]
         assert top and ("702.79" in top or "murderous-redcap" in top or "502.79" in top), (query, top)
+
+
+def test_offline_answer_shows_the_subrule_with_the_question_words_marked(rules_server, context):
+    """As online: a keyword's heading rule is shown with its definition (702.79a's text), and
+    a question in Chinese has its words marked in the answer's text, in the reader's script."""
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    answer = offline_fetch(page, "/api/search?limit=1&script=hans&q=" + urllib.parse.quote("persist"))
+    top = answer["results"][0]
+    assert answer["offline"] and top["rule"] == "702.79" and top["definition"] == "702.79a"
+    assert "<mark>Persist</mark> is a triggered ability" in top["snippet"]
+    for script, lang, written in (("hant", "zh_hant", "回合"), ("hans", "zh_hans", "回合")):
+        answer = offline_fetch(page, f"/api/search?limit=3&script={script}&q="
+                                     + urllib.parse.quote("對手回合可以下地嗎"))
+        snippets = [(r["snippet_lang"], r["snippet"]) for r in answer["results"]]
+        assert answer["offline"] and any(s_lang == lang and f"<mark>{written}</mark>" in s
+                                         for s_lang, s in snippets), snippets
+
+
+# --- no dead ends: what the copy finds opens, and its rule numbers are the server's ---------
+
+def test_every_record_the_offline_search_finds_opens_offline(rules_server, context, kb_library):
+    # What the offline search finds: the documents' records and today's rules (read from the
+    # index, not from the copy), each at its address on the site.
+    edition = kb_library.catalogue.current_edition
+    records = [{"kind": r.kind, "id": r.id, "number": r.number, "edition": r.edition, "url": record_url(r)}
+               for r in kb_library.records.values() if offline_copy.kept(r, edition)]
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    # Each one's page, as the page asks the worker for it (in Simplified).
+    failed = page.evaluate("""records => {
+        const twin = r => {
+            const url = new URL(r.url, location.origin);
+            return '/api' + url.pathname + '?' + new URLSearchParams({...Object.fromEntries(url.searchParams), script: 'hans'});
+        };
+        const opens = r => fetch(twin(r)).then(resp => resp.ok ? resp.json() : null).then(a => {
+            if (!a || !a.offline) return false;
+            if (r.kind === 'rule') return a.number === r.number && a.edition === r.edition;
+            if (!['card', 'planar_card', 'term'].includes(r.kind)) return a.records.some(x => x.id === r.id);
+            return a.id === r.id;
+        });
+        return Promise.all(records.map(r => opens(r).then(ok => ok ? null : r.kind + ' ' + r.id)))
+            .then(all => all.filter(Boolean).slice(0, 20));
+    }""", records)
+    assert len(records) > 4000 and {r["kind"] for r in records} == {"card", "planar_card", "rule", "section", "term"}
+    assert failed == []
+
+    # The pages themselves, drawn by the shell, in the reader's script: 简 on each keeps the
+    # page and shows it in Simplified.
+    for path, traditional, simplified in (
+            ("/cards/shadowmoor-faq:card:murderous-redcap", "奪魂紅帽客", "夺魂红帽客"),
+            ("/planes/planechase-guide:planar_card:akoum", "阿庫姆", "阿库姆"),
+            ("/terms/cr-2026-04-17:term:abandon", "撤廢", "撤废"),
+            ("/rules/702.80", "乾枯", "干枯")):
+        page.goto(rules_server.url + path + "?script=hant")
+        expect(page.locator("main h1")).to_contain_text(traditional)
+        page.locator(".script-toggle a[hreflang=zh-Hans]").click()
+        expect(page.locator("main h1")).to_contain_text(simplified)
+        assert urllib.parse.urlsplit(page.url).path == path.split("?")[0]
+    page.goto(rules_server.url + "/sources/shadowmoor-faq?script=hant#shadowmoor-faq:card:murderous-redcap")
+    expect(page.locator("[id='shadowmoor-faq:card:murderous-redcap'] h2")).to_contain_text("奪魂紅帽客")
+
+
+def online_json(server, path: str) -> dict:
+    with urllib.request.urlopen(server.url + path) as response:
+        return json.load(response)
+
+
+def jump_of(answer: dict) -> tuple | None:
+    jump = answer.get("rule_jump")
+    if not jump:
+        return None
+    today = jump.get("today") or {}
+    return (jump["number"], jump["edition"], today.get("number"), (today.get("ended") or {}).get("last"))
+
+
+def page_today_of(rule: dict) -> tuple:
+    today = rule.get("today") or {}
+    return (rule["number"], rule["edition"], (today.get("same_rule") or {}).get("number"),
+            (today.get("number_now") or {}).get("number"), (today.get("ended") or {}).get("last"))
+
+
+def test_every_rule_number_opens_the_same_rule_offline_as_online(rules_server, context, kb_library, capsys):
+    """Every number of today's edition and every number the documents quote (their rules and
+    the rules their texts cite): the search's jump (edition, and what an older one is today)
+    and, for the documents' numbers, the rule page (edition, superseded notice) are the
+    server's."""
+    catalogue = kb_library.catalogue
+    documents = [r for r in kb_library.records.values() if not from_rules_file(r)]
+    quoted = {r.number for r in documents if r.kind == "rule" and r.number}
+    quoted |= {ref.number for r in documents for ref in r.references}
+    numbers = sorted(catalogue.numbers_of(catalogue.current_edition) | quoted)
+    online = {n: jump_of(online_json(rules_server, "/api/search?limit=1&q=" + urllib.parse.quote(n))) for n in numbers}
+    pages = {n: page_today_of(online_json(rules_server, "/api/rules/" + n)) for n in sorted(quoted)}
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    offline = page.evaluate("""numbers => Promise.all(numbers.map(n =>
+        fetch('/api/search?limit=1&q=' + encodeURIComponent(n)).then(r => r.json()))).then(all => all.map(a => {
+            if (!a.offline) throw new Error('answered by the network');
+            const j = a.rule_jump;
+            if (!j) return null;
+            const t = j.today || {};
+            return [j.number, j.edition, t.number || null, (t.ended || {}).last || null];
+        }))""", numbers)
+    offline_pages = page.evaluate("""numbers => Promise.all(numbers.map(n =>
+        fetch('/api/rules/' + n).then(r => r.json()))).then(all => all.map(a => {
+            const t = a.today || {};
+            return [a.number, a.edition, (t.same_rule || {}).number || null, (t.number_now || {}).number || null,
+                    (t.ended || {}).last || null];
+        }))""", sorted(quoted))
+    differ = [(n, online[n], tuple(o) if o else None) for n, o in zip(numbers, offline, strict=True)
+              if online[n] != (tuple(o) if o else None)]
+    differ += [(n, pages[n], tuple(o)) for n, o in zip(sorted(quoted), offline_pages, strict=True) if pages[n] != tuple(o)]
+    with capsys.disabled():
+        print(f"\nrule numbers: {len(numbers)} ({len(quoted)} quoted by the documents), "
+              f"{len(differ)} open otherwise offline")
+    assert ("702.30c", "2016-09-30") == online["702.30c"][:2]  # the case that was wrong offline
+    assert not differ, differ[:10]

@@ -10,6 +10,7 @@ import pytest
 
 from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
+from webapp.compression import zstd
 
 
 @pytest.fixture(scope="module")
@@ -25,13 +26,14 @@ def test_the_build_writes_the_copy_in_each_coding(offline_client):
     assert json.loads(raw)["format"] == offline_copy.FORMAT
     assert brotli.decompress((folder / offline_copy.ENCODED["br"]).read_bytes()) == raw
     assert gzip.decompress((folder / offline_copy.ENCODED["gzip"]).read_bytes()) == raw
+    assert zstd.decompress((folder / offline_copy.ENCODED["zstd"]).read_bytes()) == raw
     meta = offline_client.get("/api/offline").get_json()
     assert meta["bytes"] == len(raw) and meta["br_bytes"] < meta["gzip_bytes"] < len(raw)
 
 
 @pytest.mark.parametrize("header, coding", [
     ("gzip, deflate, br, zstd", "br"), ("br", "br"), ("gzip", "gzip"), ("br;q=0, gzip", "gzip"),
-    ("gzip;q=0", None), ("zstd", None), ("", None), ("br;q=0.5, gzip", "gzip"),
+    ("gzip;q=0", None), ("zstd", "zstd"), ("identity", None), ("", None), ("br;q=0.5, gzip", "gzip"),
 ])
 def test_the_copy_is_sent_as_built_in_the_coding_the_client_accepts(offline_client, header, coding):
     folder = offline_client.application.folder

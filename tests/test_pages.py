@@ -6,6 +6,7 @@ import json
 import re
 import threading
 from html.parser import HTMLParser
+from urllib.parse import quote
 
 import pytest
 from browser_support import ACTION_TIMEOUT_MS
@@ -13,6 +14,7 @@ from html_support import main, page
 from werkzeug.serving import make_server
 
 from indexer.documents.script_ranges import CYRILLIC, HAN
+from indexer.search.query import MAX_QUERY_WORDS
 
 PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
@@ -90,6 +92,15 @@ def test_a_rule_number_gets_a_jump_banner(client):
 def test_a_misspelling_gets_a_did_you_mean_link(client):
     html = page(client, "/?q=Murderus+Redcap")
     assert '<a href="/?q=Murderous+Redcap">Murderous Redcap</a>' in html
+
+
+def test_words_past_the_most_a_query_searches_are_named_on_the_page(client):
+    words = " ".join(f"word{n}" for n in range(MAX_QUERY_WORDS + 2))
+    html = page(client, "/?q=" + quote(f"Murderous Redcap {words}"))
+    assert len(Page(html).having("left-out")) == 1
+    note = re.search(r'<p class="left-out">(.*?)</p>', html, re.S).group(1)
+    assert ">" + " ".join(f"word{n}" for n in range(MAX_QUERY_WORDS - 2, MAX_QUERY_WORDS + 2)) + "<" in note
+    assert "left-out" not in page(client, "/?q=Murderous+Redcap")
 
 
 def test_a_long_result_list_offers_more(client):

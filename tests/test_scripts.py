@@ -37,7 +37,7 @@ def plan(result: subprocess.CompletedProcess) -> dict[str, str]:
     return dict(line.split(": ", 1) for line in result.stdout.splitlines())
 
 
-def test_defaults_listen_on_loopback_8000_nginx_in_front_of_two_preloaded_workers():
+def test_defaults_listen_on_loopback_8000_haproxy_and_nginx_in_front_of_two_preloaded_workers():
     steps = plan(dry_run())
     assert steps == {
         "index root": str(ROOT / "var" / "index"),
@@ -45,7 +45,8 @@ def test_defaults_listen_on_loopback_8000_nginx_in_front_of_two_preloaded_worker
         "build": f"python -m indexer build --index-root {ROOT / 'var' / 'index'} corpus/",
         "serve": "python -m deploy.serve --bind 127.0.0.1:8000",
         "app": APP,
-        "proxy": f"nginx -p {RUN}/nginx -c {RUN}/nginx/nginx.conf (deploy/nginx.conf, on 127.0.0.1:8000)",
+        "proxy": f"nginx -p {RUN}/nginx -c {RUN}/nginx/nginx.conf (deploy/nginx.conf, on unix:{RUN}/nginx.sock)",
+        "edge": f"haproxy -W -db -f {RUN}/haproxy/haproxy.cfg (deploy/haproxy.cfg, on 127.0.0.1:8000)",
         "url": "http://127.0.0.1:8000/",
     }
     settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
@@ -57,7 +58,7 @@ def test_port_from_environment_and_option_overrides_it():
     assert plan(dry_run(port_env="9123"))["url"] == "http://127.0.0.1:9123/"
     steps = plan(dry_run("--port", "9200", port_env="9123"))
     assert steps["serve"] == "python -m deploy.serve --bind 127.0.0.1:9200"
-    assert steps["proxy"].endswith("(deploy/nginx.conf, on 127.0.0.1:9200)")
+    assert steps["edge"].endswith("(deploy/haproxy.cfg, on 127.0.0.1:9200)")
     assert plan(dry_run("--port=9201", "--host=0.0.0.0"))["url"] == "http://0.0.0.0:9201/"
 
 
@@ -105,7 +106,7 @@ def test_running_server_has_two_workers(live_server):
 
 def gunicorn_master(server) -> int:
     """The pid of gunicorn's master: the child of serve's process (deploy/serve.py) that runs
-    gunicorn (the other is nginx's master)."""
+    gunicorn (the others are nginx's master and HAProxy)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         if _parent_pid(stat) == server.process.pid:
             try:

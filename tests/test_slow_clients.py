@@ -1,14 +1,15 @@
-"""Slow and idle clients do not starve the service (scripts/serve: nginx in front of
-gunicorn), and requests the server itself refuses are answered in the app's error shape.
+"""Slow and idle clients do not starve the service (scripts/serve: HAProxy and nginx in front
+of gunicorn), and requests the server itself refuses are answered in the app's error shape.
 
 Against the session's real server: more connections than gunicorn has workers send their
 request a byte at a time, trickle a POST body, or send nothing at all, and stay open, while
 /healthz is asked once a second. Under sync workers alone two such connections blocked both
-workers and the health checks failed; behind nginx, which waits for them, every check answers,
-and a request still not in after `Settings.request_seconds` is closed (nginx logs a 408; it
-sends nothing). tests/test_stalled_connections.py holds thousands of them with a small
-deadline. A refusal comes from nginx (a malformed request, a head over its buffers) or from
-gunicorn (a request line or fields over its limits), each in the app's error shape.
+workers and the health checks failed; behind HAProxy and nginx, which wait for them, every
+check answers, and a request still not in after `Settings.request_seconds` is answered 408
+(HAProxy) and closed. tests/test_stalled_connections.py holds thousands of them with a small
+deadline. A refusal comes from nginx (a head over its buffers, a body over the limit) or from
+gunicorn (a request line or fields over its limits), each in the app's error shape; a head
+HAProxy cannot parse (malformed, or larger than its buffer) gets HAProxy's own short page.
 """
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def test_health_checks_answer_while_slow_clients_hold_connections(live_server):
         for thread in threads:
             thread.join(timeout=5)
     assert answers == [200] * HEALTH_CHECKS
-    assert timed_out == b""  # closed by nginx at the deadline, without an answer
+    assert timed_out.startswith(b"HTTP/1.1 408 ")  # answered by HAProxy at the deadline, then closed
 
 
 def read_all(sock: socket.socket) -> bytes:
@@ -122,9 +123,15 @@ REFUSED = [  # (request, status, JSON or a page); nginx's and gunicorn's refusal
     (b"GET /api/search?q=x HTTP/1.1\r\nHost: x\r\n" + b"X-A: b\r\n" * 150 + b"\r\n", 431, "json"),
     (b"GET /rules/702.30a HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nX-Big: " + LONG_LINE + b"\r\n\r\n",
      431, "html"),
-    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * 65536, 431, "html"),  # never ends: refused as it comes
-    (b"NONSENSE\r\n\r\n", 400, "html"),
-    (b"GET /api/search?q=x HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n", 400, "json"),
+    (b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * 65536 + b"\r\n\r\n", 431, "html"),  # over nginx's buffers
+    (b"POST /api/linkify HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n" + b"a" * 200000, 413, "json"),
+]
+# Heads HAProxy refuses before any path is known, with its own page (HAProxy 2.6 answers them
+# before any of its settings apply): malformed, or larger than its buffer (never ending).
+REFUSED_AT_THE_EDGE = [
+    b"NONSENSE\r\n\r\n",
+    b"GET /api/search?q=x HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * 300_000,
 ]
 
 
@@ -141,6 +148,13 @@ def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, reque
     else:
         assert headers["content-type"].startswith("text/html")
         assert b'<article class="error">' in body and str(status).encode() in body and b"gunicorn" not in body
+
+
+@pytest.mark.parametrize("request_bytes", REFUSED_AT_THE_EDGE, ids=range(len(REFUSED_AT_THE_EDGE)))
+def test_heads_haproxy_cannot_take_are_refused_at_once(live_server, request_bytes):
+    got, headers, body = send_raw(live_server, request_bytes)
+    assert (got, headers["connection"], headers["content-type"]) == (400, "close", "text/html")
+    assert b"400 Bad request" in body
 
 
 def test_a_long_request_line_gets_the_apps_error_shape(live_server):

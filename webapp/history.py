@@ -15,6 +15,7 @@ wherever the folded forms agree.
 """
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 import unicodedata
@@ -36,7 +37,9 @@ _TYPOGRAPHY = str.maketrans({
     "、": ",", "。": ".", "・": "·",
 })
 _SPACES = re.compile(r" +")
-# The most work (tokens of one text times the other's) one diff of a list of changes may take.
+# The most work (tokens of one text times the other's) one diff of a list of changes may take,
+# and one comparison of a rule's history matches in one go (difflib's matcher takes time in
+# that product: the list of creature types, 205.3m, took its rule page 130 ms of CPU).
 DIFF_WORK = 60_000
 # Space between a Chinese character and anything else carries no meaning in Chinese text.
 _CJK_SPACE = re.compile(rf"(?<=[{HAN}]) | (?=[{HAN}])")
@@ -65,6 +68,8 @@ def same_text(a: dict[str, str], b: dict[str, str]) -> bool:
 
 
 def _token_key(token: str) -> str:
+    if token.isascii() and token.isalnum():  # a word has no typography (most tokens: no need to fold)
+        return token
     return " " if token.isspace() else typographic_key(token)
 
 
@@ -84,8 +89,7 @@ def word_changes(old: str, new: str) -> list[tuple[str, str]]:
     restyled is no change and an equal piece shows the newer text. A run of spaces between
     two changes joins them: a judge sees one changed phrase, not every word marked apart."""
     a, b = tokens(old), tokens(new)
-    opcodes = difflib.SequenceMatcher(None, [_token_key(t) for t in a], [_token_key(t) for t in b],
-                                      autojunk=False).get_opcodes()
+    opcodes = _opcodes([_token_key(t) for t in a], [_token_key(t) for t in b])
     pieces: list[tuple[str, str]] = []
     deleted: list[str] = []
     inserted: list[str] = []
@@ -108,6 +112,78 @@ def word_changes(old: str, new: str) -> list[tuple[str, str]]:
             pieces.append(("equal", "".join(b[j1:j2])))
     flush()
     return pieces
+
+
+def _opcodes(a: list[str], b: list[str]) -> Sequence[tuple[str, int, int, int, int]]:
+    """difflib's opcodes from `a` to `b`, in bounded work. Texts within DIFF_WORK are matched
+    by difflib as they stand. In longer ones the common start and end are equal as they
+    stand, and what lies between is cut at the words each text has exactly once, in the
+    same order in both (patience diff's anchors: a list such as 205.3m's creature types is
+    all anchors); each piece between two anchors is matched by difflib when within
+    DIFF_WORK, else shown replaced."""
+    if len(a) * len(b) <= DIFF_WORK:
+        return difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    start, end = 0, 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    blocks = [(0, 0, start), *_anchored(a, b, start, len(a) - end, start, len(b) - end),
+              (len(a) - end, len(b) - end, end)]
+    out: list[tuple[str, int, int, int, int]] = []
+    i = j = 0
+    for ai, bj, size in blocks:
+        if i < ai or j < bj:
+            out.append(("replace" if i < ai and j < bj else "delete" if i < ai else "insert", i, ai, j, bj))
+        if size:
+            if out and out[-1][0] == "equal":  # joined to the equal run before it
+                out[-1] = ("equal", out[-1][1], ai + size, out[-1][3], bj + size)
+            else:
+                out.append(("equal", ai, ai + size, bj, bj + size))
+        i, j = ai + size, bj + size
+    return out
+
+
+def _anchored(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int, int]]:
+    """The equal blocks (i, j, size) of a[alo:ahi] and b[blo:bhi], in order: the words found
+    once in each, the longest run of them in the same order in both, and between them
+    difflib's blocks of each piece within DIFF_WORK."""
+    once_a: dict[str, int] = {}
+    for i in range(alo, ahi):
+        once_a[a[i]] = -1 if a[i] in once_a else i
+    once_b: dict[str, int] = {}
+    for j in range(blo, bhi):
+        once_b[b[j]] = -1 if b[j] in once_b else j
+    pairs = sorted((i, once_b[w]) for w, i in once_a.items() if i >= 0 and once_b.get(w, -1) >= 0)
+    # The longest increasing run of b's positions, in a's order (patience sorting).
+    tails: list[int] = []
+    back: list[int] = [-1] * len(pairs)
+    ends: list[int] = []
+    for n, (_, j) in enumerate(pairs):
+        at = bisect.bisect_left(tails, j)
+        back[n] = ends[at - 1] if at else -1
+        if at == len(tails):
+            tails.append(j)
+            ends.append(n)
+        else:
+            tails[at], ends[at] = j, n
+    anchors: list[tuple[int, int]] = []
+    n = ends[-1] if ends else -1
+    while n >= 0:
+        anchors.append(pairs[n])
+        n = back[n]
+    blocks: list[tuple[int, int, int]] = []
+    i, j = alo, blo
+    for ai, bj in [*reversed(anchors), (ahi, bhi)]:
+        if a[i:ai] == b[j:bj]:
+            blocks.append((i, j, ai - i))
+        elif 0 < (ai - i) * (bj - j) <= DIFF_WORK:
+            matcher = difflib.SequenceMatcher(None, a[i:ai], b[j:bj], autojunk=False)
+            blocks += [(i + x, j + y, size) for x, y, size in matcher.get_matching_blocks() if size]
+        if ai < ahi:
+            blocks.append((ai, bj, 1))
+        i, j = ai + 1, bj + 1
+    return blocks
 
 
 def folded_history(versions: Sequence[Version], shown_edition: str | None, script: str | None,

@@ -1,30 +1,38 @@
 """The offline copy of an index: what a browser needs to search it with no network.
 
 A judge's phone keeps this file (`offline.json`) through the service worker, which then
-answers /api/search and /api/rules/<number> itself when the network is gone
-(webapp/static/offline-search.js). It holds the latest rules edition present in the index and
-every record of the documents, with everything that needs Python worked out here, at build
-time, so the browser runs no Chinese segmenter or converter and no stemmer:
+answers /api/search and the JSON twins of the rule, card, plane, term and document pages itself
+when the network is gone (webapp/static/offline-search.js). It holds the latest rules edition
+present in the index and every record of the documents (what the offline search searches),
+and the records a bare rule number the documents quote opens online when today's rules lack
+it, with everything that needs Python worked out here, at build time, so the browser runs no
+Chinese segmenter or converter and no stemmer:
 
-* each (field, token) of the search index with its postings as the server scores them
-  (BM25F from the whole index's statistics, so an offline score is the online one), and
-  which tokens the server leaves out as common;
-* the Chinese words of the index (the browser cuts a Chinese query by longest match against
-  them; the recall field's character bigrams need no words), English word stems, and the
+* each (field, token) of the search index with its term frequencies, the index's document
+  frequency and the records' quantised lengths, from which the browser works out BM25F's
+  scores as the server does (so an offline score is the online one), and which tokens the
+  server leaves out as common;
+* English word stems (the browser cuts a Chinese query by longest match against the Chinese
+  tokens of the segmented fields; the recall field's character pairs need no words), and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
   headings the ranking boosts, each record's edition group and rule order, which
-  records cite each rule, and where the lineage takes a document's rule of an older
-  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
-* the records' texts in the script they were written in and, for Chinese, in the other one;
+  records cite each rule, and where the lineage takes a rule of an older edition in today's
+  rules (the Shadowmoor FAQ's 502.79 is 702.79), as its search result and its page say it;
+* the records' texts in the script they were written in and, for Chinese, in the other one
+  (where the converter differs from converting character by character);
 * the book's chapter titles and the Chinese glossary's readings, so the table of contents and
   the glossary open offline too.
+
+It is made for a phone on a slow link (docs/benchmarks.md): one string per token's postings,
+no field the browser can work out (addresses, groups' keys), nothing twice.
 """
 from __future__ import annotations
 
 import gzip
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -35,84 +43,94 @@ from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file,
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
-from indexer.knowledge.display import SCRIPTS, display_title, record_title
+from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
-from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
+from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
-from .present import today_view
+from .compression import zstd
+from .present import changes_url, today_view
 from .urls import record_url
 
 FILE = "offline.json"
 # The copy as each coding a browser accepts makes it, written once by the build: brotli at
 # its best quality takes seconds of CPU, far more than a request may spend (webapp.views.offline
 # serves these files as they are).
-ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz"}
-FORMAT = 1
-# Scores are kept to this many decimals (a hundredth of a typical term score).
-SCORE_DECIMALS = 2
+ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz", "zstd": FILE + ".zst"}
+FORMAT = 2
 _LATIN_WORD = re.compile(LATIN_WORD)
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _TEXT_FIELDS = ("text", "title", "names")
 _GROUP_FIELDS = ("rulings", "examples", "abilities")
 
 
 def kept(record, edition: str | None) -> bool:
-    """Whether a record is in the offline copy: the documents' records and the current edition."""
+    """Whether a record is searched in the offline copy: the documents' records and the
+    current edition."""
     return not from_rules_file(record) or record.edition == edition
+
+
+def _resolved_elsewhere(library, records: list) -> list:
+    """The records a bare rule number the documents quote opens online when today's rules
+    lack it (the newest edition holding it: 702.30c is 2016's, not the Worldwake FAQ's of
+    2010), missing from the searched records: the copy opens them by number, with what they
+    are today, and searches them by number only, as the server's search finds them then."""
+    catalogue, edition = library.catalogue, library.catalogue.current_edition
+    have = {r.id for r in records}
+    numbers = {r.number for r in records if r.number and not from_rules_file(r)}
+    numbers |= {ref.number for r in records if not from_rules_file(r) for ref in r.references}
+    out = []
+    for number in sorted(numbers, key=rule_sort_key):
+        found = catalogue.rule_records(number)
+        if found and found[0].edition != edition:
+            out += [r for r in found if r.id not in have]
+            have.update(r.id for r in found)
+    return out
 
 
 def build(library, name: str) -> dict:
     """The offline copy of an opened `Library`; `name` is its build's name,
     by which a browser tells that its copy is out of date."""
-    catalogue, weights = library.catalogue, library.weights
+    catalogue = library.catalogue
     all_records = list(library.records.values())
     edition = catalogue.current_edition
-    records = [r for r in all_records if kept(r, edition)]
+    searched = [r for r in all_records if kept(r, edition)]
+    records = searched + _resolved_elsewhere(library, searched)
     position = {r.id: i for i, r in enumerate(records)}
     order = sorted(range(len(records)), key=lambda i: (rule_sort_key(records[i].number or ""), records[i].id))
     rank = {i: n for n, i in enumerate(order)}
-
-    postings: dict[str, dict[str, list]] = {}
-    common: dict[str, list[str]] = {}
-    for field in FIELD_WEIGHTS:
-        postings[field], common[field] = {}, []
-        for token, is_common, scored in library.engine.scored_terms(field):
-            kept_scores = sorted((position[i], round(s, SCORE_DECIMALS)) for i, s in scored if i in position)
-            if not kept_scores:
-                continue
-            # Documents as gaps from the previous one: small numbers that compress well.
-            flat, last = [], 0
-            for doc, score in kept_scores:
-                flat += [doc - last, score]
-                last = doc
-            postings[field][token] = flat
-            if is_common:
-                common[field].append(token)
+    postings, common, scoring = _postings(library, {r.id: i for i, r in enumerate(searched)})
 
     out_records: list[dict] = []
     texts: list[str] = []
+    groups: dict[str, int] = {}
     for r in records:
+        group = json.dumps(catalogue.group_key(r), ensure_ascii=False)
         item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
-                "parent": r.parent, "keyword": r.keyword, "langs": r.languages(), "url": record_url(r),
-                "heading": {"": record_title(r), **{s: display_title(r, s) for s in SCRIPTS
-                                                    if display_title(r, s) != record_title(r)}},
-                "group": json.dumps(catalogue.group_key(r), ensure_ascii=False), "order": rank[position[r.id]]}
-        for name in _TEXT_FIELDS:
-            if getattr(r, name):
-                item[name] = _both_scripts(getattr(r, name))
-        for name in _GROUP_FIELDS:
-            if getattr(r, name):
-                item[name] = [_both_scripts(part) for part in getattr(r, name)]
+                "parent": r.parent, "keyword": r.keyword, "langs": r.languages(),
+                "heading": _heading(r), "group": groups.setdefault(group, len(groups)), "order": rank[position[r.id]]}
+        for field in _TEXT_FIELDS:
+            if getattr(r, field):
+                item[field] = _both_scripts(getattr(r, field))
+        for field in _GROUP_FIELDS:
+            if getattr(r, field):
+                item[field] = [_both_scripts(part) for part in getattr(r, field)]
         if r.aliases:
             item["aliases"] = r.aliases
+        if r.kind in ("card", "planar_card") and r.attrs:
+            chinese = chinese_of(r)
+            item["attrs"] = {key: _in_scripts(value, chinese) for key, value in r.attrs.items()
+                             if isinstance(value, str)}
         if r.kind == "rule" and r.edition != edition:
-            # A document's rule of an older edition: where the lineage takes it today.
+            # A rule of an older edition: where the lineage takes it today, as its search
+            # result and its page say it.
             item["today"] = today_view(library, r)
+            item["page_today"] = _page_today(library.rule_today(r), position)
         out_records.append({k: v for k, v in item.items() if v is not None})
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
@@ -126,7 +144,11 @@ def build(library, name: str) -> dict:
         "editions": sorted({r.edition for r in records if r.edition}, reverse=True),
         # A document's own edition label and the rules edition it quotes (2016-01: 2016-09-30).
         "edition_labels": catalogue.edition_labels,
+        # The searched records come first; the rest open by number only.
+        "searched": len(searched),
         "records": out_records,
+        # Each record's address, per kind, with its fields in braces (`urls.record_url`).
+        "urls": _url_patterns(records),
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
         "fields": FIELD_WEIGHTS,
         "recall_field": RECALL_FIELD,
@@ -136,22 +158,24 @@ def build(library, name: str) -> dict:
         "script_ranges": {"han": HAN, "latin": LATIN},
         # The constants of the server's ranking and query understanding, so the browser's
         # copy of that logic (webapp/static/offline-search.js) uses the same values.
-        "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,
-                    "literal": weights.literal, "title": weights.title, "expansion": weights.expansion,
-                    "candidates": weights.candidates, "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT,
-                    "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS},
+        "ranking": {"kinds": dict(library.weights.kind), "name": library.weights.name,
+                    "keyword": library.weights.keyword, "literal": library.weights.literal,
+                    "title": library.weights.title, "expansion": library.weights.expansion,
+                    "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
+                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
+                    "max_query_words": MAX_QUERY_WORDS},
         "query": {"rule": _js(_QUERY), "range": _js(REFERENCE_PATTERN), "filter": _js(query._FILTER),
                   "phrase": _js(query._PHRASE), "syntax": _js(query._SYNTAX), "kinds": KINDS,
                   "kind_aliases": query._KIND_ALIASES,
                   "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
+        "scoring": scoring,
         "postings": postings,
         "common": common,
-        "words": sorted({t for f in ("names", "title", "body") for t in postings[f] if HAN_RUN.fullmatch(t)}),
         "stems": _stems(texts + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
-        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, weights, library.caches.queries),
-                              position),
+        "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, library.weights,
+                                                     library.caches.queries), position),
         "vocabulary": sorted(Spelling(library.engine, all_records, library.glossary,
                                       library.caches.corrections).vocabulary),
         "vocabulary_word": VOCABULARY_WORD.pattern,
@@ -163,6 +187,90 @@ def build(library, name: str) -> dict:
         # and their Chinese glossary's readings (`indexer.knowledge.book`).
         "book": _book(library, edition),
     }
+
+
+def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:
+    """Per field: each token's postings, the tokens a search leaves out as common, and what
+    the scores are made of. A token's postings are its document frequency in the whole index
+    (its idf), then the searched records holding it as gaps from the one before, a gap
+    written negative when the term frequency, which follows it, is not 1: the browser works
+    out BM25F's scores from them as the server does (`WhooshBackend.term_frequencies`), and
+    a frequency is a digit where a score was six. Each token's numbers are one string
+    (`_vlq`), decoded only when a query asks for the token."""
+    postings: dict[str, dict[str, str]] = {}
+    common: dict[str, list[str]] = {}
+    scoring: dict[str, dict] = {}
+    for field in FIELD_WEIGHTS:
+        postings[field], common[field] = {}, []
+        stats, terms = library.engine.term_frequencies(field)
+        lengths = [0] * len(position)
+        for record_id, at in position.items():
+            lengths[at] = stats["lengths"][record_id]
+        scoring[field] = {"b": stats["b"], "k1": stats["k1"], "documents": stats["documents"],
+                          "average": stats["average"], "lengths": lengths}
+        for token, is_common, frequency, found in terms:
+            kept_tfs = sorted((position[i], tf) for i, tf in found if i in position)
+            if not kept_tfs:
+                continue
+            flat, last = [frequency], 0
+            for doc, tf in kept_tfs:
+                flat += [doc - last] if tf == 1 else [last - doc, tf]
+                last = doc
+            postings[field][token] = _vlq(flat)
+            if is_common:
+                common[field].append(token)
+    return postings, common, scoring
+
+
+def _vlq(numbers: list[int]) -> str:
+    """Numbers as base64 digits of five bits, low digits first, a sixth bit set on each digit
+    but a number's last, the sign in the lowest bit (the VLQ of source maps): a posting is
+    mostly one character, which compresses to a third of the JSON numbers' size."""
+    out = []
+    for n in numbers:
+        value = (-n << 1) | 1 if n < 0 else n << 1
+        while True:
+            digit, value = value & 31, value >> 5
+            out.append(_BASE64[digit | 32 if value else digit])
+            if not value:
+                break
+    return "".join(out)
+
+
+def _url_patterns(records) -> dict[str, str]:
+    """`urls.record_url` of each kind, with `{id}`, `{source}`, `{number}` and `{edition}` in
+    place of a record's own; a kind's records without an edition under the kind's name and a
+    "-" (a rule of no edition has no edition in its address)."""
+    out = {}
+    for r in records:
+        key = r.kind if r.edition else r.kind + "-"
+        if key not in out:
+            out[key] = record_url(replace(r, id="{id}", source="{source}", number="{number}",
+                                          edition="{edition}" if r.edition else None))
+    return out
+
+
+def _heading(r) -> dict:
+    """The record's title and, where another script shows it otherwise, that script's form."""
+    title = record_title(r)
+    return {"": title, **{s: _patch(title, display_title(r, s), s) for s in SCRIPTS if display_title(r, s) != title}}
+
+
+def _page_today(today: dict, position: dict[str, int]) -> dict | None:
+    """What a rule page of an older edition says it is today (`present._today`), the rule
+    its own number names today by its position in the copy."""
+    if not today:
+        return None
+    out: dict = {"edition": today["edition"]}
+    if "same_rule" in today:
+        out["same_rule"] = today["same_rule"]
+    if today.get("number_now") is not None and today["number_now"].id in position:
+        out["number_now"] = position[today["number_now"].id]
+    if today.get("ended"):
+        ended = today["ended"]
+        out["ended"] = {**ended, "url": f"/rules/{ended['last_number']}?edition={ended['last']}",
+                        "changes_url": changes_url(ended["last"], ended["gone_in"], ended["last_number"])}
+    return out
 
 
 def _book(library, edition: str | None) -> dict:
@@ -178,16 +286,38 @@ def _js(pattern: re.Pattern) -> str:
     return pattern.pattern.replace("(?P<", "(?<")
 
 
-def _both_scripts(texts: dict[str, str]) -> dict[str, str]:
+def _both_scripts(texts: dict[str, str]) -> dict:
     """Texts per language, with a Chinese text also given in the other script (`zh_hant` for
-    `zh_hans` and back) when the conversion changes it."""
-    out = dict(texts)
-    for lang, other, convert in (("zh_hant", "zh_hans", to_hans), ("zh_hans", "zh_hant", to_hant)):
+    `zh_hans` and back) when the conversion changes it: as `_patch` of the text written."""
+    out: dict = dict(texts)
+    for lang, other, script in (("zh_hant", "zh_hans", "hans"), ("zh_hans", "zh_hant", "hant")):
         if texts.get(lang) and not texts.get(other):
-            converted = convert(texts[lang])
+            converted = display(texts[lang], lang, script)
             if converted != texts[lang]:
-                out[other] = converted
+                out[other] = _patch(texts[lang], converted, script)
     return out
+
+
+def _in_scripts(text: str, chinese: str) -> dict:
+    """A text as written ("") and, where a script shows it otherwise, in that script (`_patch`)."""
+    out: dict = {"": text}
+    for script in SCRIPTS:
+        shown = display(text, chinese, script)
+        if shown != text:
+            out[script] = _patch(text, shown, script)
+    return out
+
+
+def _patch(text: str, converted: str, script: str) -> str | list:
+    """A text's conversion to `script` as the characters where it differs from converting
+    each character alone (`to_hans`/`to_hant` pairs), [[at, character], ...] by code point: the
+    converter reads words (乾枯 but 幹部), and shipping the whole converted text again
+    doubled the Chinese of the copy. The converted text itself when the lengths differ."""
+    convert = to_hans if script == "hans" else to_hant
+    alone = "".join(c if HAN_RUN.fullmatch(ch) and len(c := convert(ch)) == 1 else ch for ch in text)
+    if len(alone) != len(converted):
+        return converted
+    return [[at, b] for at, (a, b) in enumerate(zip(alone, converted, strict=True)) if a != b]
 
 
 def _stems(texts: list[str]) -> dict[str, str]:
@@ -259,7 +389,8 @@ def write(folder: Path, name: str) -> dict:
     finally:
         library.close()
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0),
+               "zstd": zstd.compress(raw, 19)}
     (folder / FILE).write_bytes(raw)
     for coding, body in encoded.items():
         (folder / ENCODED[coding]).write_bytes(body)

@@ -30,8 +30,8 @@ from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "results", "no_results", "official", "suggestions", "subrules",
-                 "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
+SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "results", "no_results", "official", "suggestions",
+                 "subrules", "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 # The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
@@ -81,6 +81,7 @@ LABELS = {
     "references": ("參見規則", "Rules referred to"),
     "keywords": ("關鍵字", "Keywords"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
+    "left_out": ("詞太多，未搜尋", "Too many words; not searched"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
     "how_to_search": ("可以搜尋規則編號（702.79a）、關鍵字或詞彙（留存、persist）、牌名，英文、繁體、简体皆可；"
@@ -247,8 +248,10 @@ def keywords_of(library: Library, record: Record, script: str | None) -> list[di
     return list(found.values())
 
 
-def rule_view(library: Library, number: str, edition: str | None, script: str | None) -> dict | None:
-    """Everything the rule page shows, or None when no edition (or not `edition`) has it."""
+def rule_view(library: Library, number: str, edition: str | None, script: str | None,
+              contents: bool = True) -> dict | None:
+    """Everything the rule page shows, or None when no edition (or not `edition`) has it;
+    without its `contents` (left empty) when not asked for."""
     info = library.rule(number, edition)
     if info is None:
         return None
@@ -282,7 +285,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "place": place_view(library, primary, script),
         "parent": _rule_summary(library, info["parent"], script) if info["parent"] else None,
         "children": [_rule_summary(library, child, script) for child in info["children"]],
-        "contents": library.page(rules_under, number, edition, script) if level(number) < 2 else [],
+        "contents": library.page(rules_under, number, edition, script) if contents and level(number) < 2 else [],
         "references": references_of(library, records, edition),
         "editions": [{"edition": v.edition, "number": v.number, "name": display(v.name, chinese_of(v.record), script),
                       "url": f"/rules/{v.number}?edition={v.edition}", "current": v.edition == edition}

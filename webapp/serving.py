@@ -1,10 +1,10 @@
 """How the app meets gunicorn behind nginx: one write for a response's head and body, and the
 server's own refusals in the app's error shape.
 
-scripts/serve runs nginx in front of gunicorn (deploy/serve.py): nginx reads every request
-whole, whatever the client sends or withholds, and reads every answer whole, so gunicorn's
-plain synchronous worker meets only complete requests over a unix socket, one at a time, as
-the app runs them (the search engine's readers share file positions). `Worker` is that
+scripts/serve runs nginx (behind HAProxy) in front of gunicorn (deploy/serve.py): nginx reads
+every request whole, whatever the client sends or withholds, and reads every answer whole, so
+gunicorn's plain synchronous worker meets only complete requests over a unix socket, one at a
+time, as the app runs them (the search engine's readers share file positions). `Worker` is that
 worker with two changes:
 
 - A response's head goes out in the same write as the first part of its body (`_HeadWithBody`).
@@ -14,7 +14,8 @@ worker with two changes:
   page. gunicorn still chooses the status and logs the refusal.
 
 `error_document` gives the same shape to the pages nginx answers with itself (a request it
-refuses, an app server that does not answer), written once when the server starts.
+refuses, an app server that does not answer), and `error_answer` to HAProxy's (a request that
+does not arrive in time), written once when the server starts.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ _ACCEPT = re.compile(rb"\r\naccept:[ \t]*([^\r\n]{0,1000})", re.IGNORECASE)
 # The messages of the statuses only nginx answers with.
 PROXY_MESSAGES = {
     502: "The service is not answering right now; please try again in a moment.",
+    503: "The service is not answering right now; please try again in a moment.",
     504: "The service took too long to answer; please try again in a moment.",
 }
 
@@ -136,7 +138,7 @@ class Worker(SyncWorker):
         else:
             path, accept = _path_and_accept(getattr(client, "head", b""))
         try:
-            client.sendall(_error_bytes(self.wsgi, int(status.group(1)) if status else 500, path, accept))
+            client.sendall(error_answer(self.wsgi, int(status.group(1)) if status else 500, path, accept))
         except OSError:
             self.log.debug("Failed to send error message.")
 
@@ -152,14 +154,14 @@ def error_document(app: Flask, status: int, path: str, accept: str | None = None
         return headers, response.get_data()
 
 
-def _error_bytes(app: Flask, status: int, path: str, accept: str | None) -> bytes:
-    """The app's whole error answer for `status`, as bytes for a socket."""
+def error_answer(app: Flask, status: int, path: str, accept: str | None) -> bytes:
+    """The app's whole error answer for `status`, as bytes for a socket (and for HAProxy's
+    errorfiles, deploy/edge.py)."""
     headers, body = error_document(app, status, path, accept)
     reason = HTTP_STATUS_CODES.get(status, "Error")
     lines = [f"HTTP/1.1 {status} {reason}", *(f"{name}: {value}" for name, value in headers.items()),
              f"Content-Length: {len(body)}", "Connection: close", "", ""]
     return "\r\n".join(lines).encode("latin-1") + body
-
 
 
 def _path_and_accept(head: bytes) -> tuple[str, str | None]:

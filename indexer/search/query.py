@@ -16,6 +16,12 @@ from indexer.documents.references import fold_fullwidth, parse_rule_number, pars
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
+# The most words one query searches (its free text's and its phrases' together): more than
+# any question a reader asks (the longest of tests/questions.tsv has 20), fewer than 500
+# characters of distinct words hold (some 70), each of which costs its share of scoring,
+# ranking, spelling and marking. Past it, the words are left out, whole phrases first then
+# the free text's last words, and the answer says which (`left_out`).
+MAX_QUERY_WORDS = 24
 # The most results (or suggestions) one answer may hold.
 MAX_LIMIT = 50
 # The filters a query may name (`kind:rule`), each a field of the index the engine matches
@@ -40,6 +46,7 @@ class ParsedQuery:
     filters: dict[str, str] = field(default_factory=dict)
     rule_number: str | None = None   # set when the whole free text is a rule number (or a range's first)
     rule_end: str | None = None      # the last rule when the free text is a range (702.30a-c: 702.30c)
+    left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
 
     @property
     def empty(self) -> bool:
@@ -73,5 +80,15 @@ def parse_query(raw: str) -> ParsedQuery:
         number, end = parse_rule_range(text) or (None, None)
     if number and not parsed.phrases:
         parsed.rule_number, parsed.rule_end = number, end
-    parsed.text = " ".join(_SYNTAX.sub(" ", text).replace('"', " ").split())
+    words = _SYNTAX.sub(" ", text).replace('"', " ").split()
+    room, phrases = MAX_QUERY_WORDS, []
+    for phrase in parsed.phrases:
+        if len(phrase.split()) <= room:
+            phrases.append(phrase)
+            room -= len(phrase.split())
+        else:
+            parsed.left_out.append(f'"{phrase}"')
+    parsed.phrases = phrases
+    parsed.text = " ".join(words[:room])
+    parsed.left_out += words[room:]
     return parsed

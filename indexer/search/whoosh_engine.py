@@ -494,14 +494,32 @@ class WhooshBackend(SearchBackend):
             return total, holding
         return total + scores, holding & matched
 
-    def scored_terms(self, field: str) -> Iterator[tuple[str, bool, list[tuple[str, float]]]]:
-        """Every token of a field, whether a search leaves it out as common, and its postings
-        (record id, score) as a search scores them: for the offline copy (`webapp.offline_copy`)."""
-        most = COMMON_SHARE * self._doc_count
-        for token in self._postings.tokens(field):
-            docs, scores = self._postings.get(field, token)
-            yield token, len(docs) > most, [
-                (self._record_id(doc), score) for doc, score in zip(docs.tolist(), scores.tolist(), strict=True)]
+    def term_frequencies(self, field: str) -> tuple[dict, Iterator[tuple[str, bool, int, list[tuple[str, int]]]]]:
+        """What a term's score in `field` is made of, for the offline copy (`webapp.offline_copy`),
+        which ships frequencies and works the scores out as `_ScoredPostings` does: BM25F's
+        parameters, the number of documents its idf counts, the field's average length and each
+        record's quantised length (by record id); then every token, whether a search leaves it
+        out as common, its document frequency and its postings (record id, term frequency)."""
+        searcher = self._ix.searcher(weighting=WEIGHTING)
+        lengths = {}
+        for leaf, offset in searcher.leaf_searchers():
+            for doc, length in enumerate(_quantised_lengths(leaf, field).tolist()):
+                lengths[self._record_id(doc + offset)] = length
+        scoring = {"b": WEIGHTING.B, "k1": WEIGHTING.K1, "documents": searcher.doc_count_all(),
+                   "average": searcher.avg_field_length(field) or 1, "lengths": lengths}
+
+        def terms() -> Iterator[tuple[str, bool, int, list[tuple[str, int]]]]:
+            most = COMMON_SHARE * self._doc_count
+            try:
+                reader = searcher.reader()
+                for token in reader.field_terms(field):
+                    postings = [(self._record_id(doc), int(tf))
+                                for ids, tfs in _posting_blocks(reader.postings(field, token))
+                                for doc, tf in zip(ids, tfs, strict=True)]
+                    yield token, len(postings) > most, len(postings), postings
+            finally:
+                searcher.close()
+        return scoring, terms()
 
     def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
         """Record ids by document number: the build adds the records in their order, so the

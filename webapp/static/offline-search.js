@@ -46,11 +46,22 @@
 
   function OfflineIndex(data) {
     this.data = data;
+    this.toHantMap = pairs(data.to_hant);
+    this.toHansMap = pairs(data.to_hans);
+    var self = this;
+    data.records.forEach(function (r) { self.unpack(r); });
+    Object.keys(data.book.chapters).forEach(function (n) { self.unpackTexts(data.book.chapters[n].title); });
     this.records = data.records;
     this.ranking = data.ranking;
-    this.toHansMap = pairs(data.to_hans);
-    this.words = new Set(data.words);
-    this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
+    // The Chinese words of the index, which a Chinese query is cut by: its Chinese tokens
+    // of the fields the server segments (the recall field's are character pairs).
+    var han = new RegExp("^[" + data.script_ranges.han + "]+$", "u"), words = new Set();
+    ["names", "title", "body"].forEach(function (field) {
+      Object.keys(data.postings[field]).forEach(function (token) { if (han.test(token)) words.add(token); });
+    });
+    this.words = words;
+    this.longestWord = 1;
+    words.forEach(function (w) { self.longestWord = Math.max(self.longestWord, Array.from(w).length); });
     this.common = {};
     for (var field in data.common) this.common[field] = new Set(data.common[field]);
     var q = data.query;
@@ -64,7 +75,6 @@
     };
     this.byNumber = new Map();
     this.children = new Map();
-    var self = this;
     this.records.forEach(function (r, i) {
       if (r.kind !== "rule") return;
       if (!self.byNumber.has(r.number)) self.byNumber.set(r.number, []);
@@ -100,6 +110,62 @@
   // Whether a record was read from a rules file (indexer/documents/records.py: from_rules_file).
   OfflineIndex.prototype.fromRulesFile = function (r) {
     return r.source.indexOf(this.data.rules_file_prefix) === 0;
+  };
+
+  // --- the copy's compact form (webapp/offline_copy.py) ------------------------------------
+
+  var BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  var DIGIT = new Map(Array.from(BASE64, function (ch, i) { return [ch, i]; }));
+
+  // The numbers of one VLQ string (offline_copy._vlq).
+  function unvlq(text) {
+    var out = [], value = 0, shift = 0;
+    for (var i = 0; i < text.length; i++) {
+      var digit = DIGIT.get(text[i]);
+      value += (digit & 31) * Math.pow(2, shift);
+      if (digit & 32) { shift += 5; continue; }
+      out.push(value % 2 ? -(value - 1) / 2 : value / 2);
+      value = 0;
+      shift = 0;
+    }
+    return out;
+  }
+
+  // A text converted to a script character by character, then the characters where the
+  // converter, which reads words, differs (offline_copy._patch); a string is the text itself.
+  OfflineIndex.prototype.converted = function (text, script, patch) {
+    if (typeof patch === "string") return patch;
+    var map = script === "hans" ? this.toHansMap : this.toHantMap;
+    var chars = Array.from(text, function (ch) { return map.get(ch) || ch; });
+    patch.forEach(function (p) { chars[p[0]] = p[1]; });
+    return chars.join("");
+  };
+
+  // Texts per language with the other Chinese script's form made whole.
+  OfflineIndex.prototype.unpackTexts = function (texts) {
+    if (Array.isArray(texts.zh_hans)) texts.zh_hans = this.converted(texts.zh_hant, "hans", texts.zh_hans);
+    if (Array.isArray(texts.zh_hant)) texts.zh_hant = this.converted(texts.zh_hans, "hant", texts.zh_hant);
+    return texts;
+  };
+
+  // A record as the copy gives it, made whole: its texts in both scripts, its heading in
+  // each script, its address (urls.record_url's pattern for its kind).
+  OfflineIndex.prototype.unpack = function (r) {
+    var self = this;
+    ["text", "title", "names"].forEach(function (name) { if (r[name]) self.unpackTexts(r[name]); });
+    ["abilities", "rulings", "examples"].forEach(function (name) {
+      (r[name] || []).forEach(function (item) { self.unpackTexts(item); });
+    });
+    ["hans", "hant"].forEach(function (script) {
+      if (r.heading[script] !== undefined) r.heading[script] = self.converted(r.heading[""], script, r.heading[script]);
+    });
+    var pattern = this.data.urls[r.edition ? r.kind : r.kind + "-"];
+    r.url = pattern.replace(/\{(id|source|number|edition)\}/g, function (_, name) { return r[name]; });
+  };
+
+  // A text of a record's facts in the reader's script (offline_copy._in_scripts).
+  OfflineIndex.prototype.inScript = function (forms, script) {
+    return forms[script] === undefined ? forms[""] : this.converted(forms[""], script, forms[script]);
   };
 
   // --- text -------------------------------------------------------------------------------
@@ -224,7 +290,7 @@
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null };
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -246,7 +312,18 @@
       parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
     }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
-    parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    // At most max_query_words words, whole phrases first, then the free text's first words;
+    // the rest left out, and said.
+    var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
+    var room = this.ranking.max_query_words;
+    parsed.phrases = parsed.phrases.filter(function (phrase) {
+      var size = phrase.split(/\s+/).filter(Boolean).length;
+      if (size <= room) { room -= size; return true; }
+      parsed.left_out.push('"' + phrase + '"');
+      return false;
+    });
+    parsed.text = words.slice(0, room).join(" ");
+    parsed.left_out = parsed.left_out.concat(words.slice(room));
     return parsed;
   };
 
@@ -256,14 +333,22 @@
 
   // --- the engine (indexer/search/whoosh_engine.py) ---------------------------------------
 
+  // A term's postings, doc -> score: BM25F from its frequencies as the server scores them
+  // (indexer/search/whoosh_engine.py, Whoosh's bm25 with its idf).
   OfflineIndex.prototype.postings = function (field, token) {
     var key = field + "\u0000" + token;
     var found = this.postingsCache.get(key);
     if (found) return found;
-    var flat = this.data.postings[field][token] || [], map = new Map(), doc = 0;
-    for (var i = 0; i < flat.length; i += 2) {
-      doc += flat[i];
-      map.set(doc, flat[i + 1]);
+    var packed = this.data.postings[field][token], map = new Map();
+    if (packed) {
+      var numbers = unvlq(packed), s = this.data.scoring[field], doc = 0;
+      var idf = Math.log(s.documents / (numbers[0] + 1)) + 1;
+      for (var i = 1; i < numbers.length; i++) {
+        var tf = 1;
+        if (numbers[i] < 0) { doc -= numbers[i]; tf = numbers[++i]; } else doc += numbers[i];
+        var length = s.lengths[doc];
+        map.set(doc, idf * ((tf * (s.k1 + 1)) / (tf + s.k1 * ((1 - s.b) + s.b * length / s.average))));
+      }
     }
     return remember(this.postingsCache, key, map, CACHE_SIZE);
   };
@@ -464,6 +549,10 @@
         return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
       });
     }
+    // The records after the searched ones open by number only, as older editions' rules do
+    // online (a bare word searches today's rules).
+    var searched = this.data.searched;
+    ranked = ranked.filter(function (pair) { return pair[0] < searched; });
     ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
     return ranked;
   };
@@ -605,14 +694,28 @@
     });
   }
 
+  // Where `word` next starts a word of `folded` from `from` on (-1: nowhere): an English
+  // word or stem marks words it begins (tap: tapped), not letters inside others (a: attack).
+  function wordAt(folded, word, from) {
+    var at = folded.indexOf(word, from);
+    while (at > 0 && /[a-z0-9]/.test(word[0]) && /[a-z0-9]/.test(folded[at - 1])) at = folded.indexOf(word, at + 1);
+    return at;
+  }
+
   // A window of the text around the first query word, escaped, with the query's words
-  // (in either script, any case) in <mark>.
+  // (in either script, any case) in <mark>. A Chinese run is marked by the words the
+  // analyzer segments it into (a question, 對手回合可以下地嗎, is never written whole in a
+  // rule); a one-character word (嗎, 的) marks nothing worth reading.
   OfflineIndex.prototype.snippet = function (r, query, script) {
     var self = this, first = query.terms.length ? query.terms[0][0] : "";
     var preferZh = this.patterns.hasHan.test(first);
     var words = [];
     query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
-      term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
+      term[0].split(/\s+/).forEach(function (w) {
+        w = self.toHans(w).toLowerCase();
+        if (!self.patterns.hasHan.test(w)) { if (w.length > 1) words.push(w); return; }
+        self.tokens("text", w).forEach(function (t) { if (Array.from(t).length > 1) words.push(t); });
+      });
     });
     var langs = r.langs.slice().sort(function (a, b) {
       var za = (a.indexOf("zh") === 0) !== preferZh, zb = (b.indexOf("zh") === 0) !== preferZh;
@@ -626,12 +729,12 @@
       });
       var text = parts.filter(Boolean).join("\n");
       var folded = this.toHans(text).toLowerCase();
-      var hits = words.map(function (w) { return folded.indexOf(w); }).filter(function (at) { return at >= 0; });
+      var hits = words.map(function (w) { return wordAt(folded, w, 0); }).filter(function (at) { return at >= 0; });
       if (!hits.length) continue;
       var start = Math.max(0, Math.min.apply(null, hits) - 60), end = Math.min(text.length, start + 240);
       var marks = [];
       words.forEach(function (w) {
-        for (var at = folded.indexOf(w, start); at >= 0 && at < end; at = folded.indexOf(w, at + w.length)) {
+        for (var at = wordAt(folded, w, start); at >= 0 && at < end; at = wordAt(folded, w, at + w.length)) {
           marks.push([at, Math.min(end, at + w.length)]);
         }
       });
@@ -655,15 +758,35 @@
              url: r.url, source: { id: r.source, title: this.data.sources[r.source] || r.source } };
   };
 
+  // The subrule a keyword's heading rule is defined by (702.79a of 702.79 Persist), as the
+  // server's results show it (indexer/knowledge/results.py): the first subrule of a rule
+  // whose text is only its title and that has nothing else of its own; else null.
+  OfflineIndex.prototype.definition = function (r) {
+    if (r.kind !== "rule" || !r.number || r.number.indexOf(".") < 0) return null;
+    if ((r.abilities || []).length || (r.rulings || []).length || (r.examples || []).length) return null;
+    var titles = Object.keys(r.title || {}).map(function (k) { return r.title[k].trim(); });
+    var own = Object.keys(r.text || {}).some(function (k) {
+      var text = r.text[k].trim();
+      return text && titles.indexOf(text) < 0;
+    });
+    if (own) return null;
+    var self = this, first = (this.byNumber.get(r.number + "a") || []).filter(function (i) {
+      var c = self.records[i];
+      return c.edition === r.edition && c.source === r.source;
+    });
+    return first.length ? this.records[first[0]] : null;
+  };
+
   OfflineIndex.prototype.result = function (group, query, script) {
-    var r = this.records[group[0]], self = this;
+    var r = this.records[group[0]], self = this, definition = this.definition(r);
     var names = Object.assign({}, r.kind === "rule" ? r.title : r.names);
     if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
     if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
-    var snip = this.snippet(r, query, script);
+    var snip = this.snippet(definition || r, query, script);
     return {
       id: r.id, kind: r.kind, rule: r.number || null, edition: r.edition || null, title: heading(r, script),
-      names: names, text: plainText(r, script), snippet: snip[0], snippet_lang: snip[1],
+      names: names, text: plainText(definition || r, script), snippet: snip[0], snippet_lang: snip[1],
+      definition: definition ? definition.number : null,
       source: { id: r.source, title: this.data.sources[r.source] || r.source }, url: r.url,
       other_editions: group.slice(1).map(function (i) {
         var o = self.records[i];
@@ -679,6 +802,7 @@
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
     var parsed = this.parse(q);
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
+                   left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);
@@ -764,10 +888,92 @@
       previous: edition === this.data.edition ? this.steps(number, script)[0] : null,
       next: edition === this.data.edition ? this.steps(number, script)[1] : null,
       contents: level(number) < 2 ? this.rulesUnder(number, edition, script) : [],
+      today: this.pageToday(primary, script),
       referenced_by: (this.data.referencing[edition + " " + number] || []).filter(function (i) {
         return self.records[i].number !== number;
       }).slice(0, 50).map(function (i) { return self.summary(i, script); }),
       offline: { edition: this.data.edition, index: this.data.index },
+    };
+  };
+
+  // --- the pages of cards, planes, terms and documents (webapp/present.py record_view) -------
+
+  function textBlocks(texts, langs, script) {
+    return LANGS.filter(function (lang) { return langs.indexOf(lang) >= 0 && texts && texts[lang]; })
+      .map(function (lang) { return { lang: shownLang(lang, script), text: shown(texts, lang, script) }; });
+  }
+
+  // A record by its id, or by one of its names (the server takes a card's name in its place).
+  OfflineIndex.prototype.find = function (kind, key) {
+    if (!this.byId) {
+      var byId = this.byId = new Map();
+      this.records.forEach(function (r, i) { byId.set(r.id, i); });
+    }
+    var i = this.byId.get(key);
+    if (i === undefined) {
+      var folded = this.foldKey(key), self = this;
+      i = this.records.findIndex(function (r) {
+        return r.kind === kind && r.names && Object.keys(r.names).some(function (lang) {
+          return self.foldKey(r.names[lang]) === folded;
+        });
+      });
+    }
+    return i >= 0 && i !== undefined && this.records[i].kind === kind ? i : null;
+  };
+
+  // The page of a card, plane or term (the server's /api/cards/<id>, /api/planes/<id>,
+  // /api/terms/<id>, without what needs the whole index), or null.
+  OfflineIndex.prototype.recordPage = function (kind, key, script) {
+    var i = this.find(kind, key), self = this;
+    if (i === null) return null;
+    var r = this.records[i], names = Object.assign({}, r.names || {});
+    if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
+    if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
+    var attrs = {};
+    Object.keys(r.attrs || {}).forEach(function (key) { attrs[key] = self.inScript(r.attrs[key], script); });
+    return Object.assign(this.summary(i, script), {
+      keyword: r.keyword || null, names: names, attrs: attrs, aliases: r.aliases || [],
+      text: textBlocks(r.text, r.langs, script),
+      abilities: (r.abilities || []).map(function (a) { return textBlocks(a, r.langs, script); }),
+      rulings: (r.rulings || []).map(function (ru) { return textBlocks(ru, r.langs, script); }),
+      examples: (r.examples || []).map(function (ex) { return textBlocks(ex, r.langs, script); }),
+      current: r.edition ? r.edition === this.data.edition : null, current_edition: this.data.edition,
+      offline: { edition: this.data.edition, index: this.data.index },
+    });
+  };
+
+  // A document whole, its records in its order (the server's /api/sources/<id>, in one
+  // page), or null.
+  OfflineIndex.prototype.sourcePage = function (sourceId, script) {
+    var self = this, records = [];
+    this.records.forEach(function (r, i) {
+      if (r.source === sourceId && !self.fromRulesFile(r) && i < self.data.searched) records.push(i);
+    });
+    if (!records.length) return null;
+    return {
+      id: sourceId, title: this.data.sources[sourceId] || sourceId,
+      records: records.map(function (i) {
+        var r = self.records[i];
+        return Object.assign(self.summary(i, script), {
+          text: textBlocks(r.text, r.langs, script),
+          abilities: (r.abilities || []).map(function (a) { return textBlocks(a, r.langs, script); }),
+          rulings: (r.rulings || []).map(function (ru) { return textBlocks(ru, r.langs, script); }),
+        });
+      }),
+      offline: { edition: this.data.edition, index: this.data.index },
+    };
+  };
+
+  // What an older edition's rule is today, as its page says it (present._today).
+  OfflineIndex.prototype.pageToday = function (r, script) {
+    var t = r.page_today;
+    if (!t) return null;
+    var now = t.number_now === undefined ? null : this.records[t.number_now];
+    return {
+      edition: t.edition,
+      same_rule: t.same_rule ? { number: t.same_rule, url: "/rules/" + t.same_rule + "?edition=" + t.edition } : null,
+      number_now: now ? { number: now.number, name: heading(now, script), url: now.url } : null,
+      ended: t.ended || null,
     };
   };
 

@@ -47,6 +47,20 @@
     rulesUnder: ["本節規則", "本节规则", "The rules of this section"],
     aToZ: ["英文 A–Z", "英文 A–Z", "A–Z in English"],
     byReading: ["依中文讀音（拼音）", "依中文读音（拼音）", "By Chinese reading (pinyin)"],
+    english: ["英文", "英文", "English"],
+    traditional: ["繁體", "繁体", "Traditional"],
+    simplified: ["簡體", "简体", "Simplified"],
+    cost: ["費用", "费用", "Cost"],
+    type: ["類別", "类别", "Type"],
+    pt: ["力量／防禦力", "力量／防御力", "P/T"],
+    world: ["時空", "时空", "World"],
+    set: ["系列", "系列", "Set"],
+    source: ["來源", "来源", "Source"],
+    abilities: ["異能", "异能", "Abilities"],
+    superseded: ["已被取代", "已被取代", "Superseded"],
+    today: ["現行規則中", "现行规则中", "In today's rules"],
+    notInToday: ["現行規則中已無", "现行规则中已无", "Not in today's rules"],
+    lastIn: ["最後見於", "最后见于", "last in"],
   };
   var LANG_TAGS = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
 
@@ -61,6 +75,7 @@
   if (shell) {
     var wanted = params.get("script") || stored(SCRIPT);
     if (wanted === "hant" || wanted === "hans") {
+      if (params.get("script")) store(SCRIPT, wanted);
       root.setAttribute("data-script", wanted);
       root.setAttribute("lang", wanted === "hans" ? "zh-Hans" : "zh-Hant");
     }
@@ -193,11 +208,20 @@
     });
   }
 
+  // Offline: the worker opens the kept copy now (an empty search), not at the first key typed,
+  // which then waits only for its own search.
+  function warm() {
+    if (navigator.serviceWorker && navigator.serviceWorker.controller) {
+      fetch("/api/search?q=", { headers: { Accept: "application/json" } }).catch(function () {});
+    }
+  }
+
   // Online: keep the copy up to date (or keep it for the first time when it is small enough
   // and the reader did not remove it). Offline: say so.
   function refresh() {
     keptMeta().then(function (kept) {
       show(kept, null);
+      if (kept && !navigator.onLine) warm();
       if (!navigator.onLine || !window.caches) return;
       serverMeta().then(function (current) {
         if (kept && kept.index === current.index) return;
@@ -275,12 +299,30 @@
       }))]);
   }
 
+  // What an older edition's rule is today (webapp/templates/rule.html).
+  function today(t, number) {
+    if (!t) return null;
+    var nodes = [label("superseded"), " · ", label("today"), " (" + t.edition + "): "];
+    if (t.same_rule) nodes.push(el("a", { href: t.same_rule.url }, [t.same_rule.number]));
+    if (t.number_now) {
+      nodes.push(t.same_rule ? " · " : "", number + " → ", el("a", { href: t.number_now.url }, [t.number_now.name]));
+    }
+    if (t.ended) {
+      nodes.push(t.number_now ? " · " : "", label("notInToday"), ": ", label("lastIn"), " ",
+                 el("a", { href: t.ended.url }, [t.ended.last + " · " + t.ended.last_number]));
+    } else if (!t.same_rule && !t.number_now) {
+      nodes.push(label("notInToday"));
+    }
+    return el("p", { "class": "today" }, nodes);
+  }
+
   function renderRule(rule) {
     document.title = rule.title;
     var article = el("article", { "class": "rule" }, [
       rule.place ? crumbs(rule.place)
         : rule.parent ? el("p", { "class": "crumbs" }, [label("parent"), ": ", link(rule.parent)]) : null,
       el("h1", {}, [rule.title]),
+      today(rule.today, rule.number),
       el("p", { "class": "meta" }, [label("edition"), " ", el("span", { "class": "edition" }, [rule.edition])]),
       texts(rule.text),
       neighbours(rule),
@@ -354,6 +396,61 @@
       data.chinese.length ? list(data.chinese, "zh", "byReading") : null]));
   }
 
+  function pair(key, value, lang) {
+    return value ? el("div", {}, [el("dt", {}, [label(key)]), el("dd", lang ? { lang: lang } : {}, [value])]) : null;
+  }
+
+  // A card, plane or term (webapp/templates/record.html).
+  function renderRecord(r) {
+    document.title = r.title;
+    var zhLang = script === "hans" ? "zh-Hans" : "zh-Hant";
+    var names = r.names || {};
+    main.replaceChildren(el("article", { "class": "record " + r.kind }, [
+      el("h1", {}, [r.title]),
+      Object.keys(names).length ? el("dl", { "class": "names" }, [].concat(
+        names.en ? [el("dt", {}, [label("english")]), el("dd", { lang: "en" }, [names.en])] : [],
+        names.zh_hant ? [el("dt", {}, [label("traditional")]), el("dd", { lang: "zh-Hant" }, [names.zh_hant])] : [],
+        names.zh_hans ? [el("dt", {}, [label("simplified")]), el("dd", { lang: "zh-Hans" }, [names.zh_hans])] : [])) : null,
+      el("dl", { "class": "attrs pairs" }, [
+        pair("cost", r.attrs.mana_cost), pair("type", r.attrs.type_line), pair("pt", r.attrs.power_toughness),
+        pair("world", r.attrs.world, zhLang), pair("set", r.attrs.set),
+        r.edition ? el("div", { "class": "wide" }, [el("dt", {}, [label("edition")]),
+                                                    el("dd", {}, [el("span", { "class": "edition" }, [r.edition])])]) : null,
+        el("div", { "class": "wide" }, [el("dt", {}, [label("source")]), el("dd", {}, [r.source.title])])]),
+      r.abilities.length ? section("abilities", "abilities", r.abilities.map(texts)) : texts(r.text),
+      section("rulings", "rulings", r.rulings.length ? [el("ul", {}, r.rulings.map(function (ru) {
+        return el("li", {}, [texts(ru)]);
+      }))] : []),
+      section("examples", "examples", r.examples.map(texts))]));
+  }
+
+  // A document whole, each record at its anchor (webapp/templates/source.html).
+  function renderSource(doc) {
+    document.title = doc.title;
+    main.replaceChildren(el("article", { "class": "source" }, [el("h1", {}, [doc.title])].concat(doc.records.map(function (r) {
+      return el("section", { "class": "record " + r.kind, id: r.id }, [
+        el("h2", {}, [r.kind === "section" ? r.title : el("a", { href: r.url }, [r.title])]),
+        r.abilities.length ? el("div", {}, r.abilities.map(texts)) : texts(r.text),
+        r.rulings.length ? el("ul", { "class": "rulings" }, r.rulings.map(function (ru) { return el("li", {}, [texts(ru)]); })) : null]);
+    }))));
+    if (location.hash) {
+      var target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (target) target.scrollIntoView();
+    }
+  }
+
+  // The shell was stored at /offline: its 繁/简 links take the address shown in it instead.
+  function scriptLinks() {
+    document.querySelectorAll(".script-toggle a[hreflang]").forEach(function (a) {
+      var wanted = a.getAttribute("hreflang") === "zh-Hans" ? "hans" : "hant";
+      var args = new URLSearchParams(location.search);
+      args.set("script", wanted);
+      a.setAttribute("href", location.pathname + "?" + args + location.hash);
+      if (wanted === script) a.setAttribute("aria-current", "true"); else a.removeAttribute("aria-current");
+    });
+    document.querySelectorAll('form input[name="script"]').forEach(function (input) { input.value = script; });
+  }
+
   // A page of the offline copy, drawn by `render`, or the notice that it is not kept.
   function fromCopy(path, render) {
     var args = new URLSearchParams({ script: script });
@@ -376,8 +473,12 @@
 
   function showAddress() {
     var rule = /^\/rules\/([^/]+)$/.exec(location.pathname);
+    var record = /^\/(cards|planes|terms|sources)\/([^/]+)$/.exec(location.pathname);
+    scriptLinks();
     if (rule) {
       fromCopy("/api/rules/" + rule[1], renderRule);
+    } else if (record) {
+      fromCopy("/api/" + record[1] + "/" + record[2], record[1] === "sources" ? renderSource : renderRecord);
     } else if (location.pathname === "/rules") {
       fromCopy("/api/toc", renderContents);
     } else if (location.pathname === "/glossary") {

@@ -3,8 +3,9 @@
 // Workbox does the caching: the shell and its files are precached; pages are fetched from
 // the network first (given up after NETWORK_SECONDS on a bad connection) and kept, so a page
 // seen before opens as it was; a page never seen opens the shell. With no network,
-// /api/search, /api/rules/<number>, /api/toc and /api/glossary are answered from the offline
-// copy the page kept (offline.js) by offline-search.js, in the server's shapes and error shape.
+// /api/search, /api/toc, /api/glossary and the JSON twins of a rule's, card's, plane's, term's
+// and document's page are answered from the offline copy the page kept (offline.js) by
+// offline-search.js, in the server's shapes and error shape.
 // That script is imported at an address naming the hash of its bytes (and precached there),
 // so a new worker never imports the release before from the HTTP cache; Workbox's own files
 // are in a folder named for its version.
@@ -16,6 +17,8 @@ var DATA_CACHE = "kb-offline";
 var DATA_URL = "/api/offline/data";
 var META_URL = "/api/offline";
 var NETWORK_SECONDS = 4;
+// The JSON twins of the pages a record of the copy opens (a rule, card, plane, term, document).
+var RECORD_PAGE = /^\/api\/(rules|cards|planes|terms|sources)\/([^/]+)$/;
 
 workbox.core.setCacheNameDetails({ prefix: "kb" });
 workbox.core.clientsClaim();
@@ -48,10 +51,12 @@ workbox.routing.registerRoute(
 workbox.routing.registerRoute(
   function (options) {
     var path = options.url.pathname;
-    return path === "/api/search" || path === "/api/toc" || path === "/api/glossary" || path.indexOf("/api/rules/") === 0;
+    return path === "/api/search" || path === "/api/toc" || path === "/api/glossary" || RECORD_PAGE.test(path);
   },
   function (options) {
-    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url); });
+    // With no network at all the copy answers at once (a search typed on asks at each key).
+    if (!self.navigator.onLine) return answerOffline(options.url, options.request);
+    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url, options.request); });
   }
 );
 
@@ -70,13 +75,21 @@ function fetchWithin(request, seconds) {
 
 // The offline copy being opened or opened, kept while the worker lives: requests arriving
 // together share one opening, and a newer copy kept by the page (another build) is opened
-// in its place.
+// in its place. Which copy is kept is read again after CHECK_MS, not at every request: a
+// search typed on asks at each key, and reading it took two trips to the cache each time.
 var opened = null;
+var checked = 0;
+var CHECK_MS = 2000;
 
 function offlineIndex() {
+  if (opened && Date.now() - checked < CHECK_MS) return opened.engine;
+  checked = Date.now();
   return caches.open(DATA_CACHE).then(function (cache) {
     return cache.match(META_URL).then(function (metaResponse) {
-      if (!metaResponse) return null;
+      if (!metaResponse) {
+        opened = null;
+        return null;
+      }
       return metaResponse.json().then(function (meta) {
         if (!opened || opened.index !== meta.index) {
           var opening = { index: meta.index };
@@ -108,9 +121,12 @@ function error(status, message) {
   return json({ error: { status: status, message: message } }, status);
 }
 
-function answerOffline(url) {
+function answerOffline(url, request) {
   return offlineIndex().then(function (index) {
     if (!index) return error(503, "No network, and no offline copy has been kept on this device.");
+    // A search typed on is asked again at each key, the page dropping the one before: one
+    // dropped while it waited for the worker is not worked out.
+    if (request.signal && request.signal.aborted) return error(499, "The page no longer asks for this.");
     var args = url.searchParams, script = args.get("script") || null;
     try {
       if (url.pathname === "/api/search") {
@@ -124,9 +140,11 @@ function answerOffline(url) {
         }
         return json(url.pathname === "/api/toc" ? index.contents(script) : index.glossary(script));
       }
-      var number = decodeURIComponent(url.pathname.slice("/api/rules/".length)).replace(/\.json$/, "");
-      var rule = index.rule(number, args.get("edition"), script);
-      return rule ? json(rule) : error(404, "The offline copy has no rule " + number.slice(0, 40) + ".");
+      var page = RECORD_PAGE.exec(url.pathname), key = decodeURIComponent(page[2]).replace(/\.json$/, "");
+      var found = page[1] === "rules" ? index.rule(key, args.get("edition"), script)
+        : page[1] === "sources" ? index.sourcePage(key, script)
+        : index.recordPage({ cards: "card", planes: "planar_card", terms: "term" }[page[1]], key, script);
+      return found ? json(found) : error(404, "The offline copy has no " + page[1].replace(/s$/, "") + " " + key.slice(0, 40) + ".");
     } catch (e) {
       if (e instanceof self.OfflineIndex.QueryError) return error(400, e.message);
       throw e;
