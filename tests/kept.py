@@ -6,12 +6,12 @@ Each of these takes seconds, over and over for a test run that should take a min
 after the first reads them instead. What keeps a kept one from being stale: each is kept under
 a hash of everything it is made of (every file of corpus/, the indexing code and an extra
 stage's module, as `build` hashes them, and for a build with an extra stage all of indexer/
-and webapp/; this module and the corpus copier; Python's version and the locked packages), so
-a changed document, parser, analyser or package is a new entry, never an old one; an index is
-checked again by `build` on each use (its own hash, every file's checksum), which builds again
-what a test or a crash left damaged. Making one entry takes turns (a lock file), so concurrent
-runs and xdist workers make each once. The newest two entries of each are kept, older ones
-removed.
+and webapp/; this module, the corpus copier and conftest.py, which says what each entry is
+made of; Python's version and the locked packages), so a changed document, parser, analyser,
+fixture or package is a new entry, never an old one; an index is checked again by `build` on
+each use (its own hash, every file's checksum), which builds again what a test or a crash left
+damaged. Making one entry takes turns (a lock file), so concurrent runs and xdist workers make
+each once. The newest two entries of each are kept, older ones removed.
 """
 from __future__ import annotations
 
@@ -35,8 +35,10 @@ from indexer.search.build import Extra, build, inputs_hash
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[1]
-# What a kept entry depends on besides the corpus and the indexing code.
-ENVIRONMENT = (ROOT / "requirements-dev.txt", Path(__file__), Path(__file__).with_name("corpus_support.py"))
+# What a kept entry depends on besides the corpus and the indexing code: the packages, this
+# module, the corpus copier, and the fixtures saying what each entry is made of.
+ENVIRONMENT = (ROOT / "requirements-dev.txt", Path(__file__), Path(__file__).with_name("corpus_support.py"),
+               Path(__file__).with_name("conftest.py"))
 # An extra stage of a build (the offline copy) reads the index through the library and the web
 # app's code, of which `build` hashes only the stage's own module: a kept build with extras is
 # kept under all of it.
