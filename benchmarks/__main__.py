@@ -15,7 +15,7 @@ from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
-from webapp import offline_copy
+from webapp import book_parts, offline_copy
 
 from . import book_pages, cold, coldstart, front, growth, hostile, http_load, memory, peers, profile_app, \
     request_cost, rule_pages, stages
@@ -93,7 +93,7 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(book_pages.report())
     elif part == "cost":
         root = work / "cost-index"
-        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write})
+        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
         print(request_cost.report(root))
     elif part == "front":
         print(front.report(index_root, work, count=args.queries))

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 from webapp import create_app
+from webapp.book_parts import write as write_book_parts
 from webapp.offline_copy import write as write_offline_copy
 
 from .measure import table
@@ -34,7 +35,7 @@ def cpu_ms(client, path: str) -> tuple[float, int]:
 def report(index_root: Path | None = None) -> str:
     if index_root is None:
         index_root = Path(tempfile.mkdtemp(prefix="book-pages-")) / "index"
-        build([DEFAULT_CORPUS], root=index_root, extras={"offline": write_offline_copy})
+        build([DEFAULT_CORPUS], root=index_root, extras={"offline": write_offline_copy, "book": write_book_parts})
     client = create_app({"TESTING": True, "INDEX_ROOT": index_root}).test_client()
     client.get("/healthz")  # the app opens the index on its first request: not timed
     client.get("/rules/100.1")  # and a first page's templates are compiled

@@ -37,6 +37,7 @@ from indexer.knowledge.settings import Settings
 from indexer.search.build import BuildError, build as build_index
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
+from webapp.book_parts import write as write_book_parts
 from webapp.offline_copy import write as write_offline_copy
 from webapp.present import record_view, rule_view, term_view
 from webapp.urls import addressed
@@ -126,7 +127,7 @@ def build(options: Options, paths: tuple[Path, ...], index_root: Path | None, fo
     root = index_root or options.settings.index_root
     try:
         outcome = build_index(list(paths) or [DEFAULT_CORPUS], root=root, force=force, progress=sys.stderr.isatty(),
-                              extras={"offline": write_offline_copy})
+                              extras={"offline": write_offline_copy, "book": write_book_parts})
     except (BuildError, *INPUT_ERRORS) as exc:
         click.echo(f"error: {exc}", err=True)
         return 1

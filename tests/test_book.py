@@ -11,7 +11,7 @@ import re
 import pytest
 
 from indexer.documents.ingest import DEFAULT_CORPUS
-from webapp import create_app, history
+from webapp import create_app, history, templating
 from webapp.history import same_text, typographic_key, word_changes
 
 TODAY = "2026-04-17"
@@ -142,6 +142,28 @@ def test_a_section_page_is_the_whole_section_with_examples(kb_client):
     assert f'id="r-{example["number"]}"' in html
     assert example["examples"][0][0]["text"][:40] in html
     assert section["place"]["chapter"]["number"] == "5" and section["place"]["section"] is None
+
+
+def test_a_section_page_shows_what_the_build_rendered_the_same_as_rendered_per_request(kb_app, monkeypatch):
+    """The build renders every edition's contents, glossary and sections and rules with rules
+    under them, in both scripts (webapp.book_parts): a page shows that part, and the same page
+    made with code the parts were not built with (another fingerprint) renders it per
+    request, byte for byte."""
+    with kb_app.app_context():
+        library = kb_app.extensions["kb.library"].get()
+    editions = library.book.editions
+    for edition in editions:
+        for script in ("hant", "hans"):
+            for key in ("_rules_under.html 100", "_contents_chapters.html", "_glossary_lists.html"):
+                assert library.parts.get(f"{key} {edition} {script}", templating.PARTS_FINGERPRINT) is not None
+    assert library.parts.get(f"_rules_under.html 702.79a {TODAY} hant", templating.PARTS_FINGERPRINT) is None
+    urls = ["/rules/702", "/rules/702.79?script=hans", f"/rules/100?edition={editions[-1]}", "/rules",
+            f"/glossary?edition={editions[-1]}&script=hans"]
+    built = [main(kb_app.test_client().get(url).get_data(as_text=True)) for url in urls]
+    monkeypatch.setattr(templating, "PARTS_FINGERPRINT", "code changed since the build")
+    rendered = [main(create_app({"TESTING": True, "INDEX_ROOT": kb_app.config["INDEX_ROOT"]}).test_client().get(url)
+                     .get_data(as_text=True)) for url in urls]
+    assert built == rendered and all('<ol class="subrules">' in html for html in built[:3])
 
 
 def test_a_rule_page_shows_its_subrules_and_its_place_in_the_book(kb_client):

@@ -61,10 +61,22 @@ _BBCODE_PROTECTED = "|".join([
     r"(?is:\[(?P<block>code|url|img|email|noparse|pre)(?:=[^\[\]\n]*+)?\].*?(?:\[/(?P=block)\]|\Z))",
     r"\[/?[A-Za-z*][A-Za-z0-9*]*+(?:=[^\[\]\n]*+)?\]",                                           # other tags
 ])
-PLAIN = re.compile(f"{_NAME}|{_URL}")
+
+
+def _starting(first: str, pattern: str) -> re.Pattern:
+    """`pattern`, which can only start at a character of the class `first`, checked first:
+    the regular expression engine otherwise tries every alternative at every character, and
+    a 100 KB post of none took a scan of 14 ms (3 ms so)."""
+    return re.compile(f"(?=[{first}])(?:{pattern})")
+
+
+# Where a name ([[), an address (http, ftp, www) or each format's markup can start: fences
+# and indented code with a space, tab, ` or ~, Markdown links with ! or [, raw HTML with <.
+PLAIN = _starting(r"\[hfw", f"{_NAME}|{_URL}")
 PATTERNS = {
-    "markdown": re.compile(f"(?P<protected>{_MARKDOWN_PROTECTED})|(?P<ticks>(?<!`)`++)|{_NAME}|{_URL}"),
-    "bbcode": re.compile(f"(?P<protected>{_BBCODE_PROTECTED})|{_NAME}|{_URL}"),
+    "markdown": _starting(r"\[hfw`~ \t!<",
+                          f"(?P<protected>{_MARKDOWN_PROTECTED})|(?P<ticks>(?<!`)`++)|{_NAME}|{_URL}"),
+    "bbcode": _starting(r"\[hfw", f"(?P<protected>{_BBCODE_PROTECTED})|{_NAME}|{_URL}"),
 }
 _BACKTICKS = re.compile(r"`++")
 

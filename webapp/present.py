@@ -248,8 +248,10 @@ def keywords_of(library: Library, record: Record, script: str | None) -> list[di
     return list(found.values())
 
 
-def rule_view(library: Library, number: str, edition: str | None, script: str | None) -> dict | None:
-    """Everything the rule page shows, or None when no edition (or not `edition`) has it."""
+def rule_view(library: Library, number: str, edition: str | None, script: str | None,
+              contents: bool = True) -> dict | None:
+    """Everything the rule page shows, or None when no edition (or not `edition`) has it;
+    without its `contents` (left empty) when not asked for."""
     info = library.rule(number, edition)
     if info is None:
         return None
@@ -283,7 +285,7 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
         "place": place_view(library, primary, script),
         "parent": _rule_summary(library, info["parent"], script) if info["parent"] else None,
         "children": [_rule_summary(library, child, script) for child in info["children"]],
-        "contents": library.page(rules_under, number, edition, script) if level(number) < 2 else [],
+        "contents": library.page(rules_under, number, edition, script) if contents and level(number) < 2 else [],
         "references": references_of(library, records, edition),
         "editions": [{"edition": v.edition, "number": v.number, "name": display(v.name, chinese_of(v.record), script),
                       "url": f"/rules/{v.number}?edition={v.edition}", "current": v.edition == edition}

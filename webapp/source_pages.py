@@ -13,6 +13,8 @@ A section's own address (`webapp.urls.record_url`, made without the library) sta
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flask import abort
 
 from indexer.documents.records import Record, rules_file_source
@@ -30,7 +32,7 @@ def _is_head(record: Record, previous: Record | None) -> bool:
             or (record.kind == "term" and (previous is None or previous.kind != "term")))
 
 
-def contents(library: Library, source_id: str, records: list[Record], script: str | None) -> list[dict]:
+def contents(library: Library, source_id: str, records: Sequence[Record], script: str | None) -> list[dict]:
     """Each page: its address, its first and last records' titles, the sections starting on it."""
     pages = []
     for start in range(0, len(records), PAGE_RECORDS):

@@ -2,6 +2,9 @@
 tag languages and link rule numbers in text."""
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from flask import Flask, render_template, request
 from jinja2 import pass_context
 from markupsafe import Markup, escape
@@ -30,13 +33,7 @@ def install(app: Flask) -> None:
                 "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
                               for key in (*KINDS, *SCRIPT_LABELS)}}
 
-    @app.template_global()
-    def remembered(template: str, make, *args) -> Markup:
-        """`template` rendered with `data=make(library, *args)`, both remembered for the build
-        (`Library.page`): a book's contents, a whole section, a glossary are thousands of
-        links and texts to render, the same for every reader of one script. `args` must
-        name all the part depends on (the script among them)."""
-        return library().page(_rendered, template, make, *args)
+    app.add_template_global(remembered)
 
     @app.template_filter("text_lang")
     def text_lang(text: str | None) -> str:
@@ -74,6 +71,60 @@ def install(app: Flask) -> None:
             pos = stop
         out.append(link_plain_text(text[pos:], resolver))
         return Markup("".join(out))
+
+
+def compile_all(app: Flask) -> None:
+    """Every template compiled now (Jinja compiles one when first rendered: 7 to 15 ms of a
+    request's CPU): in gunicorn's master, before the workers fork and share them."""
+    for name in app.jinja_env.list_templates():
+        app.jinja_env.get_template(name)
+
+
+# What the parts a build renders (`webapp.book_parts`) are made with: when one of these differs
+# from the build's, its parts are not used (each is rendered when first asked, as one the build
+# has not) until the next build.
+_HERE = Path(__file__).resolve().parent
+_INDEXER = _HERE.parent / "indexer"
+PART_SOURCES = (
+    *(_HERE / "templates" / name for name in ("_rules_under.html", "_contents_chapters.html", "_glossary_lists.html",
+                                              "_macros.html")),
+    *(_HERE / name for name in ("book_parts.py", "templating.py", "present.py", "book.py", "linkify.py", "urls.py")),
+    *(_INDEXER / name for name in ("knowledge/display.py", "knowledge/book.py", "documents/chinese.py",
+                                   "documents/references.py")),
+)
+
+
+
+
+def _fingerprint(paths: tuple[Path, ...]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+# The code's fingerprint, read when the code is (a build that ran while a file changed never
+# names its parts by the changed file's).
+PARTS_FINGERPRINT = _fingerprint(PART_SOURCES)
+
+
+def part_key(template: str, args: tuple) -> str:
+    """What a rendered part is kept under: its template and what it was made from."""
+    return " ".join([template, *map(str, args)])
+
+
+def remembered(template: str, make, *args) -> Markup:
+    """`template` rendered with `data=make(library, *args)`: a book's contents, a whole section,
+    a glossary are thousands of links and texts to render, the same for every reader of one
+    script. The build renders them (`webapp.book_parts`), and a page reads its part from the
+    build's files (`Library.parts`); one the build has not is rendered here, and it and its
+    data are remembered for the build (`Library.page`). `args` must name all the part
+    depends on (the script among them)."""
+    lib = library()
+    built = lib.parts.get(part_key(template, args), PARTS_FINGERPRINT)
+    if built is not None:
+        return Markup(built)
+    return lib.page(_rendered, template, make, *args)
 
 
 def _rendered(lib, template: str, make, *args) -> Markup:

@@ -3,7 +3,8 @@
 Everything is loaded here, at import, in gunicorn's master, so the workers fork with it and
 share it instead of each loading it on its first request: OpenCC's converters, jieba's
 dictionary together with the current index's user dictionary, and the current index itself
-(records, tables, engine), so the first query after the server is ready answers from it.
+(records, tables, engine), so the first query after the server is ready answers from it, and
+the templates, compiled.
 A worker opens the index files again for itself when it forks (a file position is not to be
 shared between processes) and switches to a new build on its own when a rebuild names one.
 Requests reach the app whole, one at a time per worker (nginx in front, `serving`).
@@ -15,7 +16,7 @@ from indexer.search.build import current_folder
 from indexer.search.engine import IndexUnavailable
 from indexer.search.opened_build import USER_WORDS_FILE
 
-from . import create_app
+from . import create_app, templating
 
 app = create_app()
 _folder = current_folder(app.config["INDEX_ROOT"])
@@ -26,6 +27,7 @@ if _folder is not None and (_folder / USER_WORDS_FILE).is_file():
     except analysis.UserDictionaryError as exc:
         app.logger.warning("not warming up with the index's user words: %s", exc)
 analysis.warm_up(_segmenter)
+templating.compile_all(app)
 _live = app.extensions["kb.library"]
 try:  # a first query loads what a query needs beyond the index (field lengths, lazy imports)
     _live.get().search("persist 留存")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from .bounded_cache import cleared_when_full
 from .records import Reference, rule_heading
@@ -66,16 +67,16 @@ def _range_end(num: str, end: str) -> str:
     return rule_heading(num) + end
 
 
-def find_references(text: str, lang: str = "", where: str = "text") -> list[Reference]:
-    """Every rule reference in `text`, with its span. Offsets are offsets into `text` as given."""
-    refs = []
+def find_references(text: str, lang: str = "", where: str = "text") -> Iterator[Reference]:
+    """Every rule reference in `text`, with its span, as they are found (a reader that stops,
+    the forum linker at its bound, leaves the rest of the text unread). Offsets are offsets
+    into `text` as given."""
     for m in _REF.finditer(text):
         num = m.group("num").lower()
         if "." not in num and not m.group("prefix"):
             continue
         end = _range_end(num, m.group("end")) if m.group("end") else None
-        refs.append(Reference(num, end, lang, m.start("num"), m.end(), where))
-    return refs
+        yield Reference(num, end, lang, m.start("num"), m.end(), where)
 
 
 def is_rule_number(value: str) -> bool:

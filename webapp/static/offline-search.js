@@ -50,10 +50,18 @@
     this.toHansMap = pairs(data.to_hans);
     var self = this;
     data.records.forEach(function (r) { self.unpack(r); });
+    Object.keys(data.book.chapters).forEach(function (n) { self.unpackTexts(data.book.chapters[n].title); });
     this.records = data.records;
     this.ranking = data.ranking;
-    this.words = new Set(data.words);
-    this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
+    // The Chinese words of the index, which a Chinese query is cut by: its Chinese tokens
+    // of the fields the server segments (the recall field's are character pairs).
+    var han = new RegExp("^[" + data.script_ranges.han + "]+$", "u"), words = new Set();
+    ["names", "title", "body"].forEach(function (field) {
+      Object.keys(data.postings[field]).forEach(function (token) { if (han.test(token)) words.add(token); });
+    });
+    this.words = words;
+    this.longestWord = 1;
+    words.forEach(function (w) { self.longestWord = Math.max(self.longestWord, Array.from(w).length); });
     this.common = {};
     for (var field in data.common) this.common[field] = new Set(data.common[field]);
     var q = data.query;
@@ -151,7 +159,7 @@
     ["hans", "hant"].forEach(function (script) {
       if (r.heading[script] !== undefined) r.heading[script] = self.converted(r.heading[""], script, r.heading[script]);
     });
-    var pattern = r.kind === "rule" && !r.edition ? "/rules/{number}" : this.data.urls[r.kind];
+    var pattern = this.data.urls[r.edition ? r.kind : r.kind + "-"];
     r.url = pattern.replace(/\{(id|source|number|edition)\}/g, function (_, name) { return r[name]; });
   };
 
@@ -282,7 +290,7 @@
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null };
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -304,7 +312,18 @@
       parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
     }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
-    parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    // At most max_query_words words, whole phrases first, then the free text's first words;
+    // the rest left out, and said.
+    var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
+    var room = this.ranking.max_query_words;
+    parsed.phrases = parsed.phrases.filter(function (phrase) {
+      var size = phrase.split(/\s+/).filter(Boolean).length;
+      if (size <= room) { room -= size; return true; }
+      parsed.left_out.push('"' + phrase + '"');
+      return false;
+    });
+    parsed.text = words.slice(0, room).join(" ");
+    parsed.left_out = parsed.left_out.concat(words.slice(room));
     return parsed;
   };
 
@@ -530,6 +549,10 @@
         return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
       });
     }
+    // The records after the searched ones open by number only, as older editions' rules do
+    // online (a bare word searches today's rules).
+    var searched = this.data.searched;
+    ranked = ranked.filter(function (pair) { return pair[0] < searched; });
     ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
     return ranked;
   };
@@ -779,6 +802,7 @@
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
     var parsed = this.parse(q);
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
+                   left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);

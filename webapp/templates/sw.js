@@ -54,7 +54,7 @@ workbox.routing.registerRoute(
     return path === "/api/search" || path === "/api/toc" || path === "/api/glossary" || RECORD_PAGE.test(path);
   },
   function (options) {
-    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url); });
+    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url, options.request); });
   }
 );
 
@@ -111,9 +111,12 @@ function error(status, message) {
   return json({ error: { status: status, message: message } }, status);
 }
 
-function answerOffline(url) {
+function answerOffline(url, request) {
   return offlineIndex().then(function (index) {
     if (!index) return error(503, "No network, and no offline copy has been kept on this device.");
+    // A search typed on is asked again at each key, the page dropping the one before: one
+    // dropped while it waited for the worker is not worked out.
+    if (request.signal && request.signal.aborted) return error(499, "The page no longer asks for this.");
     var args = url.searchParams, script = args.get("script") || null;
     try {
       if (url.pathname === "/api/search") {

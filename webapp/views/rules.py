@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, abort, jsonify, redirect, request
 
 from indexer.documents.references import parse_rule_number, parse_rule_range
+from indexer.knowledge.book import level
 
 from ..present import rule_preview, rule_view, rules_under
-from ..respond import library, respond, view_script, without_json_suffix
+from ..respond import library, respond, view_script, wants_json, without_json_suffix
 
 bp = Blueprint("rules", __name__)
 # Rule numbers one batch may ask for: a long thread's worth; the embed script sends at most this.
@@ -47,11 +48,15 @@ def rule(number: str):
     if parsed is None:
         abort(404, f"{written[:40]!r} is not a rule number (rule numbers look like 702.30a)")
     edition = request.args.get("edition") or None
-    lib = library()
-    view = rule_view(lib, parsed, edition, view_script())
+    lib, script, page = library(), view_script(), not wants_json()
+    # A page shows what is under the rule as the build rendered it (`templating.remembered`), not
+    # from the payload's `contents`, which only the JSON twin is given.
+    view = rule_view(lib, parsed, edition, script, contents=not page)
     if view is None:
         held = lib.editions_of(parsed)
         if not held or edition is None:  # (the newest edition holding it is asked for without one)
             abort(404, f"No edition of the rules has {parsed}.")
         abort(404, f"Edition {edition[:20]} has no rule {parsed}; it is in: {', '.join(held)}.")
-    return respond("rule.html", view, part=(rules_under, parsed, view["edition"], view_script()))
+    under = page and level(parsed) < 2 and lib.book.descendants(parsed, view["edition"])
+    return respond("rule.html", view, part=(rules_under, parsed, view["edition"], script) if under else None,
+                   contents_label="rules_under" if level(parsed) == 0 else "subrules")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .. import textclean
 from ..corpus import Source
-from ..records import Record, rule_heading, rule_parent, slug
+from ..records import Record, Reference, rule_heading, rule_parent, slug
 from ..references import SUBRULE_LETTER, find_references
 from ..script_ranges import HAN
 from ..textclean import join_wrapped, normalize
@@ -216,7 +216,7 @@ class FaqBuilder:
 
     def _record(self, kind: str, key: str, offset: int, **fields) -> Record:
         line, offset = position(self.text, offset)
-        references = []
+        references: list[Reference] = []
         for lang, value in fields.get("text", {}).items():
             references += find_references(value, lang, "text")
         for n, ruling in enumerate(fields.get("rulings", [])):

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .. import textclean
 from ..corpus import Source
-from ..records import Record
+from ..records import Record, Reference
 from ..references import find_references
 
 # A heading is one short line with no sentence punctuation in it or at its end.
@@ -75,7 +75,7 @@ def merge_after_colon(paragraphs: list[Paragraph]) -> list[Paragraph]:
 
 def with_references(record: Record) -> Record:
     """The record with every rule reference found in its title, text and abilities."""
-    refs = []
+    refs: list[Reference] = []
     for where, part in [("title", record.title), ("text", record.text)] + [
         (f"abilities[{i}]", ability) for i, ability in enumerate(record.abilities)
     ]:
