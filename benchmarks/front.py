@@ -53,6 +53,11 @@ class _Ways:
 
     def __init__(self, index_root: Path, work: Path):
         settings = Settings.from_env()
+        # HAProxy's worker and nginx's run unprivileged when started by root: they must reach
+        # the socket and the pages under `work`.
+        work.mkdir(parents=True, exist_ok=True)
+        for folder in (work.parent, work):
+            folder.chmod(0o755)
         self.app = Server.production(index_root, free_port())
         self.ports = {GUNICORN: self.app.port, NGINX: free_port(), EDGE: free_port()}
         upstream = [f"server {HOST}:{self.app.port} max_fails=0;"]
@@ -75,7 +80,7 @@ class _Ways:
     def cpu(self) -> dict[str, float]:
         return {"gunicorn": self.app.cpu_seconds(),
                 "nginx": sum(cpu_seconds([n.process.pid, *n.workers()]) for n in (self.nginx, self.behind)),
-                "HAProxy": cpu_seconds([self.edge.process.pid])}
+                "HAProxy": cpu_seconds([self.edge.process.pid, *self.edge.workers()])}
 
     def close(self) -> None:
         for proxy in (self.edge, self.behind, self.nginx):

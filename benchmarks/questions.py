@@ -1,7 +1,8 @@
 """The judged questions (tests/questions.tsv) scored in process, per language, as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
-MRR@10 and hit@5 of the tuning part, and of the sealed part one figure per language only,
-never query by query (the sealed part is how a change that only fits the tuning part shows).
+MRR@10 and hit@5 of the tuning part, and of the sealed part and the questions held out since
+(tests/questions_held_out.tsv) one figure per language only, never query by query (they are
+how a change that only fits the tuning part shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
@@ -25,6 +26,7 @@ from indexer.search.build import current_folder
 ROOT = Path(__file__).resolve().parent.parent
 TUNING = ROOT / "tests" / "questions_tuning.tsv"
 SEALED = ROOT / "tests" / "questions_sealed.tsv"
+HELD_OUT = ROOT / "tests" / "questions_held_out.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
@@ -53,7 +55,7 @@ def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[st
 
 
 def line(name: str, figures: dict[str, tuple[float, float, int]]) -> str:
-    return f"{name:7}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
+    return f"{name:8}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(line("tuning", evaluate(library, TUNING, score, args.show)))
         print(line("sealed", evaluate(library, SEALED, score)))
+        print(line("held-out", evaluate(library, HELD_OUT, score)))
     finally:
         library.close()
     return 0

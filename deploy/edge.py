@@ -9,6 +9,7 @@ address), and nginx does the rest as it does behind any proxy.
 from __future__ import annotations
 
 import os
+import pwd
 import resource
 import shutil
 import signal
@@ -39,6 +40,18 @@ def max_connections() -> int:
     its own soft limit up to the hard one, and refuses to start beyond it)."""
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     return MAX_CONNECTIONS if hard == resource.RLIM_INFINITY else max(64, min(MAX_CONNECTIONS, (hard - 100) // 2))
+
+
+def run_as() -> str:
+    """The `user` and `group` lines of the configuration: Debian's `haproxy` user when this
+    runs as root (else `nobody`), nothing otherwise (a user cannot change its user)."""
+    if os.geteuid() != 0:
+        return ""
+    try:
+        user = pwd.getpwnam("haproxy")
+    except KeyError:
+        user = pwd.getpwnam("nobody")
+    return f"    uid {user.pw_uid}\n    gid {user.pw_gid}"
 
 
 def write_error_answers(prefix: Path) -> dict[str, list[str]]:
@@ -76,7 +89,7 @@ class Haproxy(ProxyProcess):
 
     def write_config(self, errorfiles: dict[str, list[str]]) -> Path:
         text = (CONFIG.read_text(encoding="utf-8")
-                .replace("@LISTEN@", self.listen).replace("@NGINX@", self.nginx)
+                .replace("@LISTEN@", self.listen).replace("@NGINX@", self.nginx).replace("@USER@", run_as())
                 .replace("@MAX_CONNECTIONS@", str(max_connections()))
                 .replace("@BUFFER_BYTES@", str(NGINX_HEAD_BYTES + self.max_body_bytes + REWRITE_BYTES))
                 .replace("@REQUEST_SECONDS@", f"{self.request_seconds:g}")
@@ -88,7 +101,11 @@ class Haproxy(ProxyProcess):
         return path
 
     def command(self) -> list[str]:
-        return [self.binary, "-db", "-f", str(self.prefix / "haproxy.cfg")]
+        """In master-worker mode (-W), in the foreground (-db): the master stays as it was started
+        and the worker drops to the configuration's user, which clears the parent-death signal a
+        process keeps only while its credentials stay the same; the master, which keeps it, stops
+        the worker when it goes."""
+        return [self.binary, "-W", "-db", "-f", str(self.prefix / "haproxy.cfg")]
 
     def start(self, ready: Callable[[], bool], preexec_fn=None) -> None:
         """Start HAProxy and return once `ready()` is true (it answers), or raise ProxyError."""

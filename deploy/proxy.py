@@ -86,6 +86,11 @@ class ProxyProcess:
             time.sleep(0.05)
         raise ProxyError(f"{self.name} did not answer in 30 s: {self.log_tail()}")
 
+    def workers(self) -> set[int]:
+        """The processes the program's master started."""
+        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
+        return {int(pid) for pid in out.stdout.split()}
+
     def log_tail(self) -> str:
         logs = [self.prefix / name for name in self.logs]
         return "\n".join(p.read_text(errors="replace")[-2000:] for p in logs if p.exists())
@@ -148,10 +153,6 @@ class Nginx(ProxyProcess):
         write_error_pages(self.prefix)
         self.write_config(servers)
         self.spawn(ready, preexec_fn)
-
-    def workers(self) -> set[int]:
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
-        return {int(pid) for pid in out.stdout.split()}
 
     def reload(self, servers: list[str]) -> None:
         """Apply a new upstream list, and return once nginx's workers of the old one are gone

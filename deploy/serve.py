@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"app: {' '.join(['python', *app_command(run)[1:]])}")
         print(f"proxy: nginx -p {run / 'nginx'} -c {run / 'nginx' / 'nginx.conf'} (deploy/nginx.conf, on "
               f"unix:{run / NGINX_SOCKET})")
-        print(f"edge: haproxy -db -f {run / 'haproxy' / 'haproxy.cfg'} (deploy/haproxy.cfg, on {args.bind})")
+        print(f"edge: haproxy -W -db -f {run / 'haproxy' / 'haproxy.cfg'} (deploy/haproxy.cfg, on {args.bind})")
         return 0
     # A short path: a unix socket's is limited to 107 bytes.
     run = Path(tempfile.mkdtemp(prefix="kb-serve-"))

@@ -1,6 +1,6 @@
 """The one harness that runs a server on a loopback port, for the benchmarks, the tests and
 the replicas (deploy/): `scripts/serve` as an operator runs it (it builds the index, then runs
-nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
+HAProxy and nginx in front of gunicorn), its gunicorn alone (`Server.production`), or plain gunicorn with
 the real app (`webapp.wsgi:app`) or any other WSGI app (`Server.gunicorn`, as the benchmarks
 run their minimal and naive apps), over an index root given as INDEX_ROOT.
 Started in its own process group, stopped with it; its output goes to a log file.

@@ -3,7 +3,7 @@
 The browser tests check what a reader actually gets, so they run the production stack:
 `scripts/serve` over an index of the bundled corpus in a temporary folder (the session's
 whole-knowledge-base build, `kb_index`, copied there: `serve` finds it up to date and starts
-nginx and gunicorn without building it again) on a free loopback port, through `harness.server`, the
+HAProxy, nginx and gunicorn without building it again) on a free loopback port, through `harness.server`, the
 harness the benchmarks use too, and a real Chromium reads the pages. Playwright's Python
 package drives Debian's /usr/bin/chromium; Playwright's own browser download is never used
 (it needs the open Internet). Under CI=true a missing browser fails the tests instead of

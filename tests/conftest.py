@@ -3,27 +3,35 @@
 `tiny_index` is the Worldwake FAQ alone, for tests that damage and rebuild an index.
 `app`, `client` and `runner` serve a SMALL index: three documents of corpus/ (the Worldwake
 FAQ, the Shadowmoor FAQ and the Planechase guide) with their entries of sources.toml, copied
-into a temporary folder and built once per session. `cr_client` serves the same three plus
+into a folder of their own and built. `cr_client` serves the same three plus
 two real editions of the Comprehensive Rules from corpus/rules/: 2010-02-01 (the Worldwake
 FAQ's edition, so a rule has its English beside the FAQ's Chinese) and 2009-07-11 (the one
 before, so a rule has a history and a diff). `corpus_library` opens an index of the five
 bundled documents (corpus/ without its rules editions). `kb_index` and `kb_library` are the
 whole knowledge base, the documents and every edition of the rules as `./scripts/serve`
-builds it: the longest build, made once per session for every test that needs it (they are
-marked `slow`). Every index is built in a temporary folder; no test touches var/index.
+builds it: the longest build, for every test that needs it (they are marked `slow`).
+`rules_read`, `rules_lineage` and `ingested` are corpus/rules/ read and aligned and corpus/
+ingested, for the tests of reading them.
+
+Each of these is made once and kept between runs in pytest's cache folder, under a hash of
+what it is made of (`kept.py`): a run after the first reads them instead of building them
+again. No test touches var/index.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from corpus_support import CR, DOCUMENTS, SMALL_CORPUS, copy_corpus, corpus_source
+from corpus_support import CR, DOCUMENTS, SMALL_CORPUS, corpus_source
 from hypothesis import settings
+from kept import kept_index, kept_value
 
-from indexer.documents.ingest import DEFAULT_CORPUS
+from indexer.documents.comprules import RulesResult, read_rules_files
+from indexer.documents.ingest import DEFAULT_CORPUS, IngestResult, ingest
 from indexer.documents.parsers import parser_for
 from indexer.knowledge.library import Library
-from indexer.search.build import build, current_folder
+from indexer.search.build import current_folder
+from indexer.search.lineage import Edge, align
 from webapp import book_parts, create_app, offline_copy
 
 # The browser tests' fixtures (the real server, Chromium and its pages).
@@ -69,48 +77,76 @@ def rec(parsed):
 
 
 @pytest.fixture(scope="session")
-def small_index(tmp_path_factory) -> Path:
-    """Index root of the three-document corpus."""
-    base = tmp_path_factory.mktemp("small")
-    corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
-    build([corpus], root=base / "index")
-    return base / "index"
+def kept(request, tmp_path_factory) -> Path:
+    """Where what the tests make from corpus/ is kept between runs (`kept.py`): pytest's cache,
+    or without it a temporary folder of this run."""
+    cache = getattr(request.config, "cache", None)
+    return cache.mkdir("kept") if cache is not None else tmp_path_factory.mktemp("kept")
+
+
+# The rules read and aligned and corpus/ ingested are a module's each, read from where they are
+# kept: held for the whole session, they would double the work of every full garbage
+# collection after them (a switch of index makes one).
+@pytest.fixture(scope="module")
+def rules_read(kept) -> RulesResult:
+    """Every rules file of corpus/rules/ read (seconds on two cores) for the modules that check
+    the reading, the editions and the lineage."""
+    return kept_value(kept, "rules-read", lambda: read_rules_files([CR]))
+
+
+@pytest.fixture(scope="module")
+def rules_lineage(kept, rules_read) -> list[Edge]:
+    """The lineage of those records across editions: the longest step after reading them."""
+    return kept_value(kept, "rules-lineage", lambda: align(rules_read.records))
+
+
+@pytest.fixture(scope="module")
+def ingested(kept) -> IngestResult:
+    """corpus/ as shipped ingested: the documents, every rules edition and the glossary."""
+    return kept_value(kept, "ingested", lambda: ingest([DEFAULT_CORPUS]))
 
 
 @pytest.fixture(scope="session")
-def tiny_index(tmp_path_factory) -> Path:
+def small_index(kept) -> Path:
+    """Index root of the three-document corpus."""
+    return kept_index(kept, "small", SMALL_CORPUS)
+
+
+@pytest.fixture(scope="session")
+def tiny_index(kept) -> Path:
     """Index root of the Worldwake FAQ alone: for tests that damage an index and build it
     again (a second a build, where the three documents take four)."""
-    base = tmp_path_factory.mktemp("tiny")
-    corpus = copy_corpus(("worldwake-faq",), base / "corpus")
-    build([corpus], root=base / "index")
-    return base / "index"
+    return kept_index(kept, "tiny", ("worldwake-faq",))
 
 
 @pytest.fixture(scope="session")
-def cr_index(tmp_path_factory) -> Path:
+def cr_index(kept) -> Path:
     """Index root of the three-document corpus and two editions of the rules."""
-    base = tmp_path_factory.mktemp("small-cr")
-    corpus = copy_corpus(SMALL_CORPUS, base / "corpus")
-    build([corpus, *CR_FILES], root=base / "index")
-    return base / "index"
+    return kept_index(kept, "small-cr", SMALL_CORPUS, CR_FILES)
 
 
 @pytest.fixture(scope="session")
-def corpus_index(tmp_path_factory) -> Path:
+def offline_index(kept) -> Path:
+    """Index root of the three-document corpus with its offline copy, as the command builds it."""
+    return kept_index(kept, "small-offline", SMALL_CORPUS, extras={"offline": offline_copy.write})
+
+
+@pytest.fixture(scope="session")
+def corpus_index(kept) -> Path:
     """Index root of the bundled documents (without the rules editions)."""
-    base = tmp_path_factory.mktemp("corpus")
-    build([copy_corpus(DOCUMENTS, base / "corpus")], root=base / "index")
-    return base / "index"
+    return kept_index(kept, "documents", DOCUMENTS)
 
 
 @pytest.fixture(scope="session")
-def kb_index(tmp_path_factory) -> Path:
+def kb_index(kept) -> Path:
     """Index root of the whole knowledge base: corpus/ as shipped, built as `./scripts/serve`
     builds it (with the offline copy)."""
-    root = tmp_path_factory.mktemp("kb") / "index"
-    build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
-    return root
+    return kept_index(
+        kept,
+        "kb",
+        paths=(DEFAULT_CORPUS,),
+        extras={"offline": offline_copy.write, "book": book_parts.write},
+    )
 
 
 @pytest.fixture(scope="session")

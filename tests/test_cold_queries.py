@@ -11,8 +11,8 @@ from indexer.documents.ingest import DEFAULT_CORPUS, ingest
 from indexer.documents.records import from_rules_file
 
 
-def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run():
-    records = ingest([DEFAULT_CORPUS]).records
+def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run(ingested):
+    records = ingested.records
     queries = generate(records, 3000)
     texts = [q for _, q in queries]
     assert len(texts) == 3000 and len({t.casefold() for t in texts}) == 3000
@@ -26,8 +26,8 @@ def test_three_thousand_distinct_queries_of_every_kind_the_same_every_run():
     assert all(re.fullmatch(r"[\u4e00-\u9fff]{2,8}", q) for q in by_kind["zh word"] + by_kind["zh phrase"])
 
 
-def test_the_documents_corpus_is_corpus_without_its_rules_files(tmp_path):
-    whole = ingest([DEFAULT_CORPUS]).records
+def test_the_documents_corpus_is_corpus_without_its_rules_files(ingested, tmp_path):
+    whole = ingested.records
     documents = ingest([documents_only(DEFAULT_CORPUS, tmp_path / "documents")]).records
     rules = {r.source for r in whole if from_rules_file(r)}
     assert rules and not any(from_rules_file(r) for r in documents)

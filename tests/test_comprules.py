@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.documents.comprules import is_rules_file, read_rules_files
+from indexer.documents.comprules import is_rules_file
 
 CR = Path(__file__).parents[1] / "corpus" / "rules"
 
@@ -30,8 +30,8 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def result():
-    return read_rules_files([CR])
+def result(rules_read):
+    return rules_read
 
 
 @pytest.fixture(scope="module")

@@ -3,32 +3,25 @@ how a rule's text changed, along the lineage of the real editions of corpus/rule
 mixed-source cases add a record the way a FAQ quoting the rules of its day produces it."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given, strategies as st
 
-from indexer.documents.comprules import read_rules_files
 from indexer.documents.records import Record
 from indexer.knowledge.editions import EditionTables, by_edition, tokens, word_diff
-from indexer.search.lineage import align
-
-CR = Path(__file__).parents[1] / "corpus" / "rules"
 
 PERSIST = {"2008-05-01": "502.79", "2009-07-11": "702.76", "2010-02-01": "702.76", "2016-09-30": "702.78",
            "2022-11-18": "702.79", "2026-01-16": "702.79", "2026-04-17": "702.79"}
 
 
 @pytest.fixture(scope="module")
-def records():
-    result = read_rules_files([CR])
-    assert result.errors == []
-    return result.records
+def records(rules_read):
+    assert rules_read.errors == []
+    return rules_read.records
 
 
 @pytest.fixture(scope="module")
-def lineage(records):
-    return align(records)
+def lineage(rules_lineage):
+    return rules_lineage
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +121,8 @@ def test_mixed_sources_keyed_by_edition_and_number(records, lineage):
     assert mixed.keyword_numbers(faq) == PERSIST
     # Without the 2008 rules file no lineage holds 2008: the FAQ's rule is its own history.
     later = [r for r in records if r.edition != "2008-05-01"]
-    alone = EditionTables([faq, *later], align(later))
+    # align's edges go from each edition to the next: those of the later editions are theirs.
+    alone = EditionTables([faq, *later], [e for e in lineage if e.from_edition != "2008-05-01"])
     assert [(v.edition, v.number, v.record) for v in alone.history("2008-05-01", "502.79")] == [
         ("2008-05-01", "502.79", faq)]
     assert [(v.edition, v.name) for v in alone.editions_of("502.79")] == [("2008-05-01", "persist")]

@@ -18,6 +18,10 @@ from mtgrules.commands import main
 
 SHIPPED = DEFAULT_CORPUS / "rules" / "MagicCompRules-2009-07-11.txt"
 
+# How often a test server looks whether it is to stop: at the default half second, stopping
+# it took longer than most tests using it.
+SHUTDOWN_POLL = 0.02
+
 
 @pytest.fixture
 def server(tmp_path):
@@ -26,7 +30,7 @@ def server(tmp_path):
     www.mkdir()
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(www))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}", www
     httpd.shutdown()
@@ -149,7 +153,7 @@ class Misbehaving(http.server.BaseHTTPRequestHandler):
 def misbehaving():
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Misbehaving)
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()

@@ -8,7 +8,6 @@ import re
 import pytest
 from whoosh import highlight
 
-from indexer.documents.ingest import DEFAULT_CORPUS, ingest
 from indexer.search import highlighting
 from indexer.search.analysis import text_analyzer
 from indexer.search.record_lines import RecordLines
@@ -55,8 +54,8 @@ def test_marks_what_the_segmenting_analyzer_highlights():
 
 
 @pytest.fixture(scope="module")
-def corpus_records():
-    return ingest([DEFAULT_CORPUS]).records
+def corpus_records(ingested):
+    return ingested.records
 
 
 @pytest.fixture(scope="module")

@@ -28,9 +28,9 @@ def run_cli(*args, timeout=300):
 
 
 @pytest.fixture(scope="module")
-def bundled():
+def bundled(ingested):
     """The bundled corpus ingested once: the documents and every rules edition."""
-    return ingest([DEFAULT_CORPUS])
+    return ingested
 
 
 def test_bundled_corpus_record_counts_per_document_and_kind(bundled):

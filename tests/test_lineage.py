@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.documents.comprules import read_rules_files
 from indexer.search import lineage
 
-CR = Path(__file__).parents[1] / "corpus" / "rules"
 GOLD = Path(__file__).with_name("lineage_gold.tsv")
 PAIRS = [("2008-05-01", "2009-07-11"), ("2009-07-11", "2010-02-01"), ("2010-02-01", "2016-09-30"),
          ("2016-09-30", "2022-11-18"), ("2022-11-18", "2026-01-16"), ("2026-01-16", "2026-04-17")]
@@ -24,15 +22,15 @@ def gold_rows() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def records():
-    result = read_rules_files([CR])
-    assert result.errors == []
-    return result.records
+def records(rules_read):
+    assert rules_read.errors == []
+    return rules_read.records
 
 
 @pytest.fixture(scope="module")
-def edges(records):
-    return lineage.align(records)
+def edges(rules_lineage):
+    """`lineage.align` of the records."""
+    return rules_lineage
 
 
 @pytest.fixture(scope="module")
@@ -89,10 +87,9 @@ def test_keywords_and_subrules_follow_their_text_not_their_number(forward):
     assert chain("2008-05-01", "term:mana-burn")[1:] == ["term:mana-burn-obsolete"] * 6
 
 
-def test_the_table_reads_back_and_refuses_what_is_not_one(records, tmp_path):
-    lineage.write(records, tmp_path)
-    edges = lineage.read(tmp_path / lineage.FILE)
-    assert edges == lineage.align(records)
+def test_the_table_reads_back_and_refuses_what_is_not_one(edges, tmp_path):
+    lineage.write(edges, tmp_path)
+    assert lineage.read(tmp_path / lineage.FILE) == edges
     (tmp_path / "bad.tsv").write_text("from_edition\tnot\n", encoding="utf-8")
     with pytest.raises(ValueError):
         lineage.read(tmp_path / "bad.tsv")

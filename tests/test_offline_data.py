@@ -7,18 +7,16 @@ import json
 
 import brotli
 import pytest
-from corpus_support import SMALL_CORPUS, copy_corpus
 
-from indexer.search.build import build, current_folder
+from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
+from webapp.compression import zstd
 
 
 @pytest.fixture(scope="module")
-def offline_client(tmp_path_factory):
-    base = tmp_path_factory.mktemp("offline-data")
-    build([copy_corpus(SMALL_CORPUS, base / "corpus")], root=base / "index", extras={"offline": offline_copy.write})
-    app = create_app({"TESTING": True, "INDEX_ROOT": base / "index"})
-    app.folder = current_folder(base / "index")
+def offline_client(offline_index):
+    app = create_app({"TESTING": True, "INDEX_ROOT": offline_index})
+    app.folder = current_folder(offline_index)
     return app.test_client()
 
 
@@ -28,13 +26,14 @@ def test_the_build_writes_the_copy_in_each_coding(offline_client):
     assert json.loads(raw)["format"] == offline_copy.FORMAT
     assert brotli.decompress((folder / offline_copy.ENCODED["br"]).read_bytes()) == raw
     assert gzip.decompress((folder / offline_copy.ENCODED["gzip"]).read_bytes()) == raw
+    assert zstd.decompress((folder / offline_copy.ENCODED["zstd"]).read_bytes()) == raw
     meta = offline_client.get("/api/offline").get_json()
     assert meta["bytes"] == len(raw) and meta["br_bytes"] < meta["gzip_bytes"] < len(raw)
 
 
 @pytest.mark.parametrize("header, coding", [
     ("gzip, deflate, br, zstd", "br"), ("br", "br"), ("gzip", "gzip"), ("br;q=0, gzip", "gzip"),
-    ("gzip;q=0", None), ("zstd", None), ("", None), ("br;q=0.5, gzip", "gzip"),
+    ("gzip;q=0", None), ("zstd", "zstd"), ("identity", None), ("", None), ("br;q=0.5, gzip", "gzip"),
 ])
 def test_the_copy_is_sent_as_built_in_the_coding_the_client_accepts(offline_client, header, coding):
     folder = offline_client.application.folder

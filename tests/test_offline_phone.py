@@ -103,6 +103,9 @@ def offline_search_latency(context, url: str) -> list[tuple[str, float]]:
     context.set_offline(True)
     page = context.new_page()
     page.goto(url + "/?script=hant")
+    # The page asks the worker to open the copy as it loads (offline.js); a reader types
+    # after that, as here.
+    page.evaluate("() => fetch('/api/search?q=').then(r => r.json())")
     session = context.new_cdp_session(page)
     session.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
     out = []

@@ -86,6 +86,21 @@ def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, tunin
     assert statistics.mean(without.values()) < statistics.mean(tuning_with_all_levers.values()), without
 
 
+# The question levers' weights as they were set by hand, before they were learned on the
+# tuning questions (benchmarks/question_weights.py).
+HAND_SET = {"question": 2.0, "todays_candidates": 100, "todays_share": 0.5, "glossary_map": 0.5}
+
+
+def test_the_learned_weights_score_the_tuning_questions_higher_than_the_hand_set_ones(
+        kb_library, tuning_with_all_levers):
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **HAND_SET))
+    try:
+        hand_set = _tuning_mrr(library)
+    finally:
+        library.close()
+    assert statistics.mean(hand_set.values()) < statistics.mean(tuning_with_all_levers.values()), hand_set
+
+
 # ---------------------------------------------------------------- the answer shown
 
 def test_a_keywords_result_shows_its_definition(kb_library):

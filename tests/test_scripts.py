@@ -46,7 +46,7 @@ def test_defaults_listen_on_loopback_8000_haproxy_and_nginx_in_front_of_two_prel
         "serve": "python -m deploy.serve --bind 127.0.0.1:8000",
         "app": APP,
         "proxy": f"nginx -p {RUN}/nginx -c {RUN}/nginx/nginx.conf (deploy/nginx.conf, on unix:{RUN}/nginx.sock)",
-        "edge": f"haproxy -db -f {RUN}/haproxy/haproxy.cfg (deploy/haproxy.cfg, on 127.0.0.1:8000)",
+        "edge": f"haproxy -W -db -f {RUN}/haproxy/haproxy.cfg (deploy/haproxy.cfg, on 127.0.0.1:8000)",
         "url": "http://127.0.0.1:8000/",
     }
     settings = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))

@@ -53,8 +53,8 @@ def test_the_app_and_its_libraries_take_the_settings(small_index, monkeypatch):
         library.close()
 
 
-def test_the_command_group_run_by_flask_uses_the_applications_settings(small_index, tmp_path):
-    corpus = small_index.parent / "corpus"
+def test_the_command_group_run_by_flask_uses_the_applications_settings(tiny_index, tmp_path):
+    corpus = tiny_index.parent / "corpus"  # the Worldwake FAQ, which holds 702.30c
     runner = create_app({"TESTING": True, "INDEX_ROOT": tmp_path / "app-index"}).test_cli_runner()
     result = runner.invoke(cli, args=["build", str(corpus)])
     assert result.exit_code == 0, result.output

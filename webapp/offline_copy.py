@@ -1,24 +1,31 @@
 """The offline copy of an index: what a browser needs to search it with no network.
 
 A judge's phone keeps this file (`offline.json`) through the service worker, which then
-answers /api/search and /api/rules/<number> itself when the network is gone
-(webapp/static/offline-search.js). It holds the latest rules edition present in the index and
-every record of the documents, with everything that needs Python worked out here, at build
-time, so the browser runs no Chinese segmenter or converter and no stemmer:
+answers /api/search and the JSON twins of the rule, card, plane, term and document pages itself
+when the network is gone (webapp/static/offline-search.js). It holds the latest rules edition
+present in the index and every record of the documents (what the offline search searches),
+and the records a bare rule number the documents quote opens online when today's rules lack
+it, with everything that needs Python worked out here, at build time, so the browser runs no
+Chinese segmenter or converter and no stemmer:
 
-* each (field, token) of the search index with its postings as the server scores them
-  (BM25F from the whole index's statistics, so an offline score is the online one), and
-  which tokens the server leaves out as common;
-* the Chinese words of the index (the browser cuts a Chinese query by longest match against
-  them; the recall field's character bigrams need no words), English word stems, and the
+* each (field, token) of the search index with its term frequencies, the index's document
+  frequency and the records' quantised lengths, from which the browser works out BM25F's
+  scores as the server does (so an offline score is the online one), and which tokens the
+  server leaves out as common;
+* English word stems (the browser cuts a Chinese query by longest match against the Chinese
+  tokens of the segmented fields; the recall field's character pairs need no words), and the
   Traditional/Simplified character pairs of the records' and glossary's characters;
 * the glossary's forms, expansions and defining rules, the exact names, titles and keyword
   headings the ranking boosts, each record's edition group and rule order, which
-  records cite each rule, and where the lineage takes a document's rule of an older
-  edition in today's rules (the Shadowmoor FAQ's 502.79 is 702.79);
-* the records' texts in the script they were written in and, for Chinese, in the other one;
+  records cite each rule, and where the lineage takes a rule of an older edition in today's
+  rules (the Shadowmoor FAQ's 502.79 is 702.79), as its search result and its page say it;
+* the records' texts in the script they were written in and, for Chinese, in the other one
+  (where the converter differs from converting character by character);
 * the book's chapter titles and the Chinese glossary's readings, so the table of contents and
   the glossary open offline too.
+
+It is made for a phone on a slow link (docs/benchmarks.md): one string per token's postings,
+no field the browser can work out (addresses, groups' keys), nothing twice.
 """
 from __future__ import annotations
 
@@ -42,10 +49,11 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
-from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
+from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
+from .compression import zstd
 from .present import changes_url, today_view
 from .urls import record_url
 
@@ -53,7 +61,7 @@ FILE = "offline.json"
 # The copy as each coding a browser accepts makes it, written once by the build: brotli at
 # its best quality takes seconds of CPU, far more than a request may spend (webapp.views.offline
 # serves these files as they are).
-ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz"}
+ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz", "zstd": FILE + ".zst"}
 FORMAT = 2
 _LATIN_WORD = re.compile(LATIN_WORD)
 _BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -154,7 +162,8 @@ def build(library, name: str) -> dict:
                     "keyword": library.weights.keyword, "literal": library.weights.literal,
                     "title": library.weights.title, "expansion": library.weights.expansion,
                     "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
-                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS},
+                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
+                    "max_query_words": MAX_QUERY_WORDS},
         "query": {"rule": _js(_QUERY), "range": _js(REFERENCE_PATTERN), "filter": _js(query._FILTER),
                   "phrase": _js(query._PHRASE), "syntax": _js(query._SYNTAX), "kinds": KINDS,
                   "kind_aliases": query._KIND_ALIASES,
@@ -162,7 +171,6 @@ def build(library, name: str) -> dict:
         "scoring": scoring,
         "postings": postings,
         "common": common,
-        "words": sorted({t for f in ("names", "title", "body") for t in postings[f] if HAN_RUN.fullmatch(t)}),
         "stems": _stems(texts + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
@@ -231,11 +239,14 @@ def _vlq(numbers: list[int]) -> str:
 
 def _url_patterns(records) -> dict[str, str]:
     """`urls.record_url` of each kind, with `{id}`, `{source}`, `{number}` and `{edition}` in
-    place of a record's own (a rule without an edition keeps its own address)."""
+    place of a record's own; a kind's records without an edition under the kind's name and a
+    "-" (a rule of no edition has no edition in its address)."""
     out = {}
     for r in records:
-        if r.kind not in out and (r.kind != "rule" or r.edition):
-            out[r.kind] = record_url(replace(r, id="{id}", source="{source}", number="{number}", edition="{edition}"))
+        key = r.kind if r.edition else r.kind + "-"
+        if key not in out:
+            out[key] = record_url(replace(r, id="{id}", source="{source}", number="{number}",
+                                          edition="{edition}" if r.edition else None))
     return out
 
 
@@ -378,7 +389,8 @@ def write(folder: Path, name: str) -> dict:
     finally:
         library.close()
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0)}
+    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0),
+               "zstd": zstd.compress(raw, 19)}
     (folder / FILE).write_bytes(raw)
     for coding, body in encoded.items():
         (folder / ENCODED[coding]).write_bytes(body)

@@ -1,10 +1,10 @@
 """How the app meets gunicorn behind nginx: one write for a response's head and body, and the
 server's own refusals in the app's error shape.
 
-scripts/serve runs nginx in front of gunicorn (deploy/serve.py): nginx reads every request
-whole, whatever the client sends or withholds, and reads every answer whole, so gunicorn's
-plain synchronous worker meets only complete requests over a unix socket, one at a time, as
-the app runs them (the search engine's readers share file positions). `Worker` is that
+scripts/serve runs nginx (behind HAProxy) in front of gunicorn (deploy/serve.py): nginx reads
+every request whole, whatever the client sends or withholds, and reads every answer whole, so
+gunicorn's plain synchronous worker meets only complete requests over a unix socket, one at a
+time, as the app runs them (the search engine's readers share file positions). `Worker` is that
 worker with two changes:
 
 - A response's head goes out in the same write as the first part of its body (`_HeadWithBody`).

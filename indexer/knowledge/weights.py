@@ -30,7 +30,9 @@ class Weights:
     concept: float = 1.0       # the question names a term today's glossary defines by this rule
     # A question's candidates again by the share of its concepts each holds, squared
     # (`questions`); and what a rule that is only its heading keeps of its score for a question.
-    question: float = 2.0
+    # These and the next two levers' weights are learned on the tuning questions
+    # (benchmarks/question_weights.py), the sealed ones agreeing (docs/benchmarks.md).
+    question: float = 1.0
     question_heading: float = 0.5
     # What a question form's asked-for words (how many: a number) weigh against the question's
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
@@ -39,11 +41,11 @@ class Weights:
     thesaurus: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
     # the best one's score they come in at (`Ranker._todays_rules`).
-    todays_candidates: int = 100
-    todays_share: float = 0.5
+    todays_candidates: int = 75
+    todays_share: float = 1.0
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts); 0: none.
-    glossary_map: float = 0.5
+    glossary_map: float = 0.25
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3

@@ -128,6 +128,16 @@ def user_words(records: list[Record]) -> set[str]:
 Extra = Callable[[Path, str], dict]
 
 
+def inputs_hash(paths: list[Path], extras: Mapping[str, Extra] = MappingProxyType({})) -> str:
+    """`corpus_hash`, and with extras the code of each too: what a later stage writes changes
+    with its code as well. A build whose meta.json holds this hash is of these inputs."""
+    digest = corpus_hash(paths)
+    if not extras:
+        return digest
+    return hashlib.sha256(digest.encode() + b"".join(
+        Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
+
+
 def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = False,
           progress: bool = False, extras: Mapping[str, Extra] = MappingProxyType({})) -> BuildOutcome:
     """Builds unless the index CURRENT names is of these inputs and whole. Builds into one
@@ -142,10 +152,7 @@ def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = Fals
 def _build(paths: list[Path], root: Path, force: bool, progress: bool, extras: Mapping[str, Extra]) -> BuildOutcome:
     started = time.perf_counter()
     remove_dead_builds(root)
-    digest = corpus_hash(paths)
-    if extras:  # what a later stage writes changes with its code as well
-        digest = hashlib.sha256(digest.encode() + b"".join(
-            Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
+    digest = inputs_hash(paths, extras)
     folder = current_folder(root)
     if not force and folder and current_meta(root).get("corpus_hash") == digest and _usable(folder):
         return BuildOutcome(folder, digest, built=False)
@@ -172,7 +179,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         write_records(result, tmp)
         folding.write(result.records, tmp)
         highlighting.write(result.records, tmp)
-        lineage.write(result.records, tmp)
+        lineage.write(lineage.align(result.records), tmp)
         shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)

@@ -370,12 +370,12 @@ def align(records: Iterable[Record]) -> list[Edge]:
     return out
 
 
-def write(records: Iterable[Record], folder: Path) -> None:
-    """`lineage.tsv` in `folder`: every edge of `align`, a row each."""
+def write(edges: Iterable[Edge], folder: Path) -> None:
+    """`lineage.tsv` in `folder`: the edges (of `align`), a row each."""
     with open(folder / FILE, "w", encoding="utf-8", newline="") as fh:
         out = csv.writer(fh, delimiter="\t", lineterminator="\n")
         out.writerow(COLUMNS)
-        for e in align(records):
+        for e in edges:
             out.writerow([e.from_edition, e.from_key, e.to_edition, e.to_key, e.relation, e.score])
 
 

@@ -50,10 +50,18 @@
     this.toHansMap = pairs(data.to_hans);
     var self = this;
     data.records.forEach(function (r) { self.unpack(r); });
+    Object.keys(data.book.chapters).forEach(function (n) { self.unpackTexts(data.book.chapters[n].title); });
     this.records = data.records;
     this.ranking = data.ranking;
-    this.words = new Set(data.words);
-    this.longestWord = data.words.reduce(function (n, w) { return Math.max(n, Array.from(w).length); }, 1);
+    // The Chinese words of the index, which a Chinese query is cut by: its Chinese tokens
+    // of the fields the server segments (the recall field's are character pairs).
+    var han = new RegExp("^[" + data.script_ranges.han + "]+$", "u"), words = new Set();
+    ["names", "title", "body"].forEach(function (field) {
+      Object.keys(data.postings[field]).forEach(function (token) { if (han.test(token)) words.add(token); });
+    });
+    this.words = words;
+    this.longestWord = 1;
+    words.forEach(function (w) { self.longestWord = Math.max(self.longestWord, Array.from(w).length); });
     this.common = {};
     for (var field in data.common) this.common[field] = new Set(data.common[field]);
     var q = data.query;
@@ -151,7 +159,7 @@
     ["hans", "hant"].forEach(function (script) {
       if (r.heading[script] !== undefined) r.heading[script] = self.converted(r.heading[""], script, r.heading[script]);
     });
-    var pattern = r.kind === "rule" && !r.edition ? "/rules/{number}" : this.data.urls[r.kind];
+    var pattern = this.data.urls[r.edition ? r.kind : r.kind + "-"];
     r.url = pattern.replace(/\{(id|source|number|edition)\}/g, function (_, name) { return r[name]; });
   };
 
@@ -282,7 +290,7 @@
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null };
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -304,7 +312,18 @@
       parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
     }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
-    parsed.text = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean).join(" ");
+    // At most max_query_words words, whole phrases first, then the free text's first words;
+    // the rest left out, and said.
+    var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
+    var room = this.ranking.max_query_words;
+    parsed.phrases = parsed.phrases.filter(function (phrase) {
+      var size = phrase.split(/\s+/).filter(Boolean).length;
+      if (size <= room) { room -= size; return true; }
+      parsed.left_out.push('"' + phrase + '"');
+      return false;
+    });
+    parsed.text = words.slice(0, room).join(" ");
+    parsed.left_out = parsed.left_out.concat(words.slice(room));
     return parsed;
   };
 
@@ -530,6 +549,10 @@
         return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
       });
     }
+    // The records after the searched ones open by number only, as older editions' rules do
+    // online (a bare word searches today's rules).
+    var searched = this.data.searched;
+    ranked = ranked.filter(function (pair) { return pair[0] < searched; });
     ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
     return ranked;
   };
@@ -671,14 +694,28 @@
     });
   }
 
+  // Where `word` next starts a word of `folded` from `from` on (-1: nowhere): an English
+  // word or stem marks words it begins (tap: tapped), not letters inside others (a: attack).
+  function wordAt(folded, word, from) {
+    var at = folded.indexOf(word, from);
+    while (at > 0 && /[a-z0-9]/.test(word[0]) && /[a-z0-9]/.test(folded[at - 1])) at = folded.indexOf(word, at + 1);
+    return at;
+  }
+
   // A window of the text around the first query word, escaped, with the query's words
-  // (in either script, any case) in <mark>.
+  // (in either script, any case) in <mark>. A Chinese run is marked by the words the
+  // analyzer segments it into (a question, 對手回合可以下地嗎, is never written whole in a
+  // rule); a one-character word (嗎, 的) marks nothing worth reading.
   OfflineIndex.prototype.snippet = function (r, query, script) {
     var self = this, first = query.terms.length ? query.terms[0][0] : "";
     var preferZh = this.patterns.hasHan.test(first);
     var words = [];
     query.terms.concat(query.phrases.map(function (p) { return [p]; })).forEach(function (term) {
-      term[0].split(/\s+/).forEach(function (w) { if (w) words.push(self.toHans(w).toLowerCase()); });
+      term[0].split(/\s+/).forEach(function (w) {
+        w = self.toHans(w).toLowerCase();
+        if (!self.patterns.hasHan.test(w)) { if (w.length > 1) words.push(w); return; }
+        self.tokens("text", w).forEach(function (t) { if (Array.from(t).length > 1) words.push(t); });
+      });
     });
     var langs = r.langs.slice().sort(function (a, b) {
       var za = (a.indexOf("zh") === 0) !== preferZh, zb = (b.indexOf("zh") === 0) !== preferZh;
@@ -692,12 +729,12 @@
       });
       var text = parts.filter(Boolean).join("\n");
       var folded = this.toHans(text).toLowerCase();
-      var hits = words.map(function (w) { return folded.indexOf(w); }).filter(function (at) { return at >= 0; });
+      var hits = words.map(function (w) { return wordAt(folded, w, 0); }).filter(function (at) { return at >= 0; });
       if (!hits.length) continue;
       var start = Math.max(0, Math.min.apply(null, hits) - 60), end = Math.min(text.length, start + 240);
       var marks = [];
       words.forEach(function (w) {
-        for (var at = folded.indexOf(w, start); at >= 0 && at < end; at = folded.indexOf(w, at + w.length)) {
+        for (var at = wordAt(folded, w, start); at >= 0 && at < end; at = wordAt(folded, w, at + w.length)) {
           marks.push([at, Math.min(end, at + w.length)]);
         }
       });
@@ -721,15 +758,35 @@
              url: r.url, source: { id: r.source, title: this.data.sources[r.source] || r.source } };
   };
 
+  // The subrule a keyword's heading rule is defined by (702.79a of 702.79 Persist), as the
+  // server's results show it (indexer/knowledge/results.py): the first subrule of a rule
+  // whose text is only its title and that has nothing else of its own; else null.
+  OfflineIndex.prototype.definition = function (r) {
+    if (r.kind !== "rule" || !r.number || r.number.indexOf(".") < 0) return null;
+    if ((r.abilities || []).length || (r.rulings || []).length || (r.examples || []).length) return null;
+    var titles = Object.keys(r.title || {}).map(function (k) { return r.title[k].trim(); });
+    var own = Object.keys(r.text || {}).some(function (k) {
+      var text = r.text[k].trim();
+      return text && titles.indexOf(text) < 0;
+    });
+    if (own) return null;
+    var self = this, first = (this.byNumber.get(r.number + "a") || []).filter(function (i) {
+      var c = self.records[i];
+      return c.edition === r.edition && c.source === r.source;
+    });
+    return first.length ? this.records[first[0]] : null;
+  };
+
   OfflineIndex.prototype.result = function (group, query, script) {
-    var r = this.records[group[0]], self = this;
+    var r = this.records[group[0]], self = this, definition = this.definition(r);
     var names = Object.assign({}, r.kind === "rule" ? r.title : r.names);
     if (names.zh_hant && !names.zh_hans) names.zh_hans = names.zh_hant;
     if (names.zh_hans && !names.zh_hant) names.zh_hant = names.zh_hans;
-    var snip = this.snippet(r, query, script);
+    var snip = this.snippet(definition || r, query, script);
     return {
       id: r.id, kind: r.kind, rule: r.number || null, edition: r.edition || null, title: heading(r, script),
-      names: names, text: plainText(r, script), snippet: snip[0], snippet_lang: snip[1],
+      names: names, text: plainText(definition || r, script), snippet: snip[0], snippet_lang: snip[1],
+      definition: definition ? definition.number : null,
       source: { id: r.source, title: this.data.sources[r.source] || r.source }, url: r.url,
       other_editions: group.slice(1).map(function (i) {
         var o = self.records[i];
@@ -745,6 +802,7 @@
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
     var parsed = this.parse(q);
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
+                   left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
     var query = this.engineQuery(parsed);

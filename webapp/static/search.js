@@ -11,6 +11,7 @@
   // key at once.
   var SEARCH_DELAY_MS = 250;
   var OFFLINE_DELAY_MS = 0;  // (searched in the key's own event)
+  var FIRST_SCREEN = 6;  // results drawn before the rest (a phone's first screen shows four)
   var SUGGEST_DELAY_MS = 120;
   var script = document.documentElement.getAttribute("data-script") || "hant";
   var zhLang = script === "hans" ? "zh-Hans" : "zh-Hant";
@@ -130,7 +131,8 @@
     box.addEventListener("input", function () {
       clearTimeout(timer);
       typed = "";
-      timer = setTimeout(suggest, SUGGEST_DELAY_MS);
+      // Offline nothing answers suggestions (the results below follow each key instead).
+      if (navigator.onLine) timer = setTimeout(suggest, SUGGEST_DELAY_MS);
     });
     box.addEventListener("keydown", function (event) {
       if (event.key === "ArrowDown" && items.length) {
@@ -199,13 +201,26 @@
   var newest = results.getAttribute("data-newest");
   var timer = null, pending = null, last = null;
 
+  // A snippet is escaped text with <mark> elements only (indexer/search/highlighting.py,
+  // or the offline search's escapeHtml): it is rebuilt as text nodes and <mark>s, so no
+  // markup from a response is ever inserted as it is; anything else in it shows as text. A
+  // split, not an HTML parser: a parser per result was a third of drawing the results on a
+  // slow phone.
+  var ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+  function unescaped(text) {
+    return text.replace(/&(#x[0-9a-fA-F]+|#\d+|[a-z]+);/g, function (whole, name) {
+      if (name[0] !== "#") return ENTITIES[name] || whole;
+      var code = name[1] === "x" ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    });
+  }
+
   function snippet(html, lang) {
-    // Text and <mark> only, whatever the string holds.
-    var parsed = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html").body;
-    var out = el("p", { "class": "snippet", lang: lang });
-    parsed.childNodes.forEach(function (node) {
-      if (node.nodeName === "MARK") out.appendChild(el("mark", {}, [node.textContent]));
-      else out.appendChild(document.createTextNode(node.textContent || ""));
+    var out = el("p", { "class": "snippet", lang: lang }), marked = false;
+    html.split(/(<mark>|<\/mark>)/).forEach(function (part) {
+      if (part === "<mark>") marked = true;
+      else if (part === "</mark>") marked = false;
+      else if (part) out.appendChild(marked ? el("mark", {}, [unescaped(part)]) : document.createTextNode(unescaped(part)));
     });
     return out;
   }
@@ -269,8 +284,18 @@
       nodes.push(el("p", { "class": "did-you-mean" }, [label("did_you_mean"), ": ",
         el("a", { href: searchUrl(data.did_you_mean) }, [data.did_you_mean])]));
     }
-    if (data.results.length) nodes.push(el("ol", { "class": "results" }, data.results.map(result)));
+    // The first screen's results at once, the rest after the next frame is drawn: on a slow
+    // phone drawing twenty results took as long as searching.
+    var list = el("ol", { "class": "results" }, data.results.slice(0, FIRST_SCREEN).map(result));
+    if (data.results.length) nodes.push(list);
     else nodes.push(el("p", { "class": "none" }, [label("no_results")]));
+    if (data.results.length > FIRST_SCREEN) {
+      requestAnimationFrame(function () {
+        setTimeout(function () {
+          if (list.isConnected) data.results.slice(FIRST_SCREEN).forEach(function (r) { list.appendChild(result(r)); });
+        }, 0);
+      });
+    }
     if (data.suggestions && data.suggestions.length) {
       nodes.push(el("div", { "class": "perhaps" }, [el("p", {}, [label("suggestions"), ":"]),
         el("ul", {}, data.suggestions.map(function (s) {
@@ -319,7 +344,9 @@
     fetchResults(q).then(function (data) {
       if (!data || box.value.trim() !== q) return;
       render(data);
-      remember(q);
+      // The address after the results are drawn: on a slow phone replacing it took as long
+      // as drawing them.
+      setTimeout(function () { if (box.value.trim() === q) remember(q); }, 0);
     }).catch(function () { /* aborted or offline: the form still works */ });
   }
 

@@ -54,7 +54,9 @@ workbox.routing.registerRoute(
     return path === "/api/search" || path === "/api/toc" || path === "/api/glossary" || RECORD_PAGE.test(path);
   },
   function (options) {
-    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url); });
+    // With no network at all the copy answers at once (a search typed on asks at each key).
+    if (!self.navigator.onLine) return answerOffline(options.url, options.request);
+    return fetchWithin(options.request, NETWORK_SECONDS).catch(function () { return answerOffline(options.url, options.request); });
   }
 );
 
@@ -73,13 +75,21 @@ function fetchWithin(request, seconds) {
 
 // The offline copy being opened or opened, kept while the worker lives: requests arriving
 // together share one opening, and a newer copy kept by the page (another build) is opened
-// in its place.
+// in its place. Which copy is kept is read again after CHECK_MS, not at every request: a
+// search typed on asks at each key, and reading it took two trips to the cache each time.
 var opened = null;
+var checked = 0;
+var CHECK_MS = 2000;
 
 function offlineIndex() {
+  if (opened && Date.now() - checked < CHECK_MS) return opened.engine;
+  checked = Date.now();
   return caches.open(DATA_CACHE).then(function (cache) {
     return cache.match(META_URL).then(function (metaResponse) {
-      if (!metaResponse) return null;
+      if (!metaResponse) {
+        opened = null;
+        return null;
+      }
       return metaResponse.json().then(function (meta) {
         if (!opened || opened.index !== meta.index) {
           var opening = { index: meta.index };
@@ -111,9 +121,12 @@ function error(status, message) {
   return json({ error: { status: status, message: message } }, status);
 }
 
-function answerOffline(url) {
+function answerOffline(url, request) {
   return offlineIndex().then(function (index) {
     if (!index) return error(503, "No network, and no offline copy has been kept on this device.");
+    // A search typed on is asked again at each key, the page dropping the one before: one
+    // dropped while it waited for the worker is not worked out.
+    if (request.signal && request.signal.aborted) return error(499, "The page no longer asks for this.");
     var args = url.searchParams, script = args.get("script") || null;
     try {
       if (url.pathname === "/api/search") {
