@@ -15,19 +15,8 @@ PERSIST = {"2008-05-01": "502.79", "2009-07-11": "702.76", "2010-02-01": "702.76
 
 
 @pytest.fixture(scope="module")
-def records(rules_read):
-    assert rules_read.errors == []
-    return rules_read.records
-
-
-@pytest.fixture(scope="module")
-def lineage(rules_lineage):
-    return rules_lineage
-
-
-@pytest.fixture(scope="module")
-def tables(records, lineage):
-    return EditionTables(records, lineage)
+def tables(rules_records, rules_lineage):
+    return EditionTables(rules_records, rules_lineage)
 
 
 def faq_record(**changes) -> Record:
@@ -114,16 +103,16 @@ def test_what_changed_between_two_editions(tables):
     assert tables.changes("2026-04-17", "2010-02-01") == []
 
 
-def test_mixed_sources_keyed_by_edition_and_number(records, lineage):
+def test_mixed_sources_keyed_by_edition_and_number(rules_records, rules_lineage):
     faq = faq_record()
-    mixed = EditionTables([faq, *records], lineage)
+    mixed = EditionTables([faq, *rules_records], rules_lineage)
     # The rules file speaks for (2008-05-01, 502.79); the FAQ's quotation does not replace it.
     assert mixed.index[("2008-05-01", "502.79")].source == "cr-2008-05-01"
     assert mixed.keyword_numbers(faq) == PERSIST
     # Without the 2008 rules file no lineage holds 2008: the FAQ's rule is its own history.
-    later = [r for r in records if r.edition != "2008-05-01"]
+    later = [r for r in rules_records if r.edition != "2008-05-01"]
     # align's edges go from each edition to the next: those of the later editions are theirs.
-    alone = EditionTables([faq, *later], [e for e in lineage if e.from_edition != "2008-05-01"])
+    alone = EditionTables([faq, *later], [e for e in rules_lineage if e.from_edition != "2008-05-01"])
     assert [(v.edition, v.number, v.record) for v in alone.history("2008-05-01", "502.79")] == [
         ("2008-05-01", "502.79", faq)]
     assert [(v.edition, v.name) for v in alone.editions_of("502.79")] == [("2008-05-01", "persist")]
