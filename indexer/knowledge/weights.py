@@ -46,6 +46,9 @@ class Weights:
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts); 0: none.
     glossary_map: float = 0.25
+    # A Chinese question's character bigrams in today's rules' Chinese (`han_grams`): what
+    # a candidate's share of the best candidate's BM25 score over them adds; 0: nothing.
+    han_grams: float = 0.5
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3
