@@ -69,7 +69,7 @@ def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(k
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "paragraphs": False}
+          "thesaurus": 0.0, "paragraphs": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_a_questions_answer_paragraph_is_its_own_result_not_hidden_in_its_rules(
         return [r["rule"] for r in library.search(question, limit=10)["results"]]
 
     assert {"117.7", "117.3b"} <= set(shown(kb_library))
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=False))
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=0.0))
     try:
         without = shown(library)
     finally:
