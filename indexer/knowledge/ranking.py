@@ -229,6 +229,11 @@ class Ranker:
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
 
+    def asks(self, parsed: ParsedQuery) -> bool:
+        """Whether the query is read as a question (`_asked`): its results are then grouped
+        by numbered paragraph, if `Weights.paragraphs`."""
+        return self._asked(parsed, parsed.terms_text())
+
     def _asked(self, parsed: ParsedQuery, text: str) -> bool:
         """Whether a query is read as a question (`questions.is_question`): not a phrase
         search, a heading or a name."""
