@@ -8,22 +8,28 @@ searches (the judged queries and hostile ones: the longest query, many distinct 
 suggestions, rule batches, the offline copy, static files, error pages, and the linker's
 largest posts. Each address is asked once, as a crawler or a hostile client asks addresses
 no cache holds; the ten most expensive, their cost when asked again, and the worst of each
-kind are printed, with every address over the budget of LIMIT_MS.
+kind are printed, with every address over the budget of LIMIT_MS; then the ten asked again of
+the real app under gunicorn (one worker, as scripts/serve runs it), each first and then again,
+with its worker's CPU around each request.
 
     python -m benchmarks.request_cost INDEX_ROOT    # an index built with its offline copy
     ./scripts/bench cost                             # builds the whole knowledge base first
 """
 from __future__ import annotations
 
+import http.client
 import random
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import quote
 
+import orjson
 from werkzeug.test import EnvironBuilder
 
+from harness.server import Server, free_port
 from indexer.knowledge.library import Library
 from indexer.search.build import current_folder
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
@@ -175,6 +181,43 @@ def asks(app, library: Library) -> Iterator[Ask]:
         yield Ask(f"forum POST ({name})", "/forum", "POST", json={"text": text, "format": "markdown"})
 
 
+def _scheduled_ms(pids: list[int]) -> float:
+    """The CPU the processes' threads have run, in ms, from the scheduler's nanoseconds (the
+    10 ms ticks of /proc/<pid>/stat are too coarse for one request)."""
+    total = 0
+    for pid in pids:
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e6
+
+
+def through_gunicorn(index_root: Path, asked: list[Ask]) -> str:
+    """Each address asked of the real app as scripts/serve runs it (deploy/gunicorn.conf.py,
+    one worker, preloaded and warmed up), first and then again, over loopback: its worker's
+    CPU around each request."""
+    rows = []
+    with Server.production(index_root, free_port(), workers=1) as server:
+        server.wait_for("/healthz")
+        time.sleep(1)  # the worker's own warm-up (post_worker_init) done
+        workers = server.worker_pids()
+        for ask in asked:
+            cells = []
+            for _ in range(2):
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+                body = orjson.dumps(ask.json) if ask.json is not None else None
+                headers = {**BROWSER, **ask.headers, **({"Content-Type": "application/json"} if body else {})}
+                before = _scheduled_ms(workers)
+                connection.request(ask.method, quote(ask.path, safe="/?=&:,.%+"), body=body, headers=headers)
+                answer = connection.getresponse()
+                sent = len(answer.read())
+                connection.close()
+                time.sleep(0.05)  # the worker done with the connection
+                cells.append((answer.status, sent, _scheduled_ms(workers) - before))
+            rows.append([f"`{_short(ask)}`", ask.kind, cells[0][0], f"{cells[0][1]:,}", f"{cells[0][2]:.1f}",
+                         f"{cells[1][2]:.1f}"])
+    return table(["address", "kind", "status", "bytes received", "CPU ms", "asked again, ms"], rows)
+
+
 def report(index_root: Path) -> str:
     app = create_app({"INDEX_ROOT": index_root})
     library = Library(current_folder(index_root))
@@ -205,6 +248,8 @@ def report(index_root: Path) -> str:
     out.append(table(["kind", "asked", "p50 ms", "max ms", f"over {LIMIT_MS:.0f} ms", "most expensive"], rows))
     out += ["", "The linker by post size (POST /api/linkify, distinct numbers and names nothing has):", "",
             linkify_sizes(app)]
+    out += ["", "The ten through gunicorn (one worker, as scripts/serve runs it; its CPU per request):", "",
+            through_gunicorn(index_root, [c.ask for c in top])]
     return "\n".join(out)
 
 

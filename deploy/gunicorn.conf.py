@@ -25,3 +25,10 @@ limit_request_line = 8190
 preload_app = True
 sendfile = False
 control_socket_disable = True
+
+
+def post_worker_init(worker):
+    """A worker warms itself before it serves (`webapp.wsgi.warm_worker`)."""
+    from webapp.wsgi import warm_worker
+
+    warm_worker()

@@ -29,6 +29,7 @@ from kept import kept_index, kept_value
 from indexer.documents.comprules import RulesResult, read_rules_files
 from indexer.documents.ingest import DEFAULT_CORPUS, IngestResult, ingest
 from indexer.documents.parsers import parser_for
+from indexer.documents.records import Record
 from indexer.knowledge.library import Library
 from indexer.search.build import current_folder
 from indexer.search.lineage import Edge, align
@@ -92,6 +93,13 @@ def rules_read(kept) -> RulesResult:
     """Every rules file of corpus/rules/ read (seconds on two cores) for the modules that check
     the reading, the editions and the lineage."""
     return kept_value(kept, "rules-read", lambda: read_rules_files([CR]))
+
+
+@pytest.fixture(scope="module")
+def rules_records(rules_read) -> list[Record]:
+    """Those files' records, read without an error."""
+    assert rules_read.errors == []
+    return rules_read.records
 
 
 @pytest.fixture(scope="module")

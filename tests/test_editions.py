@@ -7,26 +7,16 @@ import pytest
 from hypothesis import given, strategies as st
 
 from indexer.documents.records import Record
-from indexer.knowledge.editions import EditionTables, by_edition, tokens, word_diff
+from indexer.knowledge.editions import EditionTables, by_edition, tokens
+from webapp.history import typographic_key, word_changes
 
 PERSIST = {"2008-05-01": "502.79", "2009-07-11": "702.76", "2010-02-01": "702.76", "2016-09-30": "702.78",
            "2022-11-18": "702.79", "2026-01-16": "702.79", "2026-04-17": "702.79"}
 
 
 @pytest.fixture(scope="module")
-def records(rules_read):
-    assert rules_read.errors == []
-    return rules_read.records
-
-
-@pytest.fixture(scope="module")
-def lineage(rules_lineage):
-    return rules_lineage
-
-
-@pytest.fixture(scope="module")
-def tables(records, lineage):
-    return EditionTables(records, lineage)
+def tables(rules_records, rules_lineage):
+    return EditionTables(rules_records, rules_lineage)
 
 
 def faq_record(**changes) -> Record:
@@ -63,7 +53,7 @@ def test_subrule_followed_by_its_text(tables):
     history = tables.history("2026-04-17", "702.79a")
     assert [(v.edition, v.number) for v in history] == [(e, n + "a") for e, n in PERSIST.items()]
     assert "from play" in history[0].text["en"] and "from the battlefield" in history[-1].text["en"]
-    diff = word_diff(history[0].text["en"], history[-1].text["en"])
+    diff = word_changes(history[0].text["en"], history[-1].text["en"])
     assert ("delete", "play") in diff and ("insert", "the battlefield") in diff
     # The 2008 file lost its curly quotes in export; restored, they match the 2026 text's.
     assert diff[0] == ("equal", "Persist is a triggered ability. “Persist” means “When this permanent is put "
@@ -113,16 +103,16 @@ def test_what_changed_between_two_editions(tables):
     assert tables.changes("2026-04-17", "2010-02-01") == []
 
 
-def test_mixed_sources_keyed_by_edition_and_number(records, lineage):
+def test_mixed_sources_keyed_by_edition_and_number(rules_records, rules_lineage):
     faq = faq_record()
-    mixed = EditionTables([faq, *records], lineage)
+    mixed = EditionTables([faq, *rules_records], rules_lineage)
     # The rules file speaks for (2008-05-01, 502.79); the FAQ's quotation does not replace it.
     assert mixed.index[("2008-05-01", "502.79")].source == "cr-2008-05-01"
     assert mixed.keyword_numbers(faq) == PERSIST
     # Without the 2008 rules file no lineage holds 2008: the FAQ's rule is its own history.
-    later = [r for r in records if r.edition != "2008-05-01"]
+    later = [r for r in rules_records if r.edition != "2008-05-01"]
     # align's edges go from each edition to the next: those of the later editions are theirs.
-    alone = EditionTables([faq, *later], [e for e in lineage if e.from_edition != "2008-05-01"])
+    alone = EditionTables([faq, *later], [e for e in rules_lineage if e.from_edition != "2008-05-01"])
     assert [(v.edition, v.number, v.record) for v in alone.history("2008-05-01", "502.79")] == [
         ("2008-05-01", "502.79", faq)]
     assert [(v.edition, v.name) for v in alone.editions_of("502.79")] == [("2008-05-01", "persist")]
@@ -136,36 +126,30 @@ def test_records_without_number_or_edition_are_ignored():
     assert EditionTables([term, loose]).editions_of("502.79") == []
 
 
-def test_diff_english_by_words():
-    assert word_diff("return it to play under its owner's control", "return it to the battlefield under its "
-                     "owner's control") == [("equal", "return it to "), ("delete", "play"),
-                                            ("insert", "the battlefield"), ("equal", " under its owner's control")]
-    assert word_diff("same", "same") == [("equal", "same")]
-    assert word_diff("", "new") == [("insert", "new")]
-
-
 def test_diff_chinese_by_characters():
-    assert word_diff("留存属于触发式异能。", "留存是触发式异能。") == [
+    assert word_changes("留存属于触发式异能。", "留存是触发式异能。") == [
         ("equal", "留存"), ("delete", "属于"), ("insert", "是"), ("equal", "触发式异能。")]
     assert tokens("留存persist’s 1/1") == ["留", "存", "persist’s", " ", "1", "/", "1"]
 
 
-@given(st.text(alphabet="ab 留存,.’\n", max_size=40), st.text(alphabet="ab 留存,.’\n", max_size=40))
+@given(st.text(alphabet="ab 留存,.’'\n", max_size=40), st.text(alphabet="ab 留存,.’'\n", max_size=40))
 def test_diff_rebuilds_both_texts(old, new):
-    diff = word_diff(old, new)
-    assert "".join(t for op, t in diff if op != "insert") == old
+    """The equal and inserted pieces are the newer text; the equal and deleted ones the older
+    text up to its typography (an equal piece shows the newer quote style)."""
+    diff = word_changes(old, new)
     assert "".join(t for op, t in diff if op != "delete") == new
+    assert typographic_key("".join(t for op, t in diff if op != "insert")) == typographic_key(old)
     assert all(op in ("equal", "insert", "delete") and t for op, t in diff)
 
 
 def test_a_long_diff_keeps_its_common_start_and_end_and_rebuilds_both_texts():
-    """The creature types of 205.3m, changed at both ends and in the middle: the matched part
-    is bounded (MAX_DIFF_WORK), the common start and end stay equal, both texts rebuild."""
+    """The creature types of 205.3m, changed at both ends and in the middle: the matched work
+    is bounded (DIFF_WORK), the common start and end stay equal, both texts rebuild."""
     words = [f"Type{n}" for n in range(1500)]
     old = ", ".join(words)
     new = ", ".join(["Aardvark", *words[:700], "Bat", *words[700:], "Zombie"])
-    diff = word_diff(old, new)
+    diff = word_changes(old, new)
     assert "".join(t for op, t in diff if op != "insert") == old
     assert "".join(t for op, t in diff if op != "delete") == new
-    small = word_diff(old, old.replace("Type700,", "Type700, Bat,"))
+    small = word_changes(old, old.replace("Type700,", "Type700, Bat,"))
     assert [op for op, _ in small] == ["equal", "insert", "equal"]

@@ -22,12 +22,6 @@ def gold_rows() -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def records(rules_read):
-    assert rules_read.errors == []
-    return rules_read.records
-
-
-@pytest.fixture(scope="module")
 def edges(rules_lineage):
     """`lineage.align` of the records."""
     return rules_lineage
@@ -61,10 +55,10 @@ def test_the_lineage_agrees_with_the_gold_list(forward, row):
         assert (row["to_number"], row["relation"]) in [(e.to_key, e.relation) for e in found], found
 
 
-def test_every_entry_of_every_edition_has_a_place(records, edges):
+def test_every_entry_of_every_edition_has_a_place(rules_records, edges):
     """Each rule and glossary entry of an edition leads somewhere in the next (or is removed),
     and each of the next comes from somewhere (or is added): nothing falls out of the table."""
-    editions = lineage.rules_file_records(records)
+    editions = lineage.rules_file_records(rules_records)
     for old, new in PAIRS:
         keys = {lineage.record_key(r) for r in editions[old]}
         assert {e.from_key for e in edges if e.from_edition == old and e.from_key} == keys

@@ -75,31 +75,41 @@ def first_visit(browser, url: str) -> dict:
             "bound_seconds": seconds + sum(worker_bytes.values()) * 8 / DOWN_BITS}
 
 
-# Marks, in the page, the last key typed into the search box and the last change of the
-# results after it whose count says they are the answer to the whole word.
+# Marks, in the page, the last key typed into the search box, the last replacement of the
+# results after it (the answer's first screen in the page: the rest of a long list is added to
+# it once typing pauses) and the end of the first frame drawn after that
+# replacement (a task queued from that frame's animation callbacks runs once its style, layout
+# and paint are done).
 _WATCH = """() => {
   const box = document.getElementById('q'), results = document.getElementById('results');
-  window.__typed = {key: 0, shown: 0};
-  box.addEventListener('input', () => { window.__typed.key = performance.now(); window.__typed.shown = 0; });
+  window.__typed = {key: 0, shown: 0, drawn: 0};
+  box.addEventListener('input', () => { window.__typed = {key: performance.now(), shown: 0, drawn: 0}; });
   new MutationObserver(() => {
-    if (results.querySelector('.result')) window.__typed.shown = performance.now();
-  }).observe(results, {childList: true, subtree: true});
+    if (!results.querySelector('.result')) return;
+    const typed = window.__typed, shown = performance.now();
+    typed.shown = shown;
+    typed.drawn = 0;
+    requestAnimationFrame(() => setTimeout(() => { if (typed.shown === shown) typed.drawn = performance.now(); }, 0));
+  }).observe(results, {childList: true});
 }"""
 
 
-def typed_search_ms(page, word: str) -> float:
-    """Milliseconds from the last key of `word` typed into the search box to its results
-    shown (the results of that whole word: the box holds it when they change)."""
+def typed_search_ms(page, word: str) -> tuple[float, float]:
+    """Milliseconds from the last key of `word` typed into the search box to its results in
+    the page, and to the end of the frame that drew them (the results of that whole word: the
+    box holds it when they change)."""
     page.fill("#q", "")
     page.locator("#results .result").first.wait_for(state="detached")
     page.evaluate(_WATCH)
     page.type("#q", word, delay=120)
-    page.wait_for_function("() => window.__typed.shown > window.__typed.key")
+    drawn = "() => window.__typed.drawn > window.__typed.shown && window.__typed.shown > window.__typed.key"
+    page.wait_for_function(drawn)
     page.wait_for_timeout(400)  # a later change would be a later answer: take the last
-    return page.evaluate("() => window.__typed.shown - window.__typed.key")
+    page.wait_for_function(drawn)
+    return page.evaluate("() => [window.__typed.shown - window.__typed.key, window.__typed.drawn - window.__typed.key]")
 
 
-def offline_search_latency(context, url: str) -> list[tuple[str, float]]:
+def offline_search_latency(context, url: str) -> list[tuple[str, float, float]]:
     context.set_offline(True)
     page = context.new_page()
     page.goto(url + "/?script=hant")
@@ -110,7 +120,7 @@ def offline_search_latency(context, url: str) -> list[tuple[str, float]]:
     session.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
     out = []
     for word in WORDS:
-        out.append((word, typed_search_ms(page, word)))
+        out.append((word, *typed_search_ms(page, word)))
     return out
 
 
@@ -135,7 +145,8 @@ def test_an_offline_search_follows_the_last_key_on_a_slow_cpu(live_server, brows
     finally:
         visit["context"].close()
     with capsys.disabled():
-        print(f"\noffline search, CPU slowed {CPU_SLOWDOWN}×, last key to results (budget {RESULTS_MS} ms): "
-              + ", ".join(f"{word} {ms:.0f} ms" for word, ms in timings))
+        print(f"\noffline search, CPU slowed {CPU_SLOWDOWN}×, last key to results in the page / drawn "
+              f"(budget {RESULTS_MS} ms): "
+              + ", ".join(f"{word} {ms:.0f} / {drawn:.0f} ms" for word, ms, drawn in timings))
     # Every word's results were shown after its last key (the wait for them is the assertion).
-    assert len(timings) == len(WORDS) and all(ms > 0 for _, ms in timings)
+    assert len(timings) == len(WORDS) and all(0 < ms < drawn for _, ms, drawn in timings)

@@ -13,6 +13,7 @@ import questions_split
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, _rows, is_question
+from indexer.search.query import parse_query
 
 
 def test_vocabulary_files_parse_and_every_row_names_its_source():
@@ -68,7 +69,7 @@ def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(k
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0}
+          "thesaurus": 0.0, "paragraphs": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -99,6 +100,31 @@ def test_the_learned_weights_score_the_tuning_questions_higher_than_the_hand_set
     finally:
         library.close()
     assert statistics.mean(hand_set.values()) < statistics.mean(tuning_with_all_levers.values()), hand_set
+
+
+def test_a_questions_answer_paragraph_is_its_own_result_not_hidden_in_its_rules(kb_library):
+    # 117.3b (who gets priority after a spell resolves) is a numbered paragraph of 117 Timing
+    # and Priority, as 117.7 is: one result for a look-up, two for a question.
+    question = "咒语结算完了谁先拿优先权"
+    today = kb_library.catalogue.current_edition
+    at = {n: kb_library.catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("117.3", "117.3b", "117.7")}
+    catalogue = kb_library.catalogue
+    assert catalogue.group_at[at["117.3b"]] == catalogue.group_at[at["117.7"]]
+    assert catalogue.paragraph_group_at[at["117.3b"]] == catalogue.paragraph_group_at[at["117.3"]]
+    assert catalogue.paragraph_group_at[at["117.3b"]] != catalogue.paragraph_group_at[at["117.7"]]
+    assert kb_library._ranker.asks(parse_query(question))
+    assert not kb_library._ranker.asks(parse_query("timing and priority"))
+
+    def shown(library: Library) -> list[str | None]:
+        return [r["rule"] for r in library.search(question, limit=10)["results"]]
+
+    assert {"117.7", "117.3b"} <= set(shown(kb_library))
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=0.0))
+    try:
+        without = shown(library)
+    finally:
+        library.close()
+    assert "117.7" in without and not any(n and n.startswith("117.3") for n in without)
 
 
 # ---------------------------------------------------------------- the answer shown

@@ -34,3 +34,18 @@ try:  # a first query loads what a query needs beyond the index (field lengths, 
 except IndexUnavailable as exc:  # each worker tries again on its first request
     app.logger.warning("no index opened before the workers start: %s", exc)
 os.register_at_fork(after_in_child=_live.after_fork)
+
+
+def warm_worker() -> None:
+    """What a worker does before its first request (gunicorn's `post_worker_init`,
+    deploy/gunicorn.conf.py): it asks a search page itself (fifty results, two words
+    misspelt: its spelling and snippets' code and tables too) and a rule page, so the memory
+    pages a request first writes after the fork (copied then from the master's: 2,000 and
+    more, 9 ms of system time) and the first calls of the pages' code are not paid by the
+    first reader's request."""
+    client = app.test_client()
+    for address in ("/?q=persist+留存+flyng+counterr&limit=50", "/rules/702.79"):
+        try:  # (with no index yet, an answer in the error shape: the worker serves anyway)
+            client.get(address, headers={"Accept-Encoding": "gzip, br, zstd"})
+        except Exception:  # a warm-up never keeps a worker from serving
+            app.logger.exception("warming up the worker with %s", address)

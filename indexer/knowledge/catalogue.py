@@ -58,6 +58,13 @@ def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[in
     return keys, "\n".join(keys), list(itertools.accumulate((len(k) + 1 for k in keys[:-1]), initial=0))
 
 
+def _numbered(keys: list[tuple]) -> np.ndarray:
+    """Group keys as numbers, one a key, in the order they first come: what collapsing the
+    ranked records into results compares (`grouping`)."""
+    numbers: dict[tuple, int] = {}
+    return np.array([numbers.setdefault(key, len(numbers)) for key in keys], np.int64)
+
+
 def only_heading(record: Record) -> bool:
     """Whether a rule is only its heading (502 Untap Step, 702.79 Persist): no language's text
     says more than its title, and it has no rulings or examples of its own."""
@@ -224,9 +231,10 @@ class Catalogue:
         # Each record's group as a number (`group_key`), and how new it is as a rank, where
         # the rules file's own record is newer than a quotation of the same edition: what
         # collapsing the ranked records into results reads (`grouping`).
-        group_numbers: dict[tuple, int] = {}
-        self.group_at = np.array([group_numbers.setdefault(self.group_keys[r.id], len(group_numbers))
-                                  for r in records], np.int64)
+        self.group_at = _numbered([self.group_keys[r.id] for r in records])
+        # A question's grouping: a numbered paragraph (117.3 with 117.3a-d) is its own result,
+        # as a question asks about one paragraph, where a look-up wants the titled rule.
+        self.paragraph_group_at = _numbered([self._group_key(r, lift=False) for r in records])
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
 
@@ -355,13 +363,15 @@ class Catalogue:
         other record alone."""
         return self.group_keys[record.id]
 
-    def _group_key(self, record: Record) -> tuple:
+    def _group_key(self, record: Record, lift: bool = True) -> tuple:
+        """`group_key`; with `lift` False a numbered paragraph (405.1) keeps its own group
+        instead of its titled rule's (405 Stack): what a question's results are grouped by."""
         if record.kind == "rule" and record.number:
             heading = rule_heading(record.number)
             official = self._official(heading, record.edition)
             basis = official or next((r for r in self.by_number.get(heading, ())
                                       if (r.source, r.edition) == (record.source, record.edition)), None)
-            if "." in heading and basis is not None and not is_titled_rule(basis):
+            if lift and "." in heading and basis is not None and not is_titled_rule(basis):
                 # A numbered paragraph (405.1 under 405 Stack), not a titled rule (702.79 Persist).
                 heading = rule_parent(heading) or heading
                 official = self._official(heading, record.edition)

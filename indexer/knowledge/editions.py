@@ -12,7 +12,6 @@ does: a quotation may be partial.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -238,48 +237,3 @@ class EditionTables:
 def tokens(text: str) -> list[str]:
     """The units a diff compares: English words, single Chinese characters, spaces, punctuation."""
     return _DIFF_UNIT.findall(text)
-
-
-# The largest product of the two lengths (in tokens) a diff matches piece by piece; in longer
-# texts only what lies between their common start and end is matched, and shown replaced by
-# the new when that is still longer. difflib's matcher takes time in that product: the list
-# of creature types (205.3m) took its rule page over 100 ms of CPU.
-MAX_DIFF_WORK = 250_000
-
-
-def word_diff(old: str, new: str) -> list[tuple[str, str]]:
-    """How `new` differs from `old`, as (op, text) pieces with op "equal", "delete" or
-    "insert"; joining the equal and delete pieces gives `old`, the equal and insert ones `new`."""
-    a, b = tokens(old), tokens(new)
-    pieces: list[tuple[str, str]] = []
-
-    def emit(op: str, words: list[str]) -> None:
-        if not words:
-            return
-        if pieces and pieces[-1][0] == op:
-            pieces[-1] = (op, pieces[-1][1] + "".join(words))
-        else:
-            pieces.append((op, "".join(words)))
-
-    start = end = 0
-    if len(a) * len(b) > MAX_DIFF_WORK:
-        # A long text: its common start and end are equal as they stand, and what lies
-        # between is matched only when it is short enough, else shown replaced.
-        while start < min(len(a), len(b)) and a[start] == b[start]:
-            start += 1
-        while end < min(len(a), len(b)) - start and a[-1 - end] == b[-1 - end]:
-            end += 1
-    middle_a, middle_b = a[start:len(a) - end], b[start:len(b) - end]
-    emit("equal", a[:start])
-    if len(middle_a) * len(middle_b) > MAX_DIFF_WORK:
-        emit("delete", middle_a)
-        emit("insert", middle_b)
-    else:
-        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, middle_a, middle_b, autojunk=False).get_opcodes():
-            if op == "equal":
-                emit("equal", middle_a[i1:i2])
-            else:
-                emit("delete", middle_a[i1:i2])
-                emit("insert", middle_b[j1:j2])
-    emit("equal", a[len(a) - end:])
-    return pieces

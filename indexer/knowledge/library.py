@@ -252,7 +252,8 @@ class Library:
         if "edition" in parsed.filters and not answer["rule_jump"]:
             groups = self._grouping.apart(ranked)
         else:
-            groups = self._grouping.collapse(ranked)
+            asked = not answer["rule_jump"] and self._ranker.asks(parsed)
+            groups = self._grouping.collapse(ranked, by_paragraph=bool(self.weights.paragraphs) and asked)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from indexer.documents.chinese import HAN_RUN
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
@@ -25,6 +26,7 @@ from indexer.search.query import ParsedQuery
 from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
+from .han_grams import HanGrams
 from .questions import QuestionRanker, QuestionReader, is_question
 from .weights import Weights
 
@@ -61,6 +63,7 @@ class Ranker:
         self.weights = weights
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
+        self._han_grams = HanGrams.of_todays_rules(catalogue)
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -193,6 +196,8 @@ class Ranker:
             docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
         if weights.glossary_map:
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
+        if weights.han_grams and HAN_RUN.search(text):
+            docs, scores = self._with_han_grams(text, docs, scores)
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
@@ -203,6 +208,17 @@ class Ranker:
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
         return docs, scores
 
+    def _with_han_grams(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A Chinese question's candidates, each with its share of the best BM25 score of the
+        question's character bigrams in today's rules' Chinese (`han_grams`) added: among the
+        subrules of one rule, the one whose characters the question shares comes first,
+        however the segmenter split the words of each."""
+        grams = self._han_grams.scores(text, len(self.catalogue.by_position))
+        top = grams.max()
+        if not top:
+            return docs, scores
+        return docs, scores + self.weights.han_grams * grams[docs] / top
+
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'
         wording of its players' words, not its question forms; else the engine's query."""
@@ -212,6 +228,11 @@ class Ranker:
         subject = self.questions.subject(text)
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def asks(self, parsed: ParsedQuery) -> bool:
+        """Whether the query is read as a question (`_asked`): its results are then grouped
+        by numbered paragraph, if `Weights.paragraphs`."""
+        return self._asked(parsed, parsed.terms_text())
 
     def _asked(self, parsed: ParsedQuery, text: str) -> bool:
         """Whether a query is read as a question (`questions.is_question`): not a phrase
