@@ -31,8 +31,8 @@ from indexer.search import analysis
 from indexer.search.build import current_folder
 from indexer.search.query import MAX_QUERY_CHARS
 
-QUERIES = 2_500
-WARM_UP = 1_000
+QUERIES = 3_000
+WARM_UP = 1_500
 GROWTH_BOUND_MB = 4
 SMALL_CACHES = CacheSizes(**{f.name: 2**20 for f in dataclasses.fields(CacheSizes)})
 WORDS = ["persist", "留存", "multikicker", "增幅", "exile", "planar", "redcap", "奪魂", "夺魂", "kicker", "規則"]
@@ -62,7 +62,7 @@ def lru_caches(library: Library) -> dict:
             "corrections": library._spelling._corrections}
 
 
-@pytest.mark.slow  # 2,500 queries of 500 characters: about 20 s
+@pytest.mark.slow  # 3,000 queries of 500 characters: about 25 s
 def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_index):
     size_process_caches(SMALL_CACHES)
     library = Library(current_folder(small_index), caches=SMALL_CACHES)
