@@ -240,8 +240,9 @@ class Ranker:
         if not self.weights.question or parsed.phrases:
             return False
         key = fold_key(text)
-        if key in self.catalogue.titles or key in self.catalogue.names:
-            return False  # a heading or a name is looked up, not asked about
+        catalogue = self.catalogue
+        if key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete:
+            return False  # a heading or a name (an obsolete term's too) is looked up, not asked about
         return is_question(text, self.questions.read(text))
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
