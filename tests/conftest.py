@@ -157,6 +157,18 @@ def kb_index(kept) -> Path:
     )
 
 
+@pytest.fixture(scope="module")
+def kb_app(kb_index):
+    """The app over the whole knowledge base, one a module (its opened build is let go after)."""
+    return create_app({"TESTING": True, "INDEX_ROOT": kb_index})
+
+
+@pytest.fixture
+def kb_client(kb_app):
+    """A fresh client per test: no script cookie left over from another test."""
+    return kb_app.test_client()
+
+
 @pytest.fixture(scope="session")
 def kb_library(kb_index) -> Library:
     library = Library(current_folder(kb_index))

@@ -20,17 +20,6 @@ RULES_ZH = DEFAULT_CORPUS / "rules" / "bilingual-2026-04-17-zh-hans.txt"
 RULES_2008 = DEFAULT_CORPUS / "rules" / "MagicCompRules-2008-05-01.txt"
 
 
-@pytest.fixture(scope="module")
-def kb_app(kb_index):
-    return create_app({"TESTING": True, "INDEX_ROOT": kb_index})
-
-
-@pytest.fixture
-def kb_client(kb_app):
-    """A fresh client per test: no script cookie left over from another test."""
-    return kb_app.test_client()
-
-
 def contents_of(path) -> tuple[dict[str, str], dict[str, str]]:
     """The chapters and sections a rules file's own Contents lists, by number."""
     lines = path.read_text(encoding="utf-8-sig").splitlines()

@@ -1,13 +1,5 @@
 """Today's rules by default, on the whole knowledge base: a bare number is today's rule, and a
 page of an older edition says in its first lines what that rule is today."""
-import pytest
-
-from webapp import create_app
-
-
-@pytest.fixture(scope="module")
-def kb_client(kb_index):
-    return create_app({"TESTING": True, "INDEX_ROOT": kb_index}).test_client()
 
 
 def test_a_bare_number_is_todays_rule(kb_client):

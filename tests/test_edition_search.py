@@ -13,7 +13,6 @@ import re
 import pytest
 from corpus_support import CR
 
-from webapp import create_app
 
 # file, Python codec, edition
 FILES = {
@@ -50,11 +49,6 @@ def rules_of_file(year: str) -> dict[str, str]:
 def holding(year: str, pattern: str) -> set[str]:
     found = re.compile(pattern, re.IGNORECASE)
     return {n for n, text in rules_of_file(year).items() if found.search(text)}
-
-
-@pytest.fixture(scope="module")
-def kb_client(kb_index):
-    return create_app({"TESTING": True, "INDEX_ROOT": kb_index}).test_client()
 
 
 def every_result(client, query: str, **args) -> tuple[int, list[dict]]:
