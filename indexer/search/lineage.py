@@ -300,21 +300,22 @@ class _Pair:
         entries left unmatched."""
         split: set[tuple[str, str]] = set()
         merged: set[tuple[str, str]] = set()
+
+        def relate(a: Entry, b: Entry) -> None:
+            if self._contained(b, a):
+                split.add((a.key, b.key))
+            elif self._contained(a, b):
+                merged.add((a.key, b.key))
+
         old_at, new_at = self.old_at, {e.key: n for n, e in enumerate(self.new)}
         for at, a in enumerate(self.old):
             if a.key not in self.forward:
                 for b in self._gap(self.old, at, self.forward, self.new, new_at):
-                    if self._contained(b, a):
-                        split.add((a.key, b.key))
-                    elif self._contained(a, b):
-                        merged.add((a.key, b.key))
+                    relate(a, b)
         for at, b in enumerate(self.new):
             if b.key not in self.back:
                 for a in self._gap(self.new, at, self.back, self.old, old_at):
-                    if self._contained(b, a):
-                        split.add((a.key, b.key))
-                    elif self._contained(a, b):
-                        merged.add((a.key, b.key))
+                    relate(a, b)
         return split, merged
 
     def edges(self, old_edition: str, new_edition: str) -> list[Edge]:
