@@ -1,14 +1,15 @@
-"""The judged questions (tests/questions.tsv) scored in process, per language, as the scorer
+"""The judged questions (tests/questions.tsv, sentences, and tests/questions_terse.tsv, a few
+words of the game's terms) scored in process, per category (language), as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
-MRR@10 and hit@5 of the tuning part, and of the sealed part and the questions held out since
-(tests/questions_held_out.tsv) one figure per language only, never query by query (they are
-how a change that only fits the tuning part shows).
+MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
+(tests/questions_held_out.tsv) one figure per category only, never query by query (they are
+how a change that only fits the tuning parts shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
 INDEX_ROOT holds a build's CURRENT. `--weight question=0` scores the ranking without a lever
 (a `Weights` field, as KB_WEIGHT_<NAME> sets it for the service); `--show` lists the tuning
-questions whose answer is not first, with the results above it.
+questions (sentences and terse) whose answer is not first, with the results above it.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ from indexer.search.build import current_folder
 ROOT = Path(__file__).resolve().parent.parent
 TUNING = ROOT / "tests" / "questions_tuning.tsv"
 SEALED = ROOT / "tests" / "questions_sealed.tsv"
+TERSE_TUNING = ROOT / "tests" / "questions_terse_tuning.tsv"
+TERSE_SEALED = ROOT / "tests" / "questions_terse_sealed.tsv"
 HELD_OUT = ROOT / "tests" / "questions_held_out.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
@@ -55,7 +58,7 @@ def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[st
 
 
 def line(name: str, figures: dict[str, tuple[float, float, int]]) -> str:
-    return f"{name:8}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
+    return f"{name:12}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         print(line("tuning", evaluate(library, TUNING, score, args.show)))
         print(line("sealed", evaluate(library, SEALED, score)))
+        print(line("terse tuning", evaluate(library, TERSE_TUNING, score, args.show)))
+        print(line("terse sealed", evaluate(library, TERSE_SEALED, score)))
         print(line("held-out", evaluate(library, HELD_OUT, score)))
     finally:
         library.close()

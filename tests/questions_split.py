@@ -1,13 +1,14 @@
-"""Divide tests/questions.tsv into a tuning part (two thirds) and a sealed part (one third).
+"""Divide each judged question file into a tuning part (two thirds) and a sealed part (one third):
+tests/questions.tsv (sentences) and tests/questions_terse.tsv (a few words of the game's terms).
 
-The split is drawn once with a fixed seed within each language, so that both parts hold about
-as many English, Traditional and Simplified questions as the whole and the same file always
-splits the same way. The ranking is tuned on questions_tuning.tsv only; questions_sealed.tsv is
-scored as one figure per language, which is how a change that fits the tuning questions (and
+The split is drawn once with a fixed seed within each category (language), so that both parts
+hold about as many English, Traditional and Simplified questions as the whole and the same file
+always splits the same way. The ranking is tuned on the tuning parts only; the sealed parts are
+scored as one figure per category, which is how a change that fits the tuning questions (and
 not questions in general) shows: its sealed figure falls behind its tuning one.
 
-    python tests/questions_split.py          # writes both files next to questions.tsv
-    python tests/questions_split.py --check  # exits 1 when the files differ from a fresh split
+    python tests/questions_split.py          # writes each file's two parts next to it
+    python tests/questions_split.py --check  # exits 1 when a part differs from a fresh split
 """
 import random
 import sys
@@ -18,9 +19,14 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "questions.tsv"
 TUNING = HERE / "questions_tuning.tsv"
 SEALED = HERE / "questions_sealed.tsv"
+TERSE = HERE / "questions_terse.tsv"
+TERSE_TUNING = HERE / "questions_terse_tuning.tsv"
+TERSE_SEALED = HERE / "questions_terse_sealed.tsv"
+# Each judged file and its (tuning, sealed) parts.
+PARTS = {SOURCE: (TUNING, SEALED), TERSE: (TERSE_TUNING, TERSE_SEALED)}
 SEED = 20261201
 
-HEADER = """# {part} of questions.tsv, written by questions_split.py (seed {seed}); do not edit by hand.
+HEADER = """# {part} of {source}, written by questions_split.py (seed {seed}); do not edit by hand.
 # {what}
 # Format: language<TAB>question<TAB>targets (../shared/eval/score.py's syntax).
 """
@@ -37,25 +43,27 @@ def question_lines(path=SOURCE):
 
 
 def split(lines, seed=SEED):
-    """(tuning, sealed): within each language, a third of its lines, drawn with the seed, are sealed."""
-    by_language = defaultdict(list)
+    """(tuning, sealed): within each category, a third of its lines, drawn with the seed, are sealed."""
+    by_category = defaultdict(list)
     for line in lines:
-        by_language[line.split("\t", 1)[0]].append(line)
+        by_category[line.split("\t", 1)[0]].append(line)
     rng = random.Random(seed)
     sealed = set()
-    for language in sorted(by_language):
-        group = by_language[language]
+    for category in sorted(by_category):
+        group = by_category[category]
         sealed.update(rng.sample(group, round(len(group) / 3)))
     return [ln for ln in lines if ln not in sealed], [ln for ln in lines if ln in sealed]
 
 
 def rendered(seed=SEED):
-    """The text of both files as a fresh split writes them."""
-    tuning, sealed = split(question_lines(), seed)
-    return {
-        TUNING: HEADER.format(part="Tuning part", seed=seed, what=WHAT["tuning"]) + "\n".join(tuning) + "\n",
-        SEALED: HEADER.format(part="Sealed part", seed=seed, what=WHAT["sealed"]) + "\n".join(sealed) + "\n",
-    }
+    """The text of every part as a fresh split writes it."""
+    texts = {}
+    for source, (tuning_path, sealed_path) in PARTS.items():
+        tuning, sealed = split(question_lines(source), seed)
+        for path, part, lines in ((tuning_path, "tuning", tuning), (sealed_path, "sealed", sealed)):
+            header = HEADER.format(part=f"{part.capitalize()} part", source=source.name, seed=seed, what=WHAT[part])
+            texts[path] = header + "\n".join(lines) + "\n"
+    return texts
 
 
 def main(argv):

@@ -1,6 +1,8 @@
-"""The judged question set (questions.tsv) and its split: every question is answered by rules
-that exist in today's edition, the three languages are about a third each, and the tuning and
-sealed files are the fixed-seed split of the set (questions_split.py), not edited by hand."""
+"""The judged question sets (questions.tsv, sentences; questions_terse.tsv, a few words of the
+game's terms) and their splits: every question is answered by rules that exist in today's
+edition, the three languages are about a third each, a terse question is two to five words, and
+the tuning and sealed files are the fixed-seed split of each set (questions_split.py), not
+edited by hand."""
 from __future__ import annotations
 
 import re
@@ -14,6 +16,7 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 
 TODAY = "2026-04-17"
 LANGUAGES = ("en", "zh_hant", "zh_hans")
+TERSE = tuple(f"terse_{language}" for language in LANGUAGES)
 TARGET = re.compile(r"^rule:(\d{3}\.\d+[a-z]?)&edition:" + TODAY + "$")
 
 
@@ -23,13 +26,14 @@ def todays_rules() -> set[str]:
     return {unit.key for unit in parsed.units}
 
 
-def rows():
-    return [line.split("\t") for line in questions_split.question_lines()]
+def rows(path=questions_split.SOURCE):
+    return [line.split("\t") for line in questions_split.question_lines(path)]
 
 
-def test_every_target_is_a_rule_of_todays_edition(todays_rules):
+@pytest.mark.parametrize("path", questions_split.PARTS, ids=lambda p: p.name)
+def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
-    for language, question, targets in rows():
+    for language, question, targets in rows(path):
         for target in targets.split("|"):
             match = TARGET.match(target)
             assert match, f"{question!r}: target {target!r} is not rule:N&edition:{TODAY}"
@@ -47,15 +51,29 @@ def test_three_hundred_questions_about_a_third_in_each_language():
     assert len(questions) == len(set(questions))
 
 
+def test_ninety_terse_questions_of_two_to_five_words_a_third_in_each_language():
+    counts = Counter(category for category, _, _ in rows(questions_split.TERSE))
+    assert set(counts) == set(TERSE)
+    assert sum(counts.values()) >= 90
+    assert all(0.25 <= n / sum(counts.values()) <= 0.42 for n in counts.values()), counts
+    questions = [question for _, question, _ in rows(questions_split.TERSE)]
+    assert len(questions) == len(set(questions))
+    assert not set(questions) & {question for _, question, _ in rows()}
+    assert all(2 <= len(question.split()) <= 5 for question in questions if question.isascii())
+    assert all(len(question) >= 4 for question in questions)
+
+
 def test_tuning_and_sealed_files_are_the_fixed_split():
     for path, text in questions_split.rendered().items():
         assert path.read_text(encoding="utf-8") == text, f"{path.name}: run python tests/questions_split.py"
 
 
-def test_split_is_stratified_two_thirds_to_one_third():
-    tuning, sealed = questions_split.split(questions_split.question_lines())
+@pytest.mark.parametrize(("path", "categories"), [(questions_split.SOURCE, LANGUAGES), (questions_split.TERSE, TERSE)],
+                         ids=lambda p: getattr(p, "name", ""))
+def test_split_is_stratified_two_thirds_to_one_third(path, categories):
+    tuning, sealed = questions_split.split(questions_split.question_lines(path))
     assert not set(tuning) & set(sealed)
-    by_language = Counter(line.split("\t", 1)[0] for line in sealed)
-    whole = Counter(language for language, _, _ in rows())
-    for language in LANGUAGES:
-        assert abs(by_language[language] - whole[language] / 3) <= 1
+    by_category = Counter(line.split("\t", 1)[0] for line in sealed)
+    whole = Counter(category for category, _, _ in rows(path))
+    for category in categories:
+        assert abs(by_category[category] - whole[category] / 3) <= 1
