@@ -1,7 +1,7 @@
 """Questions read as what they ask (`indexer.knowledge.questions`) and ranked by how much of
-them a rule holds: the vocabulary files, the reading of a question in each script, and one
-ablation per lever on the whole knowledge base: without it, the tuning questions
-(questions_tuning.tsv) score lower. The sealed questions are never scored here."""
+them a rule holds: the vocabulary files, the reading of a question in each script (a terse one
+too: a few of the game's words), and one ablation per lever on the whole knowledge base: without
+it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) score lower. The sealed questions are never scored here."""
 from __future__ import annotations
 
 import dataclasses
@@ -49,11 +49,11 @@ def test_players_words_are_found_in_either_script_and_english_as_whole_words():
 
 # ---------------------------------------------------------------- the whole knowledge base
 
-def _tuning_mrr(library: Library) -> dict[str, float]:
+def _tuning_mrr(library: Library, path=questions_split.TUNING) -> dict[str, float]:
     """MRR@10 of the tuning questions per language, as the scorer counts it."""
     per: dict[str, list[float]] = {}
     for language, question, targets in (line.split("\t") for line in
-                                        questions_split.TUNING.read_text(encoding="utf-8").splitlines()
+                                        path.read_text(encoding="utf-8").splitlines()
                                         if line and not line.startswith("#")):
         found = judged.rank(library.search(question, limit=10)["results"], targets.split("|"))
         per.setdefault(language, []).append(1 / found if found else 0.0)
@@ -65,6 +65,37 @@ def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(k
     assert is_question("威慑生物能被一个生物挡吗", read("威慑生物能被一个生物挡吗"))
     assert not is_question("starting life total", read("starting life total"))
     assert is_question("can a tapped creature block", read("can a tapped creature block"))
+
+
+def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library):
+    ranker = kb_library._ranker
+    for query in ("trample deathtouch damage", "踐踏 死觸 傷害", "法术力异能 堆叠", "convoke tap creatures"):
+        assert ranker.asks(parse_query(query)), query
+    # A look-up stays one: a word, a heading or name, one Chinese word the segmenter cuts in
+    # two, a rule number.
+    for query in ("persist", "first strike", "Murderous Redcap", "巨海獸", "留存", "702.19b"):
+        assert not ranker.asks(parse_query(query)), query
+    # Words with a question form are a question only from MIN_CONCEPTS (an English heading
+    # or phrase of three words is as often a look-up).
+    assert not kb_library._ranker.questions.plain("can I concede")
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
+    try:
+        assert not library._ranker.asks(parse_query("trample deathtouch damage"))
+        assert not library._ranker.asks(parse_query("法术力异能 堆叠"))
+        # Three Chinese concepts are a question with or without it (MIN_CONCEPTS).
+        assert library._ranker.asks(parse_query("踐踏 死觸 傷害"))
+    finally:
+        library.close()
+
+
+def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library):
+    with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
+    try:
+        without = _tuning_mrr(library, questions_split.TERSE_TUNING)
+    finally:
+        library.close()
+    assert statistics.mean(without.values()) < statistics.mean(with_it.values()), without
 
 
 # Each lever of question ranking set to what removes it.

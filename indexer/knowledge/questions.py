@@ -41,6 +41,11 @@ THESAURUS = DATA / "thesaurus.tsv"
 # heading or a phrase of the rules (starting life total, minimum deck size) as a question.
 MIN_CONCEPTS = 3
 MIN_ENGLISH_CONCEPTS = 4
+# The fewest concepts a terse query needs: the game's words and players' words only, no
+# question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
+# such words asks where they meet, which one rule holds together; one word is a look-up, and so
+# is one Chinese word the segmenter cuts in two (a card's name).
+MIN_TERSE_CONCEPTS = 2
 # An English form shorter than this is not looked for inside folded text (`x`, `pw` would be
 # found inside every other word).
 MIN_LATIN_NEEDLE = 2
@@ -144,6 +149,16 @@ class QuestionReader:
         self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
+        self.plain = bounded_cache(cache_bytes)(self._plain)
+
+    def asks(self, text: str, terse: bool = True) -> bool:
+        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or, when
+        `terse`, from `MIN_TERSE_CONCEPTS` if it is words typed apart with no question form
+        (`plain`)."""
+        concepts = self.read(text)
+        if is_question(text, concepts):
+            return True
+        return terse and len(concepts) >= MIN_TERSE_CONCEPTS and len(text.split()) > 1 and self.plain(text)
 
     def wordings(self, text: str) -> list[str]:
         """The rules' wording of the players' words a question holds (下地: 使用地, play land),
@@ -169,6 +184,22 @@ class QuestionReader:
         words = [token for token, _ in self._frequencies(" ".join(kept))
                  if token in self.vocabulary.means or token not in self.vocabulary.asks]
         return " ".join(dict.fromkeys(words))
+
+    def _plain(self, text: str) -> bool:
+        """Whether a query holds no question form (how many, can, 吗, the): a judge's few words
+        of the game's terms, not a sentence. A players' word (bounce, 弹回) is the game's."""
+        vocabulary = self.vocabulary
+        normal = _normal(text)
+        rest, at = [], 0
+        for start, end, key in vocabulary.spans(normal):
+            if key in vocabulary.means:
+                rest.append(normal[at:start])
+                at = end
+            elif key in vocabulary.asks:
+                return False
+        rest.append(normal[at:])
+        return not any(token in vocabulary.asks and token not in vocabulary.means
+                       for token, _ in self._frequencies(" ".join(rest)))
 
     def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
         """A written form as the pieces a text must hold, and how many records hold its

@@ -27,7 +27,7 @@ from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .han_grams import HanGrams
-from .questions import QuestionRanker, QuestionReader, is_question
+from .questions import QuestionRanker, QuestionReader
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -243,7 +243,7 @@ class Ranker:
         catalogue = self.catalogue
         if key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete:
             return False  # a heading or a name (an obsolete term's too) is looked up, not asked about
-        return is_question(text, self.questions.read(text))
+        return self.questions.asks(text, terse=self.weights.terse > 0)
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -52,6 +52,10 @@ class Weights:
     # A question's results by numbered paragraph (117.3 with its subrules), each its own
     # result, instead of by titled rule (117 Timing and Priority); 0: by titled rule.
     paragraphs: float = 1.0
+    # A terse query, two or more of the game's words and no question form (trample deathtouch
+    # damage, 踐踏 死觸 傷害), read as a question (`QuestionReader.asks`); 0: a query of fewer
+    # words than a question's is a look-up.
+    terse: float = 1.0
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3
