@@ -2,8 +2,8 @@
 words of the game's terms) scored in process, per category (language), as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
 MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
-(tests/questions_held_out.tsv) one figure per category only, never query by query (they are
-how a change that only fits the tuning parts shows).
+(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv) one figure per category only,
+never query by query (they are how a change that only fits the tuning parts shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
@@ -30,6 +30,7 @@ SEALED = ROOT / "tests" / "questions_sealed.tsv"
 TERSE_TUNING = ROOT / "tests" / "questions_terse_tuning.tsv"
 TERSE_SEALED = ROOT / "tests" / "questions_terse_sealed.tsv"
 HELD_OUT = ROOT / "tests" / "questions_held_out.tsv"
+TERSE_HELD_OUT = ROOT / "tests" / "questions_terse_held_out.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line("terse tuning", evaluate(library, TERSE_TUNING, score, args.show)))
         print(line("terse sealed", evaluate(library, TERSE_SEALED, score)))
         print(line("held-out", evaluate(library, HELD_OUT, score)))
+        print(line("terse held", evaluate(library, TERSE_HELD_OUT, score)))
     finally:
         library.close()
     return 0

@@ -1,7 +1,8 @@
 """Questions read as what they ask (`indexer.knowledge.questions`) and ranked by how much of
 them a rule holds: the vocabulary files, the reading of a question in each script (a terse one
 too: a few of the game's words), and one ablation per lever on the whole knowledge base: without
-it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) score lower. The sealed questions are never scored here."""
+it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) score lower. The
+sealed questions are never scored here."""
 from __future__ import annotations
 
 import dataclasses
