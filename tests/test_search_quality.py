@@ -146,12 +146,13 @@ def test_results_say_whether_they_are_current(kb_library):
 # ---------------------------------------------------------------- ablations
 
 # Each bonus of `Weights` set to what removes it, and the choice of the record a result shows.
+# (`coverage`, a question's words found together, is a question lever: the judged questions pin
+# it, tests/test_question_ranking.py.)
 ABLATIONS = {
     "keyword": 0.0,
     "literal": 0.0,
     "title": 0.0,
     "obsolete": 0.0,
-    "coverage": 0.0,
     "concept": 0.0,
     "superseded": 1.0,
     "oldest edition shown": None,
