@@ -2,8 +2,9 @@
 words of the game's terms) scored in process, per category (language), as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
 MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
-(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv) one figure per category only,
-never query by query (they are how a change that only fits the tuning parts shows).
+(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, and tests/questions_held_out_2.tsv,
+written from today's rules text alone) one figure per category only, never query by query (they
+are how a change that only fits the tuning parts shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
@@ -31,6 +32,7 @@ TERSE_TUNING = ROOT / "tests" / "questions_terse_tuning.tsv"
 TERSE_SEALED = ROOT / "tests" / "questions_terse_sealed.tsv"
 HELD_OUT = ROOT / "tests" / "questions_held_out.tsv"
 TERSE_HELD_OUT = ROOT / "tests" / "questions_terse_held_out.tsv"
+HELD_OUT_2 = ROOT / "tests" / "questions_held_out_2.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
@@ -83,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line("terse sealed", evaluate(library, TERSE_SEALED, score)))
         print(line("held-out", evaluate(library, HELD_OUT, score)))
         print(line("terse held", evaluate(library, TERSE_HELD_OUT, score)))
+        print(line("held-out-2", evaluate(library, HELD_OUT_2, score)))
     finally:
         library.close()
     return 0
