@@ -263,6 +263,7 @@ class Library:
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
-        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
+        plan = self._results.plan(marking)
+        answer["results"] = [self._results.result([by_position[at] for at in group], plan, script)
                              for group in groups[offset:offset + limit]]
         return answer
