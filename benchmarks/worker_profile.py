@@ -41,6 +41,7 @@ from indexer.search.build import current_folder
 
 from .cold_queries import generate
 from .measure import WARM_UP_QUERY, table
+from .profile_app import cumulative
 from .wrk import ask_once
 
 # Where the workers write their figures, and whether they profile (set for the server's run).
@@ -156,7 +157,9 @@ def _in_process(root: Path, queries: list[str]) -> float:
     return (time.process_time() - started) / len(queries)
 
 
-def report(root: Path, count: int = 1500, top: int = 15) -> str:
+def measure(root: Path, count: int = 1500) -> dict:
+    """The workers' CPU seconds a request (`process`, `handling`, `app`), the same calls' in
+    this process (`in_process`), the requests the workers counted, and their profile."""
     library = Library(current_folder(root))
     queries = [q for _, q in generate(list(library.records.values()), count)]
     records = len(library.records)
@@ -171,8 +174,13 @@ def report(root: Path, count: int = 1500, top: int = 15) -> str:
         figures = [json.loads(f.read_text()) for f in plain.glob("*.json")]
         stats = pstats.Stats(*[str(f) for f in profiled.glob("*.prof")])
     requests = sum(f["requests"] for f in figures)
-    process, handling, wsgi = (sum(f[key] for f in figures) / requests for key in ("process", "handling", "app"))
-    inside = _in_process(root, queries)
+    return {"records": records, "requests": requests, "stats": stats, "in_process": _in_process(root, queries),
+            **{key: sum(f[key] for f in figures) / requests for key in ("process", "handling", "app")}}
+
+
+def report(root: Path, count: int = 1500, top: int = 15) -> str:
+    m = measure(root, count)
+    process, handling, wsgi, inside, stats = m["process"], m["handling"], m["app"], m["in_process"], m["stats"]
     rows = [["the worker, all of it (its process's CPU)", f"{process * 1000:.3f}", "100%"],
             ["  gunicorn around the app: accepting, reading and parsing the request, closing",
              f"{(process - handling) * 1000:.3f}", f"{(process - handling) / process:.0%}"],
@@ -181,24 +189,23 @@ def report(root: Path, count: int = 1500, top: int = 15) -> str:
             ["  the app's WSGI call", f"{wsgi * 1000:.3f}", f"{wsgi / process:.0%}"],
             ["the same WSGI calls in one process, in a loop (the in-process benchmarks)", f"{inside * 1000:.3f}",
              f"{inside / process:.0%}"]]
-    whole = sum(row[3] for (filename, _, func), row in stats.stats.items()  # type: ignore[attr-defined]
-                if func == "handle" and filename.endswith("gunicorn/workers/sync.py"))
-    shares = [[label, f"{_cumulative_share(stats, suffix, name, whole):.0%}"] for label, suffix, name in PARTS]
+    shares = [[label, f"{share(stats, suffix, name):.0%}"] for label, suffix, name in PARTS]
     own = io.StringIO()
     stats.stream = own  # type: ignore[attr-defined]
     stats.strip_dirs().sort_stats("tottime").print_stats(top)
     lines = [line for line in own.getvalue().splitlines() if line.strip()][-(top + 1):]
-    return (f"{root} ({records} records): {requests} distinct generated queries, each asked once of gunicorn "
-            f"(2 sync workers, --preload) by wrk; CPU ms a request, inside the workers.\n\n"
+    return (f"{root} ({m['records']} records): {m['requests']} distinct generated queries, each asked once of "
+            f"gunicorn (2 sync workers, --preload) by wrk; CPU ms a request, inside the workers.\n\n"
             + table(["part", "ms a request", "share"], rows)
             + "\n\nUnder cProfile (CPU time), share of the workers' request handling (gunicorn's `handle`):\n\n"
             + table(["part", "share"], shares)
             + "\n\nFunctions with the most own time:\n\n```\n" + "\n".join(lines) + "\n```")
 
 
-def _cumulative_share(stats: pstats.Stats, suffix: str, name: str, whole: float) -> float:
-    return sum(row[3] for (filename, _, func), row in stats.stats.items()  # type: ignore[attr-defined]
-               if func == name and filename.endswith(suffix)) / whole
+def share(stats: pstats.Stats, suffix: str, name: str) -> float:
+    """The cumulative time of the functions `name` of files ending in `suffix`, as a share of
+    the workers' request handling."""
+    return cumulative(stats, suffix, name) / cumulative(stats, "gunicorn/workers/sync.py", "handle")
 
 
 def main(argv: list[str] | None = None) -> int:
