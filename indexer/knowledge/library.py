@@ -262,7 +262,10 @@ class Library:
             groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
-        marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
-        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
-                             for group in groups[offset:offset + limit]]
+        page = groups[offset:offset + limit]
+        if page:  # (a page with no results marks nothing)
+            marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+            plan = self._results.plan(marking)
+            answer["results"] = [self._results.result([by_position[at] for at in group], plan, script)
+                                 for group in page]
         return answer
