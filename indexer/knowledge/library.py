@@ -101,7 +101,8 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
+                              self.build.segmenter.words_of)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
