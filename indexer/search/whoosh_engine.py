@@ -454,30 +454,44 @@ class WhooshBackend(SearchBackend):
         Each term's weighted scores are summed by one `np.bincount` over all terms' postings,
         in the order of the terms and then the common terms: the same additions, in the same
         order, as adding each term's scores to the documents it holds in turn, so the same
-        floats, with one pass instead of a gather and a scatter for each term. A common term
-        adds nothing (0.0) to a document no term outside the recall field matched."""
+        floats, with one pass instead of a gather and a scatter for each term. The terms'
+        scores are weighted in one multiplication by their boosts repeated over their
+        postings (the same products as one multiplication a term, without a numpy call for
+        each). A common term adds nothing (0.0) to a document no term outside the recall
+        field matched."""
         count = self._doc_count
-        docs, weighted, outside_recall = [], [], []
+        get = self._postings.get
+        docs, scores, boosts, sizes, outside_recall = [], [], [], [], []
         for (field, tok), boost in terms.items():
-            found, term_scores = self._postings.get(field, tok)
+            found, term_scores = get(field, tok)
             docs.append(found)
-            weighted.append(term_scores * boost)
+            scores.append(term_scores)
+            boosts.append(boost)
+            sizes.append(len(found))
             if field != RECALL_FIELD:
                 outside_recall.append(found)
         matched = np.zeros(count, bool)
+        if not docs and not common:
+            return np.zeros(count), matched
         found_by_terms = np.concatenate(docs) if docs else np.empty(0, np.int32)
         matched[found_by_terms] = True
+        weighted = np.concatenate(scores) * np.array(boosts).repeat(sizes) if docs else np.empty(0)
         if common:
             outside = np.zeros(count, bool)
             if outside_recall:
                 outside[np.concatenate(outside_recall)] = True
+            docs, scores, boosts, sizes = [], [], [], []
             for (field, tok), boost in common.items():
-                found, term_scores = self._postings.get(field, tok)
+                found, term_scores = get(field, tok)
                 docs.append(found)
-                weighted.append(term_scores * boost * outside[found])
-        if not docs:
-            return np.zeros(count), matched
-        return np.bincount(np.concatenate(docs) if common else found_by_terms, np.concatenate(weighted), count), matched
+                scores.append(term_scores)
+                boosts.append(boost)
+                sizes.append(len(found))
+            common_docs = np.concatenate(docs)
+            common_weighted = np.concatenate(scores) * np.array(boosts).repeat(sizes) * outside[common_docs]
+            found_by_terms = np.concatenate([found_by_terms, common_docs])
+            weighted = np.concatenate([weighted, common_weighted])
+        return np.bincount(found_by_terms, weighted, count), matched
 
     def _require(self, scores: np.ndarray, matched: np.ndarray | None,
                  must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
