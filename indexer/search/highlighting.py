@@ -37,6 +37,9 @@ MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
 _WORD_CHAR = re.compile(rf"[0-9{LATIN}{GREEK}{CYRILLIC}'’]")
 _EDGE_CHAR = re.compile(r"[\w{}]")
+# A run of word characters, and the set of them (a set's look-up is cheaper than a match).
+_WORD_RUN = re.compile(rf"[0-9{LATIN}{GREEK}{CYRILLIC}'’]*")
+_WORD_CHARS = frozenset(chr(c) for c in range(0x500) if _WORD_CHAR.match(chr(c))) | {"’"}
 # An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
 _LATIN_WORD = re.compile(LATIN_WORD)
 _LATIN_CHAR = re.compile(f"[{LATIN}]")
@@ -241,18 +244,21 @@ def _part(part: str) -> str:
 
 
 def _start(text: str, start: int, limit: int) -> int:
-    """A fragment's start moved forward out of a Latin word and past spaces and punctuation."""
-    while start < limit and start > 0 and _WORD_CHAR.match(text, start - 1) and _WORD_CHAR.match(text, start):
-        start += 1
+    """A fragment's start moved forward out of a Latin word (the rest of the word skipped by
+    one match) and past spaces and punctuation."""
+    if start < limit and start > 0 and _WORD_CHAR.match(text, start - 1) and _WORD_CHAR.match(text, start):
+        start = min(limit, _WORD_RUN.match(text, start).end())  # type: ignore[union-attr]
     while start < limit and not _EDGE_CHAR.match(text, start):
         start += 1
     return start
 
 
 def _end(text: str, end: int, limit: int) -> int:
-    """A fragment's end moved back out of a Latin word and before spaces and punctuation."""
-    while end > limit and end < len(text) and _WORD_CHAR.match(text, end - 1) and _WORD_CHAR.match(text, end):
-        end -= 1
+    """A fragment's end moved back out of a Latin word (its characters looked up in a set, not
+    matched one by one) and before spaces and punctuation."""
+    if end > limit and end < len(text) and text[end] in _WORD_CHARS:
+        while end > limit and text[end - 1] in _WORD_CHARS:
+            end -= 1
     while end > limit and not _EDGE_CHAR.match(text, end - 1):
         end -= 1
     return end
