@@ -323,3 +323,14 @@ def test_highlight_function_on_the_original_offsets():
     out = highlight.highlight(text, {"增幅", "kicker"}, text_analyzer(), highlight.WholeFragmenter(),
                               highlight.HtmlFormatter(tagname="b"), mode="query")
     assert re.findall(r"<b[^>]*>([^<]+)</b>", out) == ["增幅", "Kicker", "增幅"]
+
+
+def test_a_runs_query_words_are_segmented_once_and_remembered():
+    segmenter = analysis.Segmenter(["奪魂紅帽客"])
+    first = segmenter.segment("当夺魂红帽客进场时", alternatives=False)
+    assert [word for word, *_ in first] == ["当", "夺魂红帽客", "进场", "时"]
+    assert [(start, end, step) for _, start, end, step, _ in first] == [(0, 1, 0), (1, 6, 1), (6, 8, 1), (8, 9, 1)]
+    assert segmenter.segment("当夺魂红帽客进场时", alternatives=False) is first  # remembered
+    # Another segmenter (other user words) remembers its own.
+    assert [w for w, *_ in analysis.Segmenter().segment("当夺魂红帽客进场时", alternatives=False)] != \
+        [w for w, *_ in first]

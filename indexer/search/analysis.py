@@ -159,7 +159,7 @@ class MixedScriptTokenizer(Tokenizer):
                 yield piece, start + s, start + e, pos, piece_kind
             pos += 1
 
-    def _chinese(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
+    def _chinese(self, run: str, alternatives: bool) -> Sequence[tuple[str, int, int, int, str]]:
         """(text, start, end, position step, kind) for one Simplified Chinese run. The step is
         1 for each primary token after the first and 0 for alternatives."""
         if self.chinese == "bigrams":
@@ -289,6 +289,8 @@ def _same_but_chinese(x, y) -> bool:
 
 # --- jieba and the user words: segmenters, never part of a pickled analyzer ---
 
+# Bytes of runs' segmentations a segmenter remembers (`Segmenter.segment`).
+SEGMENTS_BYTES = 2 * 2**20
 # The least jieba frequency of a user word. jieba's own suggestion only makes a word beat its
 # parts in isolation; in running text a neighbour then takes a character (坟墓场所 read as
 # 坟墓 + 场所 "place", 增幅过后 as 增幅 + 过后). Measured on the corpus, a floor of 1000 keeps
@@ -309,6 +311,10 @@ class Segmenter:
         self.words = _simplified_words(words)
         self._tokenizer: jieba.Tokenizer | None = None
         self._lock = threading.Lock()
+        # A run's words without sub-words (a query's), remembered per run within a budget:
+        # jieba's segmentation is most of a Chinese query's analysis, and a run is segmented
+        # again when the question reading analyses the query, and recurs in other queries.
+        self._words = cleared_when_full(SEGMENTS_BYTES)(self._segment_words)
 
     def tokenizer(self) -> jieba.Tokenizer:
         """This segmenter's jieba tokenizer, created on first use.
@@ -332,7 +338,7 @@ class Segmenter:
                 tokenizer = self._tokenizer
         return tokenizer
 
-    def segment(self, run: str, alternatives: bool) -> list[tuple[str, int, int, int, str]]:
+    def segment(self, run: str, alternatives: bool) -> Sequence[tuple[str, int, int, int, str]]:
         """jieba's words of a Simplified run, in order; with `alternatives`, each word is
         followed by the dictionary sub-words search mode finds inside it.
 
@@ -340,9 +346,9 @@ class Segmenter:
         backwards, the first token of each group is therefore the word, and the tokens after it
         (before the previous word) start inside it; that is how words and sub-words are told
         apart without re-implementing search mode."""
-        tokenizer = self.tokenizer()
         if not alternatives:
-            return [(w, s, e, 1 if s else 0, "han") for w, s, e in tokenizer.tokenize(run, mode="default")]
+            return self._words(run)
+        tokenizer = self.tokenizer()
         groups: list[list[tuple[str, int, int]]] = []
         for w, s, e in reversed(list(tokenizer.tokenize(run, mode="search"))):
             if groups and s >= groups[-1][0][1]:
@@ -356,6 +362,10 @@ class Segmenter:
             pieces.append((word, start, end, 1 if start else 0, "han"))
             pieces.extend((w, s, e, 0, "han") for w, s, e in sorted(subwords, key=lambda t: (t[1], t[2])))
         return pieces
+
+    def _segment_words(self, run: str) -> tuple[tuple[str, int, int, int, str], ...]:
+        """`segment` without alternatives (a shared answer: read only)."""
+        return tuple((w, s, e, 1 if s else 0, "han") for w, s, e in self.tokenizer().tokenize(run, mode="default"))
 
     def words_of(self, run: str) -> list[str]:
         """jieba's words of a Simplified run, in order, without sub-words."""
