@@ -118,6 +118,8 @@ class Ranker:
         candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
         candidate[docs] = candidate[-1] = True
         missing = np.flatnonzero(~candidate[twins])
+        if not len(missing):  # (every twin a candidate already: the documents alone have none)
+            return docs, scores
         first: dict[int, int] = {}  # each twin once, with the first candidate of it
         for at, twin in zip(missing.tolist(), twins[missing].tolist(), strict=True):
             first.setdefault(twin, at)
