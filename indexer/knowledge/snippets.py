@@ -86,9 +86,9 @@ class Snippets:
         is shown in; with no word to mark, the start of `text`, the record's `plain_text` in
         `script` (which its result holds already)."""
         highlight, prefer_zh, words = plan
-        blocks = self._blocks(record.id)
-        if prefer_zh:
-            blocks = sorted(blocks, key=lambda block: not block[0].startswith("zh"))
+        blocks, others = self._blocks(record.id)
+        if prefer_zh and 0 < others < len(blocks):  # Chinese first, each part in language order
+            blocks = blocks[others:] + blocks[:others]
         for lang, block, form in blocks:
             start = window_start(form, words)
             end = start + WINDOW
@@ -98,13 +98,15 @@ class Snippets:
         lang = blocks[0][0] if blocks else "en"
         return html.escape(text[:UNMARKED] + ("…" if len(text) > UNMARKED else "")), shown_lang(lang, script)
 
-    def _record_blocks(self, record_id: str) -> tuple[tuple[str, str, str], ...]:
+    def _record_blocks(self, record_id: str) -> tuple[tuple[tuple[str, str, str], ...], int]:
         """(language, text, marking form) of each block of the record, other languages
-        before Chinese (then in language order), as a query of no Chinese reads them."""
+        before Chinese (then in language order), as a query of no Chinese reads them; and
+        how many are of other languages (a Chinese query's snippet reads the rest first)."""
         record = self.catalogue.records[record_id]
         blocks = zip(record.blocks(), self.catalogue.marking_forms(record), strict=True)
-        return tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
-                            key=lambda block: (block[0].startswith("zh"), block[0])))
+        ordered = tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
+                               key=lambda block: (block[0].startswith("zh"), block[0])))
+        return ordered, sum(not lang.startswith("zh") for lang, _, _ in ordered)
 
     def _query_plan(self, terms: tuple, phrases: tuple) -> SnippetPlan:
         return SnippetPlan(self.engine.highlighter(EngineQuery(terms=list(terms), phrases=list(phrases))),
