@@ -82,6 +82,8 @@ def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_inde
             assert cached.cache.currsize <= cached.cache.maxsize == 2**20, name
         for cached in (analysis._stem, rule_sort_key, library._results.snippets._blocks):
             assert cached.bytes() <= cached.max_bytes() == 2**20
+        segmented = library.build.segmenter._words  # the build's Chinese runs' words
+        assert 0 < segmented.bytes() <= segmented.max_bytes() == analysis.SEGMENTS_BYTES
         assert grown <= GROWTH_BOUND_MB, f"{QUERIES - WARM_UP} more distinct queries grew memory by {grown:.0f} MB"
     finally:
         library.close()
