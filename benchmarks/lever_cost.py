@@ -1,0 +1,82 @@
+"""What a ranking lever costs: two libraries of one build in one process, one with the weights
+as they are and one with `--weight NAME=VALUE`, each asked every judged question
+(tests/questions*.tsv) and 1,500 generated queries (benchmarks.cold_queries) once, in turns
+(which library goes first alternates, as the process's shared caches favour the second), after
+`gc.freeze` as the service does; prints the CPU time of opening each library and the p50 / p90
+/ p99 of a first-asked query's CPU time, per library.
+
+    python -m benchmarks.lever_cost INDEX_ROOT --weight crossing=0.05
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import gc
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from indexer.knowledge.library import Library
+from indexer.knowledge.weights import Weights
+from indexer.search.build import current_folder
+
+from .cold_queries import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+QUESTION_FILES = sorted((ROOT / "tests").glob("questions*.tsv"))
+GENERATED = 1500
+
+
+def _questions() -> list[str]:
+    found = []
+    for path in QUESTION_FILES:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip() and not line.startswith("#"):
+                found.append(line.split("\t")[1])
+    return list(dict.fromkeys(found))
+
+
+def _percentiles(values: list[float]) -> str:
+    cuts = statistics.quantiles(values, n=100)
+    return f"p50 {cuts[49] * 1000:.2f}  p90 {cuts[89] * 1000:.2f}  p99 {cuts[98] * 1000:.2f} ms"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("index_root", type=Path)
+    parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
+    args = parser.parse_args(argv)
+    folder = current_folder(args.index_root)
+    if folder is None:
+        print(f"no index build in {args.index_root}", file=sys.stderr)
+        return 2
+    defaults = Weights()
+    changes = {name: type(getattr(defaults, name))(float(value)) for name, value in (w.split("=", 1) for w in args.weight)}
+    libraries = {}
+    for name, weights in (("as set", defaults), ("changed", dataclasses.replace(defaults, **changes))):
+        started = time.process_time()
+        libraries[name] = Library(folder, weights=weights)
+        print(f"{name:8} opened in {time.process_time() - started:.2f} s of CPU")
+    queries = {"questions": _questions(),
+               "generated": [q for _, q in generate(libraries["as set"].catalogue.by_position, GENERATED)]}
+    for library in libraries.values():  # each library's first query's loading aside
+        library.search("warm up", 10)
+    gc.freeze()
+    order = list(libraries)
+    for kind, texts in queries.items():
+        spent: dict[str, list[float]] = {name: [] for name in libraries}
+        for n, text in enumerate(texts):
+            for name in order if n % 2 else reversed(order):
+                started = time.process_time()
+                libraries[name].search(text, 10)
+                spent[name].append(time.process_time() - started)
+        for name, values in spent.items():
+            print(f"{name:8} {kind:10} ({len(values)}): {_percentiles(values)}")
+    for library in libraries.values():
+        library.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
