@@ -49,9 +49,6 @@ class Weights:
     # A Chinese question's character bigrams in today's rules' Chinese (`han_grams`): what
     # a candidate's share of the best candidate's BM25 score over them adds; 0: nothing.
     han_grams: float = 0.5
-    # A question's candidates again with the words of its best first-pass rules (`feedback`,
-    # RM3): the feedback score's share of its best, against 1 − this of the first pass's; 0: off.
-    feedback: float = 0.0
     # A question's results by numbered paragraph (117.3 with its subrules), each its own
     # result, instead of by titled rule (117 Timing and Priority); 0: by titled rule.
     paragraphs: float = 1.0
