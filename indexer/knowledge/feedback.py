@@ -77,12 +77,13 @@ class Feedback:
             if found:
                 rows.append((at, Counter(numbers.setdefault(t, len(numbers)) for t in found)))
         self._numbers = numbers
-        self._row_at = np.full(size, -1, np.int64)
+        self._row_at = np.full(size, -1, np.int32)
         self._row_at[np.array([at for at, _ in rows], np.int64)] = np.arange(len(rows))
         lengths = np.array([sum(c.values()) for _, c in rows], np.float64)
-        # Each record's terms (a row its slice of `_terms` and `_counts`).
+        # Each record's terms (a row its slice of `_terms` and `_counts`; 32-bit numbers: a
+        # catalogue and its words are far fewer than 2**31).
         self._starts = np.cumsum([0, *(len(c) for _, c in rows)])
-        self._terms = np.array([t for _, c in rows for t in c], np.int64)
+        self._terms = np.array([t for _, c in rows for t in c], np.int32)
         self._counts = np.array([n for _, c in rows for n in c.values()], np.float64)
         self._lengths = np.maximum(lengths, 1.0)
         # Each term's records and BM25 count parts (a term its slice of `_positions`, `_parts`).
@@ -90,7 +91,7 @@ class Feedback:
         order = np.argsort(self._terms, kind="stable")
         norm = K1 * (1 - B + B * lengths / (lengths.mean() if len(rows) else 1.0))
         tf = self._counts[order]
-        self._positions = np.array([at for at, _ in rows], np.int64)[row_of_entry[order]]
+        self._positions = np.array([at for at, _ in rows], np.int32)[row_of_entry[order]]
         self._parts = tf * (K1 + 1) / (tf + norm[row_of_entry[order]])
         held = np.bincount(self._terms, minlength=len(numbers))
         self._term_starts = np.cumsum([0, *held])
