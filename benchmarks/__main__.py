@@ -18,7 +18,7 @@ from indexer.search.build import build
 from webapp import book_parts, offline_copy
 
 from . import book_pages, cold, coldstart, front, growth, hostile, http_load, memory, peers, profile_app, \
-    request_cost, rule_pages, stages
+    request_cost, rule_pages, stages, worker_profile
 from .measure import machine
 from .wrk import WrkMissing
 
@@ -83,6 +83,8 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
         print(profile_app.report(index_root))
         print("\nBy stage, without the profiler (benchmarks.stages), first-asked queries:\n")
         print(stages.report(index_root))
+        print("\nInside the server's workers (benchmarks.worker_profile), first-asked queries:\n")
+        print(worker_profile.report(index_root, count=args.queries))
     elif part == "memory":
         print(memory.report(with_rules=not args.quick))
     elif part == "hostile":

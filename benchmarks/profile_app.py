@@ -28,7 +28,7 @@ PARTS = [
 ]
 
 
-def _cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
+def cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
     return sum(row[3] for (filename, _, func), row in stats.stats.items()
                if func == name and filename.endswith(suffix))
 
@@ -49,8 +49,8 @@ def report(index_root: Path) -> str:
         client.get(path)
     profiler.disable()
     stats = pstats.Stats(profiler)
-    total = _cumulative(stats, "flask/app.py", "wsgi_app")
-    rows = [[label, f"{_cumulative(stats, suffix, name) / total:.0%}"] for label, suffix, name in PARTS]
+    total = cumulative(stats, "flask/app.py", "wsgi_app")
+    rows = [[label, f"{cumulative(stats, suffix, name) / total:.0%}"] for label, suffix, name in PARTS]
     top = io.StringIO()
     pstats.Stats(profiler, stream=top).sort_stats("tottime").print_stats(12)
     own = [line for line in top.getvalue().splitlines() if line.strip()][-13:]

@@ -5,7 +5,8 @@ figures themselves are the benchmark's, not the tests' (docs/benchmarks.md).
 
 Like the benchmark, it asks through wrk (Debian's package), and skips without it. The stage
 timer of benchmarks.stages times each stage inside the one it runs in, and leaves the code as
-it found it.
+it found it. The workers' own figures (benchmarks.worker_profile) count every query asked and
+nothing else, each part within the one holding it.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import shutil
 
 import pytest
 
-from benchmarks import cold, stages
+from benchmarks import cold, stages, worker_profile
 from benchmarks.corpora import documents_only
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.library import Library
@@ -65,3 +66,16 @@ def test_the_stages_are_timed_inside_their_request_and_unwrapped_after(small_ind
     assert 0 < seconds["snippets"] <= seconds["result records"] <= seconds["Library.search"]
     text = stages.report(small_index, count=20)
     assert "| WSGI /api/search (all of it) |" in text and "|       snippets |" in text
+
+
+@needs_wrk
+@pytest.mark.server
+def test_the_workers_count_every_query_and_nothing_else(small_index):
+    measured = worker_profile.measure(small_index, QUERIES)
+    assert measured["requests"] == QUERIES  # neither the warm-up nor /healthz
+    assert measured["process"] >= measured["handling"] >= measured["app"] > 0
+    assert measured["in_process"] > 0
+    parts = {label.strip(): worker_profile.share(measured["stats"], suffix, name)
+             for label, suffix, name in worker_profile.PARTS}
+    assert 0 < parts["Library.search"] < parts["the search view"] < parts["the app's WSGI call (Flask)"] < 1
+    assert parts["gunicorn: reading and parsing the request"] > 0 and parts["gunicorn: writing the answer"] > 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from indexer.knowledge.feedback import Feedback, text_terms
+from indexer.knowledge.feedback import Feedback, bigrams, text_terms
 
 TEXTS = [
     "An untapped creature may block an attacking creature.",   # 0, result 0
@@ -32,6 +32,13 @@ def word(text: str) -> str:
 def names(found: Feedback, query: list[tuple[int, float]]) -> list[str]:
     by_number = {n: t for t, n in found._numbers.items()}
     return [by_number[t] for t, _ in query]
+
+
+def test_bigrams_are_cut_inside_each_run_of_chinese_only():
+    assert bigrams("阻挡生物") == ["阻挡", "挡生", "生物"]
+    # A Latin word, a number or punctuation ends a run; a lone character makes no pair.
+    assert bigrams("造成3点伤害，X 是") == ["造成", "点伤", "伤害"]
+    assert bigrams("trample only") == []
 
 
 def test_english_words_are_stemmed_without_stop_words_and_chinese_is_read_as_bigrams():

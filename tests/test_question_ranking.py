@@ -13,16 +13,16 @@ import pytest
 import questions_split
 
 from indexer.knowledge.library import Library
-from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, _rows, is_question
+from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, data_rows, is_question
 from indexer.search.query import parse_query
 
 
 def test_vocabulary_files_parse_and_every_row_names_its_source():
     for path, columns in ((QUESTION_FORMS, 4), (THESAURUS, 3)):
-        rows = _rows(path, columns)
+        rows = data_rows(path, columns)
         assert len(rows) >= 100
         assert all(row[0] and row[-1] for row in rows), path.name
-    assert all(lang in ("en", "zh") for _, _, lang, _ in _rows(QUESTION_FORMS, 4))
+    assert all(lang in ("en", "zh") for _, _, lang, _ in data_rows(QUESTION_FORMS, 4))
 
 
 def test_a_bad_vocabulary_line_is_an_error_naming_the_file_and_line(tmp_path):
@@ -101,7 +101,8 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "paragraphs": 0.0, "coverage": 0.0, "feedback": 0.0}
+          "thesaurus": 0.0, "paragraphs": 0.0, "coverage": 0.0, "meanings": 0.0,
+          "feedback": 0.0}
 
 
 @pytest.fixture(scope="module")

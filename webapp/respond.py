@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import io
 import re
+from functools import cached_property
 from typing import cast
 from urllib.parse import urlencode, urlsplit
 
 from flask import Request, abort, current_app, jsonify, make_response, redirect, render_template, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
 from werkzeug.local import LocalProxy
-from werkzeug.utils import cached_property
 
 from indexer.knowledge.display import SCRIPTS
 from indexer.knowledge.library import Library
@@ -59,7 +59,10 @@ class Arguments(ImmutableMultiDict):
 
 class AnswerRequest(Request):
     """Flask's request, with what its answer is chosen by worked out once: views, templates,
-    the validator (webapp.caching) and the response hooks each ask, several times a request."""
+    the validator (webapp.caching) and the response hooks each ask, several times a request.
+    The standard library's `cached_property`, not Werkzeug's: Werkzeug's is a data descriptor
+    whose Python `__get__` runs on every read, where the standard library's value, once
+    worked out, is a plain attribute of the request."""
 
     parameter_storage_class = Arguments
     dict_storage_class = Arguments

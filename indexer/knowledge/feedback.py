@@ -10,7 +10,7 @@ Anserini's `-rm3`).
 
 Each of today's rules and glossary entries is read, once per opened build, as its terms: the
 Snowball stems of its English words (Whoosh's stop words left out) and the character bigrams of
-its Chinese (`han_grams.bigrams`), of its text and heading, in both languages (a Chinese
+its Chinese (`bigrams`), of its text and heading, in both languages (a Chinese
 question's best rules give their English words too, and the other way round). For a question,
 the best candidate of each of its `DOCUMENTS` best results (a numbered paragraph with its
 subrules is one result: the best candidates are often the subrules of one rule, whose shared
@@ -32,20 +32,35 @@ from collections.abc import Iterable
 import numpy as np
 from whoosh.analysis import STOP_WORDS
 
-from indexer.documents.chinese import to_hans
+from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record
 from indexer.search.analysis import _stem
 
 from .catalogue import Catalogue
-from .han_grams import K1, B, _simplified, bigrams
 
 # How many of the best first-pass results the feedback is drawn from, and how many of their
 # terms it searches with (Anserini's fbDocs and fbTerms are 10 and 10).
 DOCUMENTS = 10
 TERMS = 10
+# BM25's saturation of a term's count and its length normalisation (Robertson's defaults).
+K1 = 1.2
+B = 0.75
 # An English word shorter than this is no feedback term (a, of, 's).
 MIN_WORD = 3
 _WORD = re.compile(r"[a-z]+")
+
+
+def bigrams(text: str) -> list[str]:
+    """The pairs of adjacent Chinese characters of a Simplified text, inside each run of
+    Chinese (a Latin word or a number breaks the run), with repeats: the same in a colloquial
+    question and the translated rules' prose however a segmenter would cut the words of each
+    (Lucene's CJKAnalyzer indexes them for that reason)."""
+    return [run[i:i + 2] for run in HAN_RUN.findall(text) for i in range(len(run) - 1)]
+
+
+def _simplified(part: dict[str, str]) -> str:
+    """A text's Chinese in Simplified: its own Simplified text, else its Traditional converted."""
+    return part.get("zh_hans") or to_hans(part.get("zh_hant", ""))
 
 
 def text_terms(english: str, chinese: str) -> list[str]:

@@ -101,7 +101,8 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
+                              self.build.segmenter.words_of)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
@@ -262,7 +263,10 @@ class Library:
             groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
-        marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
-        answer["results"] = [self._results.result([by_position[at] for at in group], marking, script)
-                             for group in groups[offset:offset + limit]]
+        page = groups[offset:offset + limit]
+        if page:  # (a page with no results marks nothing)
+            marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+            plan = self._results.plan(marking)
+            answer["results"] = [self._results.result([by_position[at] for at in group], plan, script)
+                                 for group in page]
         return answer

@@ -56,7 +56,7 @@ class VocabularyError(ValueError):
     """A bad question forms or thesaurus file; the message names the file and line."""
 
 
-def _rows(path: Path, columns: int) -> list[list[str]]:
+def data_rows(path: Path, columns: int) -> list[list[str]]:
     """The data lines of a tab-separated file with a header line, comments skipped."""
     rows = []
     header_seen = False
@@ -98,10 +98,10 @@ class Vocabulary:
 
     def __init__(self, forms_path: Path = QUESTION_FORMS, thesaurus_path: Path = THESAURUS):
         self.asks: dict[str, tuple[str, ...]] = {}
-        for form, asks, _lang, _source in _rows(forms_path, 4):
+        for form, asks, _lang, _source in data_rows(forms_path, 4):
             self.asks[_normal(form)] = tuple(asks.split())
         self.means: dict[str, tuple[str, ...]] = {}
-        for word, means, _source in _rows(thesaurus_path, 3):
+        for word, means, _source in data_rows(thesaurus_path, 3):
             self.means[_normal(word)] = tuple(m.strip() for m in means.split("|") if m.strip())
         keys = sorted(set(self.asks) | set(self.means), key=len, reverse=True)
         latin = [k for k in keys if not HAN_RUN.search(k)]

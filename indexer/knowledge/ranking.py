@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 
-from indexer.documents.chinese import HAN_RUN
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
@@ -27,7 +26,7 @@ from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .feedback import Feedback
-from .han_grams import HanGrams
+from .meanings import Cut, Meanings, WordVectors
 from .questions import QuestionRanker, QuestionReader
 from .weights import Weights
 
@@ -57,14 +56,14 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 class Ranker:
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
-                 questions: QuestionReader):
+                 questions: QuestionReader, cut: Cut):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
-        self._han_grams = HanGrams.of_todays_rules(catalogue)
+        self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), cut) if weights.meanings else None
         self._feedback = Feedback.of_todays_rules(catalogue) if weights.feedback else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
@@ -198,8 +197,8 @@ class Ranker:
             docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
         if weights.glossary_map:
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
-        if weights.han_grams and HAN_RUN.search(text):
-            docs, scores = self._with_han_grams(text, docs, scores)
+        if self._meanings is not None:
+            docs, scores = self._with_meanings(text, docs, scores)
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
@@ -212,16 +211,17 @@ class Ranker:
             scores = self._feedback.rescored(text, docs, scores, weights.feedback)
         return docs, scores
 
-    def _with_han_grams(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A Chinese question's candidates, each with its share of the best BM25 score of the
-        question's character bigrams in today's rules' Chinese (`han_grams`) added: among the
-        subrules of one rule, the one whose characters the question shares comes first,
-        however the segmenter split the words of each."""
-        grams = self._han_grams.scores(text, len(self.catalogue.by_position))
-        top = grams.max()
-        if not top:
+    def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A question's candidates, each with its nearness in meaning to it (`meanings`) added
+        as a share of the nearest candidate's: the rule worded unlike the question comes up.
+        (The nearest rules the engine did not find, brought in as candidates too, changed no
+        question's first ten: docs/benchmarks.md.)"""
+        assert self._meanings is not None
+        near = np.maximum(self._meanings.cosines(text, docs), 0.0)
+        top = near.max() if len(near) else 0.0
+        if top <= 0:
             return docs, scores
-        return docs, scores + self.weights.han_grams * grams[docs] / top
+        return docs, scores + self.weights.meanings * near / top
 
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'

@@ -9,7 +9,7 @@ from indexer.search.engine import EngineQuery
 
 from .catalogue import Catalogue, only_heading
 from .display import display, display_title, names_in_all_scripts, plain_text
-from .snippets import Snippets
+from .snippets import SnippetPlan, Snippets
 
 
 class Results:
@@ -17,22 +17,22 @@ class Results:
         self.catalogue = catalogue
         self.sources = sources
         self.snippets = snippets
-        # The fields that depend on the record and the script only, remembered: the same
-        # records answer many queries (answers are shared: read only).
+        # What depends on the record and the script only, remembered: the same records
+        # answer many queries (answers are shared: read only).
         self._fields = bounded_cache(cache_bytes)(self._describe)
 
-    def result(self, group: list[Record], engine_query: EngineQuery, script: str | None) -> dict:
+    def plan(self, engine_query: EngineQuery) -> SnippetPlan:
+        """What the snippets of a page of results for `engine_query` look for and mark,
+        worked out once for the page (`Snippets.plan`)."""
+        return self.snippets.plan(engine_query)
+
+    def result(self, group: list[Record], plan: SnippetPlan, script: str | None) -> dict:
         """A result: the group's first record, whether it is of today's rules (`current`; None
         for a document's record), the other subrules of its rule that matched (`subrules`, in
         rule order) and the rule in other editions or documents (`other_editions`, one each)."""
         record = group[0]
-        definition = self._definition(record)
-        snippet, snippet_lang = self.snippets.snippet(definition or record, engine_query, script)
-        fields, source = self._fields(record.id, script)
-        if definition is not None:
-            # A keyword's heading (702.79 Persist) is shown with what it means: its first
-            # subrule's text (702.79a), not only its name.
-            fields = {**fields, "text": plain_text(definition, script)}
+        fields, source, shown, current, definition = self._fields(record.id, script)
+        snippet, snippet_lang = self.snippets.snippet(shown, plan, script, fields["text"])
         own = (record.edition, record.source)
         same: list[Record] = []
         others: dict[tuple, Record] = {}
@@ -46,10 +46,10 @@ class Results:
             same.sort(key=lambda r: rule_sort_key(r.number or ""))
         return {
             **fields,
-            "current": record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
+            "current": current,
             "snippet": snippet,
             "snippet_lang": snippet_lang,
-            "definition": definition.number if definition is not None else None,
+            "definition": definition,
             "source": source,
             "subrules": [{"id": r.id, "rule": r.number} for r in same],
             "other_editions": [
@@ -66,10 +66,16 @@ class Results:
         children = self.catalogue.children(record.number, record.edition, record.source)
         return children[0] if children else None
 
-    def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict]:
-        """The record's fields as a result starts with them, and its source."""
+    def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict, Record, bool | None, str | None]:
+        """What a result shows of its record whatever the query: the fields it starts with,
+        its source, the record its snippet is taken from, whether it is of today's rules and
+        the number of its definition. A keyword's heading (702.79 Persist) is shown with what
+        it means: its first subrule's text (702.79a), not only its name, and its snippet is
+        taken from that subrule."""
         record = self.catalogue.records[record_id]
         source = self.sources.get(record.source, {})
+        definition = self._definition(record)
+        shown = definition if definition is not None else record
         return ({
             "id": record.id,
             "kind": record.kind,
@@ -77,5 +83,7 @@ class Results:
             "edition": record.edition,
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
-            "text": plain_text(record, script),
-        }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)})
+            "text": plain_text(shown, script),
+        }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)}, shown,
+            record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
+            definition.number if definition is not None else None)

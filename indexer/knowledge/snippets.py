@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import html
 from collections.abc import Callable
+from typing import NamedTuple
 
 from indexer.documents.bounded_cache import cleared_when_full
 from indexer.documents.chinese import HAN_RUN
@@ -19,7 +20,7 @@ from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.highlighting import marking_form
 
 from .catalogue import Catalogue
-from .display import display, plain_text, shown_lang
+from .display import display, shown_lang
 
 WINDOW = 300
 # Characters of text kept before the first query word, so the word is seen in its sentence.
@@ -30,6 +31,13 @@ UNMARKED = 200
 RECENT_QUERIES = 32
 # Marks a query's words in a text, given the text's marking form (`SearchBackend.highlighter`).
 Highlight = Callable[[str, "str | None"], "str | None"]
+
+
+class SnippetPlan(NamedTuple):
+    """What a query's snippets look for, shared by its page of results (`Snippets.plan`)."""
+    highlight: Highlight  # marks the query's words (`SearchBackend.highlighter`)
+    prefer_zh: bool  # its snippets are taken from Chinese text first
+    needles: list[str]  # what a long text's window is placed by (`needles`)
 
 
 def needles(texts: list[str]) -> list[str]:
@@ -67,9 +75,17 @@ class Snippets:
         # What a query's snippets look for, worked out once for its page of results.
         self._plan = functools.lru_cache(maxsize=RECENT_QUERIES)(self._query_plan)
 
-    def snippet(self, record: Record, engine_query: EngineQuery, script: str | None) -> tuple[str, str]:
-        """Escaped HTML with the matched words marked, and the language it is shown in."""
-        highlight, prefer_zh, words = self._plan(tuple(engine_query.terms), tuple(engine_query.phrases))
+    def plan(self, engine_query: EngineQuery) -> SnippetPlan:
+        """What the snippets of `engine_query`'s results look for, worked out once for its
+        page rather than for each result (remembered for RECENT_QUERIES queries, as a
+        query's next page asks again)."""
+        return self._plan(tuple(engine_query.terms), tuple(engine_query.phrases))
+
+    def snippet(self, record: Record, plan: SnippetPlan, script: str | None, text: str) -> tuple[str, str]:
+        """Escaped HTML with the matched words of `plan`'s query marked, and the language it
+        is shown in; with no word to mark, the start of `text`, the record's `plain_text` in
+        `script` (which its result holds already)."""
+        highlight, prefer_zh, words = plan
         blocks = self._blocks(record.id)
         if prefer_zh:
             blocks = sorted(blocks, key=lambda block: not block[0].startswith("zh"))
@@ -80,8 +96,7 @@ class Snippets:
             if marked:
                 return marked, shown_lang(lang, script)
         lang = blocks[0][0] if blocks else "en"
-        first = plain_text(record, script)
-        return html.escape(first[:UNMARKED] + ("…" if len(first) > UNMARKED else "")), shown_lang(lang, script)
+        return html.escape(text[:UNMARKED] + ("…" if len(text) > UNMARKED else "")), shown_lang(lang, script)
 
     def _record_blocks(self, record_id: str) -> tuple[tuple[str, str, str], ...]:
         """(language, text, marking form) of each block of the record, other languages
@@ -91,8 +106,6 @@ class Snippets:
         return tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
                             key=lambda block: (block[0].startswith("zh"), block[0])))
 
-    def _query_plan(self, terms: tuple, phrases: tuple) -> tuple[Highlight, bool, list[str]]:
-        """What marks the query's words (`SearchBackend.highlighter`), whether its snippets
-        prefer Chinese text, and the needles they are placed by."""
-        return (self.engine.highlighter(EngineQuery(terms=list(terms), phrases=list(phrases))),
-                bool(terms and HAN_RUN.search(terms[0][0])), needles([t for t, _ in terms] + list(phrases)))
+    def _query_plan(self, terms: tuple, phrases: tuple) -> SnippetPlan:
+        return SnippetPlan(self.engine.highlighter(EngineQuery(terms=list(terms), phrases=list(phrases))),
+                           bool(terms and HAN_RUN.search(terms[0][0])), needles([t for t, _ in terms] + list(phrases)))

@@ -46,9 +46,10 @@ class Weights:
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts); 0: none.
     glossary_map: float = 0.25
-    # A Chinese question's character bigrams in today's rules' Chinese (`han_grams`): what
-    # a candidate's share of the best candidate's BM25 score over them adds; 0: nothing.
-    han_grams: float = 0.5
+    # A question's nearness in meaning to today's rules (`meanings`: its words' vectors against
+    # each rule's): what a candidate's share of the nearest rule's cosine adds; 0: nothing, and
+    # no vectors are made.
+    meanings: float = 0.5
     # A question's candidates again with the words of its best first-pass results (`feedback`,
     # RM3): what the feedback score's share of its best weighs against the first pass's (which
     # weighs 1 − this); 0: none.

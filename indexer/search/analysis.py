@@ -357,6 +357,10 @@ class Segmenter:
             pieces.extend((w, s, e, 0, "han") for w, s, e in sorted(subwords, key=lambda t: (t[1], t[2])))
         return pieces
 
+    def words_of(self, run: str) -> list[str]:
+        """jieba's words of a Simplified run, in order, without sub-words."""
+        return [word for word, *_ in self.segment(run, alternatives=False)]
+
     def _user_subwords(self, word: str, start: int) -> set[tuple[str, int, int]]:
         """User words of four or more characters inside a longer word (时空换境 inside
         时空换境异能), which jieba's search mode, looking only at two- and three-character
