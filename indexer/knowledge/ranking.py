@@ -25,7 +25,6 @@ from indexer.search.query import ParsedQuery
 from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
-from .feedback import Feedback
 from .meanings import Cut, Meanings, WordVectors
 from .questions import QuestionRanker, QuestionReader
 from .weights import Weights
@@ -64,7 +63,6 @@ class Ranker:
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
         self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), cut) if weights.meanings else None
-        self._feedback = Feedback.of_todays_rules(catalogue) if weights.feedback else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -207,8 +205,6 @@ class Ranker:
         share = self._answers.coverage(concepts, docs[best].tolist())
         scores[best] += weights.question * share ** 2
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
-        if self._feedback is not None:
-            scores = self._feedback.rescored(text, docs, scores, weights.feedback)
         return docs, scores
 
     def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -50,10 +50,6 @@ class Weights:
     # each rule's): what a candidate's share of the nearest rule's cosine adds; 0: nothing, and
     # no vectors are made.
     meanings: float = 0.5
-    # A question's candidates again with the words of its best first-pass results (`feedback`,
-    # RM3): what the feedback score's share of its best weighs against the first pass's (which
-    # weighs 1 − this); 0: none.
-    feedback: float = 0.1
     # A question's results by numbered paragraph (117.3 with its subrules), each its own
     # result, instead of by titled rule (117 Timing and Priority); 0: by titled rule.
     paragraphs: float = 1.0
