@@ -5,7 +5,7 @@ as they are and one with `--weight NAME=VALUE`, each asked every judged question
 `gc.freeze` as the service does; prints the CPU time of opening each library and the p50 / p90
 / p99 of a first-asked query's CPU time, per library.
 
-    python -m benchmarks.lever_cost INDEX_ROOT --weight crossing=0.05
+    python -m benchmarks.lever_cost INDEX_ROOT --weight meanings=0
 """
 from __future__ import annotations
 

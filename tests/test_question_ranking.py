@@ -9,11 +9,13 @@ import dataclasses
 import statistics
 
 import judged
+import numpy as np
 import pytest
 import questions_split
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.questions import QUESTION_FORMS, THESAURUS, Vocabulary, VocabularyError, data_rows, is_question
+from indexer.knowledge.siblings import Siblings
 from indexer.search.query import parse_query
 
 
@@ -101,7 +103,7 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "paragraphs": 0.0, "coverage": 0.0, "meanings": 0.0}
+          "thesaurus": 0.0, "paragraphs": 0.0, "coverage": 0.0, "meanings": 0.0, "siblings": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -151,12 +153,29 @@ def test_a_questions_answer_paragraph_is_its_own_result_not_hidden_in_its_rules(
         return [r["rule"] for r in library.search(question, limit=10)["results"]]
 
     assert {"117.7", "117.3b"} <= set(shown(kb_library))
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=0.0))
+    # Without it (and without the subrules' order, which lets the rule's earlier 117.3b lead
+    # the group of 117), the group is shown by 117.7 and 117.3b is hidden under it.
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=0.0, siblings=0.0))
     try:
         without = shown(library)
     finally:
         library.close()
     assert "117.7" in without and not any(n and n.startswith("117.3") for n in without)
+
+
+def test_a_groups_subrules_are_ordered_by_their_place_and_the_group_keeps_its_scores(kb_library):
+    # 702.11b (hexproof on a permanent) comes before 702.11d (hexproof from a quality) among
+    # hexproof's subrules; 117.3b is of another group, which nothing moves.
+    catalogue = kb_library.catalogue
+    today = catalogue.current_edition
+    positions = np.array([catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("702.11b", "702.11d", "117.3b")])
+    siblings = Siblings(catalogue, catalogue.paragraph_group_at)
+    assert siblings.place[positions[0]] < siblings.place[positions[1]]
+    # A little behind, the earlier subrule leads: the group's two scores change hands.
+    assert siblings.reorder(positions, np.array([1.0, 1.05, 0.5]), 0.3).tolist() == [1.05, 1.0, 0.5]
+    # Far behind, or with the weight at 0, it does not.
+    assert siblings.reorder(positions, np.array([1.0, 2.0, 0.5]), 0.3).tolist() == [1.0, 2.0, 0.5]
+    assert siblings.reorder(positions, np.array([1.0, 1.05, 0.5]), 0.0).tolist() == [1.0, 1.05, 0.5]
 
 
 # ---------------------------------------------------------------- the answer shown

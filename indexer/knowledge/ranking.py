@@ -27,6 +27,7 @@ from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .meanings import Cut, Meanings, WordVectors
 from .questions import QuestionRanker, QuestionReader
+from .siblings import Siblings
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -63,6 +64,7 @@ class Ranker:
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
         self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), cut) if weights.meanings else None
+        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at if weights.paragraphs else catalogue.group_at)
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -207,6 +209,8 @@ class Ranker:
         share = self._answers.coverage(concepts, docs[best].tolist())
         scores[best] += weights.question * share ** 2
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
+        if weights.siblings:
+            scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
         return docs, scores
 
     def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

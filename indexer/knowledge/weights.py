@@ -57,6 +57,11 @@ class Weights:
     # damage, 踐踏 死觸 傷害), read as a question (`QuestionReader.asks`); 0: a query of fewer
     # words than a question's is a look-up.
     terse: float = 1.0
+    # Among a question's candidates of one result (a paragraph's or a keyword's subrules), what
+    # a subrule's place among its siblings (0 first, towards 1 last) takes from its score when
+    # the group's members are ordered again: a rule's first subrules say what it is, the later
+    # ones its variants and exceptions (`siblings`); 0: the scores alone order them.
+    siblings: float = 0.3
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3
