@@ -43,6 +43,8 @@ _WORD_CHARS = frozenset(chr(c) for c in range(0x500) if _WORD_CHAR.match(chr(c))
 # An English word as the tokenizer reads it (owner's is one word, Two-Headed two), and its letters.
 _LATIN_WORD = re.compile(LATIN_WORD)
 _LATIN_CHAR = re.compile(f"[{LATIN}]")
+_LATIN_CHARS = frozenset(chr(c) for c in range(0x250) if _LATIN_CHAR.match(chr(c)))
+_APOSTROPHES = ("'", "\u2019")
 # The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 # Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.
@@ -106,14 +108,6 @@ def _han_spans(text: str, words: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _in_latin_word(text: str, start: int) -> bool:
-    """Whether `start` is inside a Latin word (after a letter, or an apostrophe after one)."""
-    before = text[start - 1:start]
-    if before in ("'", "\u2019"):
-        before = text[start - 2:start - 1]
-    return bool(before) and _LATIN_CHAR.match(before) is not None
-
-
 def _subrule_letter(text: str, start: int) -> bool:
     """Whether the letter at `start` ends a rule number (the a of 603.6a), not a word."""
     if not text[start - 1:start].isdecimal():  # as `\d` reads it: no rule number ends here
@@ -161,19 +155,29 @@ class Marker:
         return self._by_prefix(form) if self.by_prefix else self._by_token(form)
 
     def _by_prefix(self, low: str) -> list[tuple[int, int]]:
-        found = _han_spans(low, self.han)
-        starts = set()
+        found = _han_spans(low, self.han) if self.han else []
+        starts: list[int] = []
         for prefix in self.prefixes:
             at = low.find(prefix)
             while at >= 0:
                 if not (at and "a" <= low[at - 1] <= "z"):
-                    starts.add(at)
+                    starts.append(at)
                 at = low.find(prefix, at + 1)
-        for start in sorted(starts):
-            if not _in_latin_word(low, start) and not _subrule_letter(low, start):
-                word = _LATIN_WORD.match(low, start)
-                if word is not None and _stem(word.group()) in self.words:
-                    found.append(word.span())
+        if len(self.prefixes) > 1:  # (one prefix's are in order, and distinct)
+            starts = sorted(set(starts))
+        words = self.words
+        for start in starts:
+            # Not inside a Latin word (after a letter, or an apostrophe after one), nor the
+            # letter of a rule number (`_subrule_letter`, its first test inline: most starts
+            # follow a space)
+            before = low[start - 1:start]
+            if before in _LATIN_CHARS or (before in _APOSTROPHES and low[start - 2:start - 1] in _LATIN_CHARS):
+                continue
+            if before.isdecimal() and _subrule_letter(low, start):
+                continue
+            word = _LATIN_WORD.match(low, start)
+            if word is not None and _stem(word.group()) in words:
+                found.append(word.span())
         found.sort()
         return found
 
