@@ -10,7 +10,6 @@ as they are and one with `--weight NAME=VALUE`, each asked every judged question
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import gc
 import statistics
 import sys
@@ -19,9 +18,9 @@ from pathlib import Path
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
-from indexer.search.build import current_folder
 
 from .cold_queries import generate
+from .questions import build_folder, changed_weights
 
 ROOT = Path(__file__).resolve().parent.parent
 QUESTION_FILES = sorted((ROOT / "tests").glob("questions*.tsv"))
@@ -47,14 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("index_root", type=Path)
     parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
-    folder = current_folder(args.index_root)
-    if folder is None:
-        print(f"no index build in {args.index_root}", file=sys.stderr)
-        return 2
-    defaults = Weights()
-    changes = {name: type(getattr(defaults, name))(float(value)) for name, value in (w.split("=", 1) for w in args.weight)}
+    folder = build_folder(args.index_root)
     libraries = {}
-    for name, weights in (("as set", defaults), ("changed", dataclasses.replace(defaults, **changes))):
+    for name, weights in (("as set", Weights()), ("changed", changed_weights(args.weight))):
         started = time.process_time()
         libraries[name] = Library(folder, weights=weights)
         print(f"{name:8} opened in {time.process_time() - started:.2f} s of CPU")

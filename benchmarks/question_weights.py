@@ -21,9 +21,8 @@ from pathlib import Path
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
-from indexer.search.build import current_folder
 
-from .questions import TERSE_TUNING, TUNING, evaluate, scorer
+from .questions import TERSE_TUNING, TUNING, build_folder, evaluate, scorer
 
 LEVERS = ("question", "question_heading", "todays_share", "glossary_map", "todays_candidates", "meanings", "siblings")
 STEPS = (0.0, 0.5, 0.75, 1.5, 2.0)
@@ -45,10 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("index_root", type=Path)
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args(argv)
-    folder = current_folder(args.index_root)
-    if folder is None:
-        print(f"no index build in {args.index_root}", file=sys.stderr)
-        return 2
+    folder = build_folder(args.index_root)
     score = scorer()
     weights = Weights()
     best = tuning_mrr(folder, weights, score)

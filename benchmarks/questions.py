@@ -60,6 +60,21 @@ def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[st
     return {c: (statistics.mean(rr[c]), statistics.mean(hits[c]), len(rr[c])) for c in sorted(rr)}
 
 
+def build_folder(index_root: Path) -> Path:
+    """The build INDEX_ROOT's CURRENT names; exits with a message when there is none."""
+    folder = current_folder(index_root)
+    if folder is None:
+        sys.exit(f"no index build in {index_root}")
+    return folder
+
+
+def changed_weights(pairs: list[str]) -> Weights:
+    """`Weights` with the `NAME=VALUE` pairs of `--weight` options set, each of its field's type."""
+    defaults = Weights()
+    return dataclasses.replace(defaults, **{name: type(getattr(defaults, name))(float(value))
+                                            for name, value in (pair.split("=", 1) for pair in pairs)})
+
+
 def line(name: str, figures: dict[str, tuple[float, float, int]]) -> str:
     return f"{name:12}" + "".join(f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in figures.items())
 
@@ -70,13 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args(argv)
-    defaults = Weights()
-    changes = {name: type(getattr(defaults, name))(float(value)) for name, value in (w.split("=", 1) for w in args.weight)}
-    folder = current_folder(args.index_root)
-    if folder is None:
-        print(f"no index build in {args.index_root}", file=sys.stderr)
-        return 2
-    library = Library(folder, weights=dataclasses.replace(Weights(), **changes))
+    library = Library(build_folder(args.index_root), weights=changed_weights(args.weight))
     score = scorer()
     try:
         print(line("tuning", evaluate(library, TUNING, score, args.show)))
