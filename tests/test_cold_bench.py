@@ -77,5 +77,8 @@ def test_the_workers_count_every_query_and_nothing_else(small_index):
     assert measured["in_process"] > 0
     parts = {label.strip(): worker_profile.share(measured["stats"], suffix, name)
              for label, suffix, name in worker_profile.PARTS}
-    assert 0 < parts["Library.search"] < parts["the search view"] < parts["the app's WSGI call (Flask)"] < 1
+    assert 0 < parts["Library.search"] < parts["the search view"] < parts["the app's WSGI call (Flask)"]
+    # Most of a request's handling is the app's; cProfile charges its own overhead unevenly
+    # between a caller and the calls it times, so the share can read a little above 1.
+    assert 0.5 < parts["the app's WSGI call (Flask)"] < 1.1
     assert parts["gunicorn: reading and parsing the request"] > 0 and parts["gunicorn: writing the answer"] > 0
