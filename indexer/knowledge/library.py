@@ -102,7 +102,7 @@ class Library:
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
-                              self.build.segmenter.words_of)
+                              self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)

@@ -23,12 +23,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.documents.records import Record
+from indexer.search.analysis import Segmenter
 
 from .catalogue import Catalogue
 
@@ -92,7 +94,10 @@ class WordVectors:
 class Meanings:
     """Today's rules' vectors, in English and in Chinese, and a question's nearness to each."""
 
-    def __init__(self, table: WordVectors, cut: Cut, size: int, texts: dict[str, Iterable[tuple[int, str]]]):
+    def __init__(self, table: WordVectors, size: int, texts: dict[str, Iterable[tuple[int, str]]],
+                 cut: Cut, cut_once: Cut):
+        """`texts` by language, each (catalogue position, text); `cut` cuts a question's
+        Chinese runs, `cut_once` the texts' (read once, not remembered)."""
         self.table = table
         self.cut = cut
         self._rows: dict[str, np.ndarray] = {}
@@ -102,7 +107,7 @@ class Meanings:
             pairs = list(pairs)
             if not pairs:
                 continue
-            matrix = np.stack([table.vector(text, cut) for _, text in pairs])
+            matrix = np.stack([table.vector(text, cut_once) for _, text in pairs])
             mean = matrix.mean(0)
             matrix -= mean
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-9
@@ -112,9 +117,9 @@ class Meanings:
             self._rows[lang], self._matrices[lang], self._means[lang] = rows, matrix, mean
 
     @classmethod
-    def of_todays_rules(cls, catalogue: Catalogue, table: WordVectors, cut: Cut) -> Meanings:
+    def of_todays_rules(cls, catalogue: Catalogue, table: WordVectors, segmenter: Segmenter) -> Meanings:
         """Today's rules, each read as its heading, its rule's heading and its text, in English
-        and in Chinese."""
+        and in Chinese, Chinese cut by the build's segmenter."""
         def text(record: Record, lang: str) -> str:
             parts = [record.title.get(lang, ""), record.text.get(lang, "")]
             if record.parent:
@@ -125,10 +130,10 @@ class Meanings:
         rules = [(at, r) for at, r in enumerate(catalogue.by_position)
                  if r.kind == "rule" and catalogue.of_todays_rules(r)]
         chinese = "zh_hans" if any("zh_hans" in r.text for _, r in rules) else "zh_hant"
-        return cls(table, cut, len(catalogue.by_position), {
+        return cls(table, len(catalogue.by_position), {
             "en": [(at, text(r, "en")) for at, r in rules if r.text.get("en")],
             "zh": [(at, text(r, chinese)) for at, r in rules if r.text.get(chinese)],
-        })
+        }, segmenter.words_of, partial(segmenter.words_of, remember=False))
 
     def cosines(self, question: str, positions: np.ndarray) -> np.ndarray:
         """The cosine of each record at `positions` to the question, 0 for one that is not

@@ -18,6 +18,7 @@ import numpy as np
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
+from indexer.search.analysis import Segmenter
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
@@ -25,7 +26,7 @@ from indexer.search.query import ParsedQuery
 from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
-from .meanings import Cut, Meanings, WordVectors
+from .meanings import Meanings, WordVectors
 from .questions import QuestionRanker, QuestionReader
 from .siblings import Siblings
 from .weights import Weights
@@ -56,15 +57,16 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 class Ranker:
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
-                 questions: QuestionReader, cut: Cut):
+                 questions: QuestionReader, segmenter: Segmenter):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
         self.weights = weights
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
-        self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), cut) if weights.meanings else None
-        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at if weights.paragraphs else catalogue.group_at)
+        self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), segmenter) if weights.meanings else None
+        groups = catalogue.paragraph_group_at if weights.paragraphs else catalogue.group_at
+        self._siblings = Siblings(catalogue, groups) if weights.siblings else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -209,7 +211,7 @@ class Ranker:
         share = self._answers.coverage(concepts, docs[best].tolist())
         scores[best] += weights.question * share ** 2
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
-        if weights.siblings:
+        if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
         return docs, scores
 

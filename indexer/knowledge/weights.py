@@ -47,8 +47,8 @@ class Weights:
     # a map of concepts); 0: none.
     glossary_map: float = 0.25
     # A question's nearness in meaning to today's rules (`meanings`: its words' vectors against
-    # each rule's): what a candidate's share of the nearest rule's cosine adds; 0: nothing, and
-    # no vectors are made.
+    # each rule's): what a candidate's cosine, as a share of the nearest candidate's, adds; 0:
+    # nothing, and no vectors are made.
     meanings: float = 0.5
     # A question's results by numbered paragraph (117.3 with its subrules), each its own
     # result, instead of by titled rule (117 Timing and Priority); 0: by titled rule.
@@ -60,7 +60,8 @@ class Weights:
     # Among a question's candidates of one result (a paragraph's or a keyword's subrules), what
     # a subrule's place among its siblings (0 first, towards 1 last) takes from its score when
     # the group's members are ordered again: a rule's first subrules say what it is, the later
-    # ones its variants and exceptions (`siblings`); 0: the scores alone order them.
+    # ones its variants and exceptions (`siblings`); 0: the scores alone order them, and no
+    # places are worked out.
     siblings: float = 0.3
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.

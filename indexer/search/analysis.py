@@ -367,9 +367,12 @@ class Segmenter:
         """`segment` without alternatives (a shared answer: read only)."""
         return tuple((w, s, e, 1 if s else 0, "han") for w, s, e in self.tokenizer().tokenize(run, mode="default"))
 
-    def words_of(self, run: str) -> list[str]:
-        """jieba's words of a Simplified run, in order, without sub-words."""
-        return [word for word, *_ in self.segment(run, alternatives=False)]
+    def words_of(self, run: str, remember: bool = True) -> list[str]:
+        """jieba's words of a Simplified run, in order, without sub-words; with `remember`
+        False, not kept among the remembered runs: a text read once (a build's thousands of
+        rules) would only push the queries' runs out of the budget."""
+        pieces = self.segment(run, alternatives=False) if remember else self._segment_words(run)
+        return [word for word, *_ in pieces]
 
     def _user_subwords(self, word: str, start: int) -> set[tuple[str, int, int]]:
         """User words of four or more characters inside a longer word (时空换境 inside
