@@ -165,3 +165,11 @@ def test_a_texts_own_noncharacters_open_no_mark():
     out = highlighting.Marker(frozenset({"kicker"})).mark("<i>kicker</i> \ufdd0 & \ufdd1 kicked")
     assert out.count("<mark>") == out.count("</mark>") == 1
     assert "\ufdd0" not in out and "\ufdd1" not in out and out.count("\ufffd") == 2 and "&amp;" in out
+
+
+def test_the_word_character_sets_hold_what_their_patterns_match():
+    """Fragment edges and the prefix marker look characters up in sets made from the patterns
+    over the ranges the scripts take today; a script range widened past them shows here."""
+    for pattern, chars in ((highlighting._WORD_CHAR, highlighting._WORD_CHARS),
+                           (highlighting._LATIN_CHAR, highlighting._LATIN_CHARS)):
+        assert {chr(c) for c in range(0x10000) if pattern.match(chr(c))} <= chars
