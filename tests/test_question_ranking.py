@@ -103,7 +103,8 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0, "siblings": 0.0}
+          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
+          "word_matches": 0.0, "siblings": 0.0}
 
 
 @pytest.fixture(scope="module")

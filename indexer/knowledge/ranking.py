@@ -64,7 +64,8 @@ class Ranker:
         self.weights = weights
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
-        self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), segmenter) if weights.meanings else None
+        self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
+                          if weights.meanings or weights.word_matches else None)
         self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
@@ -215,16 +216,22 @@ class Ranker:
         return docs, scores
 
     def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A question's candidates, each with its nearness in meaning to it (`meanings`) added
-        as a share of the nearest candidate's: the rule worded unlike the question comes up.
-        (The nearest rules the engine did not find, brought in as candidates too, changed no
-        question's first ten: docs/benchmarks.md.)"""
+        """A question's candidates, each with its nearness in meaning to it added, as a whole
+        text (`meanings`) and word by word (`word_matches`), each as a share of the nearest
+        candidate's: the rule worded unlike the question comes up. (The nearest rules the
+        engine did not find, brought in as candidates too, changed no question's first ten:
+        docs/benchmarks.md.)"""
         assert self._meanings is not None
-        near = np.maximum(self._meanings.cosines(text, docs), 0.0)
-        top = near.max() if len(near) else 0.0
-        if top <= 0:
-            return docs, scores
-        return docs, scores + self.weights.meanings * near / top
+        weights = self.weights
+        if weights.meanings:
+            scores = scores + weights.meanings * _share_of_best(self._meanings.cosines(text, docs))
+        if weights.word_matches:
+            # Read for the best candidates only, as the question's share is (`_rerank`).
+            best = np.argsort(-scores, kind="stable")[:QUESTION_CANDIDATES]
+            near = np.zeros(len(docs))
+            near[best] = _from_least_to_best(self._meanings.word_matches(text, docs[best]))
+            scores = scores + weights.word_matches * near
+        return docs, scores
 
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'
@@ -418,3 +425,21 @@ class Ranker:
             if r.id not in seen and passes(r, parsed.filters):
                 ranked.append(r)
         return np.array([self.catalogue.positions[r.id] for r in ranked], np.int64), jump
+
+
+def _share_of_best(values: np.ndarray) -> np.ndarray:
+    """Each value as a share of the largest (negative ones as 0; all 0 when none is above 0)."""
+    values = np.maximum(values, 0.0)
+    top = values.max() if len(values) else 0.0
+    return values / top if top > 0 else values
+
+
+def _from_least_to_best(values: np.ndarray) -> np.ndarray:
+    """Each value placed between the least and the largest of those above 0 (0 and 1; 0 for
+    a value of 0). Word-by-word nearness crowds together, every rule sharing the question's
+    common words, so as a share of the best it barely parts the candidates."""
+    held = values > 0
+    if not held.any():
+        return np.zeros_like(values)
+    least, top = values[held].min(), values[held].max()
+    return np.where(held, values - least, 0.0) / (top - least or 1.0)

@@ -50,6 +50,9 @@ class Weights:
     # each rule's): what a candidate's cosine, as a share of the nearest candidate's, adds; 0:
     # nothing, and no vectors are made.
     meanings: float = 0.5
+    # The same, word by word: each of the question's words' nearest word in the rule (`meanings`,
+    # `Meanings.word_matches`), as a share of the best candidate's; 0: not read.
+    word_matches: float = 0.5
     # A question's results by subrule (903.9a, with its other editions), each its own result,
     # as a question's answer is one subrule and a better-ranked sibling hid it; 0: by titled
     # rule (117 Timing and Priority with all its paragraphs), as a look-up's are.
