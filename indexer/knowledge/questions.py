@@ -44,7 +44,8 @@ MIN_ENGLISH_CONCEPTS = 4
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
 # such words asks where they meet, which one rule holds together; one word is a look-up, and so
-# is one Chinese word the segmenter cuts in two (a card's name).
+# is one Chinese word the segmenter cuts in two (a card's name). Two are enough too in Chinese
+# with a question form (状态动作什么时候检查): the form says it is asked, not looked up.
 MIN_TERSE_CONCEPTS = 2
 # An English form shorter than this is not looked for inside folded text (`x`, `pw` would be
 # found inside every other word).
@@ -151,14 +152,19 @@ class QuestionReader:
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
 
-    def asks(self, text: str, terse: bool = True) -> bool:
-        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or, when
-        `terse`, from `MIN_TERSE_CONCEPTS` if it is words typed apart with no question form
-        (`plain`)."""
+    def asks(self, text: str, terse: bool = True, short: bool = True) -> bool:
+        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or from
+        `MIN_TERSE_CONCEPTS` when `terse` and it is words typed apart with no question form
+        (`plain`: trample deathtouch damage), or when `short` and it holds a question form
+        (状态动作什么时候检查, how does regeneration work)."""
         concepts = self.read(text)
         if is_question(text, concepts):
             return True
-        return terse and len(concepts) >= MIN_TERSE_CONCEPTS and len(text.split()) > 1 and self.plain(text)
+        if len(concepts) < MIN_TERSE_CONCEPTS:
+            return False
+        if not self.plain(text):
+            return short and bool(HAN_RUN.search(text))
+        return terse and len(text.split()) > 1
 
     def wordings(self, text: str) -> list[str]:
         """The rules' wording of the players' words a question holds (下地: 使用地, play land),
@@ -225,6 +231,13 @@ class QuestionReader:
             return None
         return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
 
+    def _word_concept(self, token: str, count: int) -> Concept | None:
+        """A word of the question as the index analysed it, not analysed again: a stem is not
+        always its own stem (regeneration: regener, whose stem is regen, which no text holds)."""
+        if not count or not (HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE):
+            return None
+        return Concept(((fold_key(_as_written(token)).encode(),),), math.log(1 + self._doc_count / count))
+
     def _read(self, text: str) -> tuple[Concept, ...]:
         """The concepts of a question, in the order it names them (none for an empty text)."""
         normal = _normal(text)
@@ -244,7 +257,7 @@ class QuestionReader:
             at = end
         rest.append(normal[at:])
         seen: set[str] = set()
-        for token, _count in self._frequencies(" ".join(rest)):
+        for token, count in self._frequencies(" ".join(rest)):
             if token in seen:
                 continue
             seen.add(token)
@@ -255,7 +268,7 @@ class QuestionReader:
                 if asks:
                     concepts.append(self._concept(asks, self._asks))
             else:
-                concepts.append(self._concept([token]))
+                concepts.append(self._word_concept(token, count))
         return tuple(c for c in concepts if c is not None)
 
 

@@ -257,7 +257,7 @@ class Ranker:
         catalogue = self.catalogue
         if key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete:
             return False  # a heading or a name (an obsolete term's too) is looked up, not asked about
-        return self.questions.asks(text, terse=self.weights.terse > 0)
+        return self.questions.asks(text, terse=self.weights.terse > 0, short=self.weights.short_questions > 0)
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
