@@ -9,6 +9,7 @@ then what cites it.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -90,7 +91,8 @@ class Ranker:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
         if key and not parsed.phrases:
-            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters,
+                                              defined=bool(parsed.typed))
         if "edition" not in parsed.filters:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
@@ -135,16 +137,23 @@ class Ranker:
         return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
 
     def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
-                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                      filters: dict[str, str], defined: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
-        heading followed by its subrules."""
+        heading followed by its subrules. `defined`: the query is what a question asked
+        about, its question forms cut (`content`): if it is a term of today's glossary, the
+        question asks what that term is, and the rules its entry cites answer it."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,
         # a whole edition's matches, go to its best `candidates` as a search's do.
         read = docs[:self.weights.candidates] if "edition" in filters else docs
         bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
+        if defined and self.weights.definition:
+            for record_id in catalogue.concepts.get(key, ()):
+                at = catalogue.positions[record_id]
+                bonus[at] = max(bonus[at], self.weights.definition)
+                given[at] = True
         if filters:
             for at in np.flatnonzero(given).tolist():
                 given[at] = passes(catalogue.by_position[at], filters)
@@ -202,7 +211,7 @@ class Ranker:
         if weights.glossary_map:
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
         if self._meanings is not None:
-            docs, scores = self._with_meanings(text, docs, scores)
+            docs, scores = self._with_meanings(parsed.typed or text, docs, scores)
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
@@ -243,6 +252,34 @@ class Ranker:
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
 
+    def content(self, parsed: ParsedQuery) -> ParsedQuery:
+        """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
+        query's free text without its question forms that ask nothing (`QuestionReader.content`,
+        if `Weights.function_words`), the text as typed kept in `typed`. 傳奇規則是什麼 is then
+        the look-up of 傳奇規則 (its glossary entry and the rule that defines it), and 是 or
+        什么 is never a word a question holds or a snippet marks. A heading, a name or a
+        glossary term is looked up as typed (a card's name may hold 的)."""
+        if not self.weights.function_words or parsed.rule_number or not parsed.text:
+            return parsed
+        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
+            return parsed
+        content = self.questions.content(parsed.text)
+        if not content or content == parsed.text:
+            return parsed
+        return dataclasses.replace(parsed, text=content, typed=parsed.text)
+
+    def searched(self, parsed: ParsedQuery) -> ParsedQuery:
+        """What the engine searches for a query read by `content`: its content, but for a
+        question (`asks`) the text as typed. There the forms' characters are mostly too common
+        to find a record alone (the engine's common terms), and their character pairs with the
+        question's words (止的, 的伤 of 被防止的伤害) favour the rules worded as it is; which of
+        the candidates answers is then the question's share of its content (`_rerank`), so a
+        record only 什么 found does not rise. The engine reading a question's content alone
+        lost held-out questions (docs/benchmarks.md)."""
+        if parsed.typed and self.asks(parsed):
+            return dataclasses.replace(parsed, text=parsed.typed, typed="")
+        return parsed
+
     def asks(self, parsed: ParsedQuery) -> bool:
         """Whether the query is read as a question (`_asked`): its results are then grouped
         by subrule (`Weights.subrules`)."""
@@ -253,11 +290,14 @@ class Ranker:
         search, a heading or a name."""
         if not self.weights.question or parsed.phrases:
             return False
-        key = fold_key(text)
-        catalogue = self.catalogue
-        if key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete:
-            return False  # a heading or a name (an obsolete term's too) is looked up, not asked about
+        if self._looked_up(text):
+            return False
         return self.questions.asks(text, terse=self.weights.terse > 0, short=self.weights.short_questions > 0)
+
+    def _looked_up(self, text: str) -> bool:
+        """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""
+        key, catalogue = fold_key(text), self.catalogue
+        return key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

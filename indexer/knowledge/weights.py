@@ -37,6 +37,15 @@ class Weights:
     # What a question form's asked-for words (how many: a number) weigh against the question's
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
     question_forms: float = 0.5
+    # A Chinese query's question forms that ask nothing (是, 什么, 吗, 的, 上) are cut out of the
+    # text every search path reads (the engine, the glossary's terms, the bonuses, the snippets'
+    # marks), so that 傳奇規則是什麼 is searched as 傳奇規則 (`QuestionReader.content`); 0: they
+    # stay in it (the question's concepts leave them out either way).
+    function_words: float = 1.0
+    # A Chinese question that is a term of today's glossary and question forms only (傳奇規則是
+    # 什麼, 依存關係是什麼意思) asks what the term is: the rules its entry cites get this bonus,
+    # as a keyword's defining rules get `keyword`; 0: none.
+    definition: float = 2.5
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
     thesaurus: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
