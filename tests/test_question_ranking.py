@@ -91,22 +91,6 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
         library.close()
 
 
-def test_a_question_form_with_two_concepts_is_a_question(kb_library):
-    ranker = kb_library._ranker
-    for query in ("状态动作什么时候检查", "狀態動作什麼時候檢查"):
-        assert ranker.asks(parse_query(query)), query
-    # One concept with a question form is a look-up still, as are a heading and a phrase, and
-    # English of fewer than four concepts.
-    for query in ("what is persist", "persist是什么", "starting life total", "first strike",
-                  "who blocks first"):
-        assert not ranker.asks(parse_query(query)), query
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_questions=0.0))
-    try:
-        assert not library._ranker.asks(parse_query("状态动作什么时候检查"))
-    finally:
-        library.close()
-
-
 def test_a_questions_words_are_read_as_the_index_stems_them_once(kb_library):
     # Snowball stems regeneration to regener, and regener to regen, which no text holds.
     read = kb_library._ranker.questions.read
@@ -126,7 +110,7 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
           "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
-          "word_matches": 0.0, "siblings": 0.0, "short_questions": 0.0, "function_words": 0.0, "definition": 0.0}
+          "word_matches": 0.0, "siblings": 0.0, "function_words": 0.0, "definition": 0.0}
 
 
 @pytest.fixture(scope="module")

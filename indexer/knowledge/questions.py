@@ -44,8 +44,7 @@ MIN_ENGLISH_CONCEPTS = 4
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
 # such words asks where they meet, which one rule holds together; one word is a look-up, and so
-# is one Chinese word the segmenter cuts in two (a card's name). Two are enough too in Chinese
-# with a question form (状态动作什么时候检查): the form says it is asked, not looked up.
+# is one Chinese word the segmenter cuts in two (a card's name).
 MIN_TERSE_CONCEPTS = 2
 # An English form shorter than this is not looked for inside folded text (`x`, `pw` would be
 # found inside every other word).
@@ -155,19 +154,14 @@ class QuestionReader:
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
 
-    def asks(self, text: str, terse: bool = True, short: bool = True) -> bool:
-        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or from
-        `MIN_TERSE_CONCEPTS` when `terse` and it is words typed apart with no question form
-        (`plain`: trample deathtouch damage), or when `short` and it holds a question form
-        (状态动作什么时候检查, how does regeneration work)."""
+    def asks(self, text: str, terse: bool = True) -> bool:
+        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or, when
+        `terse`, from `MIN_TERSE_CONCEPTS` if it is words typed apart with no question form
+        (`plain`)."""
         concepts = self.read(text)
         if is_question(text, concepts):
             return True
-        if len(concepts) < MIN_TERSE_CONCEPTS:
-            return False
-        if not self.plain(text):
-            return short and bool(HAN_RUN.search(text))
-        return terse and len(text.split()) > 1
+        return terse and len(concepts) >= MIN_TERSE_CONCEPTS and len(text.split()) > 1 and self.plain(text)
 
     def wordings(self, text: str) -> list[str]:
         """The rules' wording of the players' words a question holds (下地: 使用地, play land),

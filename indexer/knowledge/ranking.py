@@ -292,7 +292,7 @@ class Ranker:
             return False
         if self._looked_up(text):
             return False
-        return self.questions.asks(text, terse=self.weights.terse > 0, short=self.weights.short_questions > 0)
+        return self.questions.asks(text, terse=self.weights.terse > 0)
 
     def _looked_up(self, text: str) -> bool:
         """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""

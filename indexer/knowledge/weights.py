@@ -70,10 +70,6 @@ class Weights:
     # damage, 踐踏 死觸 傷害), read as a question (`QuestionReader.asks`); 0: a query of fewer
     # words than a question's is a look-up.
     terse: float = 1.0
-    # A Chinese query of fewer concepts than a question's (`MIN_CONCEPTS`) that holds a question
-    # form (状态动作什么时候检查), read as a question from two concepts (`QuestionReader.asks`);
-    # 0: it is a look-up.
-    short_questions: float = 1.0
     # Among a question's candidates of one result (a paragraph's or a keyword's subrules), what
     # a subrule's place among its siblings (0 first, towards 1 last) takes from its score when
     # the group's members are ordered again: a rule's first subrules say what it is, the later
