@@ -100,7 +100,8 @@ class Library:
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
-                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
+                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
+                                   word_forms=weights.word_forms > 0)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)

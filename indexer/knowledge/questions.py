@@ -31,6 +31,7 @@ import numpy as np
 
 from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.chinese import HAN_RUN, to_hans
+from indexer.search.analysis import stem
 from indexer.search.folding import fold_key
 
 DATA = Path(__file__).with_name("data")
@@ -82,6 +83,12 @@ def _as_written(stem: str) -> str:
     """An English stem as the start of the words it stems from: Snowball writes a final y
     as i (priority: prioriti), which the written words do not hold."""
     return stem[:-1] if len(stem) > 3 and stem.endswith("i") and stem.isascii() else stem
+
+
+def written_stem(word: str) -> str:
+    """An English word as the start its forms share (tapped, taps: tap; blocked: block), to be
+    looked for in folded text; any other word as it is."""
+    return _as_written(stem(word)) if word.isascii() else word
 
 
 @dataclass(frozen=True)
@@ -139,14 +146,16 @@ class QuestionReader:
     """Reads a query into its concepts with one index's word frequencies."""
 
     def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
-                 doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool):
+                 doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool, word_forms: bool = True):
         """`asks`: what a question form's asked-for words weigh against a word of the
         question's own (0: question forms are read as any other words); `thesaurus`: whether
-        players' words stand with the rules' wording."""
+        players' words stand with the rules' wording; `word_forms`: whether a question's own
+        word is read once (`_word`)."""
         self.vocabulary = vocabulary
         self._frequencies = word_frequencies
         self._doc_count = max(doc_count, 1)
         self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
+        self._word_forms = word_forms
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
@@ -201,11 +210,13 @@ class QuestionReader:
         return not any(token in vocabulary.asks and token not in vocabulary.means
                        for token, _ in self._frequencies(" ".join(rest)))
 
-    def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
+    def _pieces(self, text: str, words: list[tuple[str, int]] | None = None) -> tuple[tuple[bytes, ...], int]:
         """A written form as the pieces a text must hold, and how many records hold its
-        rarest piece: English as its words' stems, Chinese as written."""
+        rarest piece: English as its words' stems, Chinese as written. `words`: the form's
+        words as the analyzer has read them already (a question's own word), not read again:
+        the stem of a stem is another word, or none (concede: conced, then conc)."""
         pieces, counts = [], []
-        for token, count in self._frequencies(text):
+        for token, count in self._frequencies(text) if words is None else words:
             if HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE:
                 pieces.append(fold_key(_as_written(token)).encode())
                 counts.append(count)
@@ -214,16 +225,27 @@ class QuestionReader:
             pieces = [fold_key(text).encode()]
         return tuple(p for p in pieces if p), min(counts, default=0)
 
-    def _concept(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+    def _concept(self, forms: Iterable[tuple[tuple[bytes, ...], int]], share: float = 1.0) -> Concept | None:
+        """A concept of written forms as `_pieces` reads them: it weighs what its rarest
+        form says."""
         alternatives, best = [], 0
-        for form in dict.fromkeys(forms):
-            pieces, count = self._pieces(form)
+        for pieces, count in dict.fromkeys(forms):
             if pieces and count:
                 alternatives.append(pieces)
                 best = max(best, count)
         if not alternatives:
             return None
         return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
+
+    def _of_forms(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+        """A concept of written forms (a players' word and the rules' wording of it)."""
+        return self._concept(map(self._pieces, dict.fromkeys(forms)), share)
+
+    def _word(self, token: str, count: int) -> Concept | None:
+        """A question's own word, as the analyzer read it (`Weights.word_forms`; 0: read again)."""
+        if not self._word_forms:
+            return self._of_forms([token])
+        return self._concept([self._pieces(token, [(token, count)])])
 
     def _read(self, text: str) -> tuple[Concept, ...]:
         """The concepts of a question, in the order it names them (none for an empty text)."""
@@ -233,29 +255,29 @@ class QuestionReader:
         at = 0
         for start, end, key in self.vocabulary.spans(normal):
             if key in self.vocabulary.means and self._thesaurus:
-                concepts.append(self._concept([key, *self.vocabulary.means[key]]))
+                concepts.append(self._of_forms([key, *self.vocabulary.means[key]]))
             elif key in self.vocabulary.asks and self._forms:
                 asks = self.vocabulary.asks[key]
                 if asks:
-                    concepts.append(self._concept(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks))
             else:
                 continue
             rest.append(normal[at:start])
             at = end
         rest.append(normal[at:])
         seen: set[str] = set()
-        for token, _count in self._frequencies(" ".join(rest)):
+        for token, count in self._frequencies(" ".join(rest)):
             if token in seen:
                 continue
             seen.add(token)
             if self._thesaurus and token in self.vocabulary.means:
-                concepts.append(self._concept([token, *self.vocabulary.means[token]]))
+                concepts.append(self._of_forms([token, *self.vocabulary.means[token]]))
             elif self._forms and token in self.vocabulary.asks:
                 asks = self.vocabulary.asks[token]
                 if asks:
-                    concepts.append(self._concept(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks))
             else:
-                concepts.append(self._concept([token]))
+                concepts.append(self._word(token, count))
         return tuple(c for c in concepts if c is not None)
 
 

@@ -27,7 +27,7 @@ from .catalogue import Catalogue, only_heading
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .meanings import Meanings, WordVectors
-from .questions import QuestionRanker, QuestionReader
+from .questions import QuestionRanker, QuestionReader, written_stem
 from .siblings import Siblings
 from .weights import Weights
 
@@ -89,13 +89,15 @@ class Ranker:
         if "edition" not in parsed.filters:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
+        asked = self._asked(parsed, text)
         if key and not parsed.phrases:
-            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters, asked)
         if "edition" not in parsed.filters:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
             docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
-        docs, scores = self._rerank(parsed, engine_query, docs, scores)
+        if asked:
+            docs, scores = self._rerank(parsed, engine_query, docs, scores)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
 
@@ -135,16 +137,17 @@ class Ranker:
         return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
 
     def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
-                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                      filters: dict[str, str], asked: bool) -> tuple[np.ndarray, np.ndarray]:
         """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
-        heading followed by its subrules."""
+        heading followed by its subrules. `asked`: the query is read as a question."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,
         # a whole edition's matches, go to its best `candidates` as a search's do.
         read = docs[:self.weights.candidates] if "edition" in filters else docs
-        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
+        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms,
+                                     stems=asked and self.weights.written_stems > 0)
         if filters:
             for at in np.flatnonzero(given).tolist():
                 given[at] = passes(catalogue.by_position[at], filters)
@@ -193,7 +196,7 @@ class Ranker:
         counts for much more than holding half; a heading alone answers no question."""
         weights = self.weights
         text = parsed.terms_text()
-        if not len(docs) or not self._asked(parsed, text):
+        if not len(docs):
             return docs, scores
         concepts = self.questions.read(text)
         scores = scores / (scores.max() or 1.0)
@@ -324,12 +327,15 @@ class Ranker:
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
     def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+                 forms: Sequence[str] = (), stems: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Each record's bonus for answering the query exactly, by position, and which
         records have one: the best of name, obsolete term, keyword and heading, plus the
         literal-text bonus for candidates holding the query as written (or, for a term of
         several words, one of its other forms) and the coverage bonus for those holding the
-        words of a question. Arrays: the literal and coverage bonuses go to many candidates."""
+        words of a question. Arrays: the literal and coverage bonuses go to many candidates.
+        `stems`: the coverage bonus looks for an English word of a question as the start its
+        forms share (tapped: tap, which "untapped" and "taps" hold too), a look-up's words as
+        typed (a phrase of the rules)."""
         weights, catalogue = self.weights, self.catalogue
         bonus, given = np.zeros(len(catalogue.by_position)), np.zeros(len(catalogue.by_position), bool)
 
@@ -361,7 +367,8 @@ class Ranker:
             bonus[found] += weights.literal * self._kind_weight[found]
             given[found] = True
         spoken = _QUERY_WORD.findall(text.lower())
-        words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
+        subject = [w for w in spoken if w not in QUESTION_WORDS]
+        words = list(dict.fromkeys(fold_key(written_stem(w) if stems else w) for w in subject))
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
                 at = catalogue.positions[record_id]

@@ -27,6 +27,9 @@ class Weights:
     title: float = 0.9         # the query is in a heading (scaled by how much of the heading it is)
     obsolete: float = 3.0      # the query names an obsolete term: its glossary entry is the answer
     coverage: float = 0.6      # a question's words all occur in the text (scaled by the share that do)
+    # The coverage bonus looks for an English word as the start its forms share (tapped: tap,
+    # which "untapped" and "taps" hold too), not as typed; 0: as typed.
+    written_stems: float = 1.0
     concept: float = 1.0       # the question names a term today's glossary defines by this rule
     # A question's candidates again by the share of its concepts each holds, squared
     # (`questions`); and what a rule that is only its heading keeps of its score for a question.
@@ -39,6 +42,10 @@ class Weights:
     question_forms: float = 0.5
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
     thesaurus: float = 1.0
+    # An English question's words as the forms the rules write them in: each of its own words
+    # read once by the analyzer, not a stem's stem (concede: conced, not conc, which no rule
+    # holds) (`QuestionReader._word`); 0: read again.
+    word_forms: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
     # the best one's score they come in at (`Ranker._todays_rules`).
     todays_candidates: int = 75

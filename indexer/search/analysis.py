@@ -222,6 +222,11 @@ def _stem(word: str) -> str:
     return _STEMMER.stem(word)
 
 
+def stem(word: str) -> str:
+    """An English word's stem as the index holds it (accents folded; remembered)."""
+    return _stem(word)
+
+
 class RuleParentFilter(Filter):
     """After a subrule number (702.30a) the rule it belongs to (702.30), at the same
     position, when indexing. A rule number without a subrule letter has no parent here:
