@@ -133,7 +133,7 @@ def test_an_english_word_is_looked_for_as_the_start_its_forms_share():
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "paragraphs": 0.0, "coverage": 0.0, "meanings": 0.0, "siblings": 0.0,
+          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0, "siblings": 0.0,
           "word_forms": 0.0}
 # The levers of English word forms, which the terse questions read too: removing one lowers
 # the tuning parts' sentences and terse questions together (the mean of their six categories).
@@ -184,16 +184,19 @@ def test_the_learned_weights_score_the_tuning_questions_higher_than_the_hand_set
     assert statistics.mean(hand_set.values()) < statistics.mean(tuning_with_all_levers.values()), hand_set
 
 
-def test_a_questions_answer_paragraph_is_its_own_result_not_hidden_in_its_rules(kb_library):
-    # 117.3b (who gets priority after a spell resolves) is a numbered paragraph of 117 Timing
-    # and Priority, as 117.7 is: one result for a look-up, two for a question.
+def test_a_questions_answer_subrule_is_its_own_result_not_hidden_in_its_rules(kb_library):
+    # 117.3b (who gets priority after a spell resolves) is a subrule of 117 Timing and Priority,
+    # as 117.7 is: one result for a look-up, two for a question.
     question = "咒语结算完了谁先拿优先权"
-    today = kb_library.catalogue.current_edition
-    at = {n: kb_library.catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("117.3", "117.3b", "117.7")}
     catalogue = kb_library.catalogue
+    today = catalogue.current_edition
+    at = {n: catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("117.3", "117.3b", "117.7", "702.79a")}
     assert catalogue.group_at[at["117.3b"]] == catalogue.group_at[at["117.7"]]
-    assert catalogue.paragraph_group_at[at["117.3b"]] == catalogue.paragraph_group_at[at["117.3"]]
-    assert catalogue.paragraph_group_at[at["117.3b"]] != catalogue.paragraph_group_at[at["117.7"]]
+    assert len({catalogue.subrule_group_at[at[n]] for n in ("117.3", "117.3b", "117.7")}) == 3
+    # A subrule's older editions are in its result, as the lineage takes them to today's:
+    # persist's definition was 502.79a in 2008.
+    assert catalogue.subrule_group_at[catalogue.positions["cr-2008-05-01:rule:502.79a"]] == \
+        catalogue.subrule_group_at[at["702.79a"]]
     assert kb_library._ranker.asks(parse_query(question))
     assert not kb_library._ranker.asks(parse_query("timing and priority"))
 
@@ -201,9 +204,8 @@ def test_a_questions_answer_paragraph_is_its_own_result_not_hidden_in_its_rules(
         return [r["rule"] for r in library.search(question, limit=10)["results"]]
 
     assert {"117.7", "117.3b"} <= set(shown(kb_library))
-    # Without it (and without the subrules' order, which lets the rule's earlier 117.3b lead
-    # the group of 117), the group is shown by 117.7 and 117.3b is hidden under it.
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, paragraphs=0.0, siblings=0.0))
+    # Without it, the rule's result is shown by 117.7 and 117.3b is hidden under it.
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, subrules=0.0))
     try:
         without = shown(library)
     finally:

@@ -232,9 +232,12 @@ class Catalogue:
         # the rules file's own record is newer than a quotation of the same edition: what
         # collapsing the ranked records into results reads (`grouping`).
         self.group_at = _numbered([self.group_keys[r.id] for r in records])
-        # A question's grouping: a numbered paragraph (117.3 with 117.3a-d) is its own result,
-        # as a question asks about one paragraph, where a look-up wants the titled rule.
+        # A numbered paragraph (117.3 with 117.3a-d) as a group: a subrule's siblings.
         self.paragraph_group_at = _numbered([self._group_key(r, lift=False) for r in records])
+        # A question's grouping: each of today's subrules (903.9a) is its own result, with its
+        # other editions and quotations, as a question asks about one subrule, where a look-up
+        # wants the titled rule.
+        self.subrule_group_at = _numbered([self._subrule_key(r, n) for n, r in enumerate(records)])
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
 
@@ -386,6 +389,18 @@ class Catalogue:
             # persist (its forms in every script) is the rules glossary's Persist: one entry.
             return ("term", fold_key(OBSOLETE_MARK.sub("", record.names.get("en", record.id))))
         return ("record", record.id)
+
+    def _subrule_key(self, record: Record, position: int) -> tuple:
+        """A question's grouping by subrule: a rule of today's edition, the rules file's or a
+        quotation's, by its number; an older edition's by its twin's today; anything else as
+        its numbered paragraph groups it."""
+        if record.kind == "rule" and record.number:
+            if record.edition == self.current_edition:
+                return ("subrule", record.number)
+            twin = int(self.twin_at[position])
+            if twin >= 0 and self.by_position[twin].number:
+                return ("subrule", self.by_position[twin].number)
+        return ("paragraph", int(self.paragraph_group_at[position]))
 
     def _official(self, number: str, edition: str | None) -> Record | None:
         return next((r for r in self.by_number.get(number, ()) if from_rules_file(r) and r.edition == edition), None)

@@ -5,8 +5,8 @@ A keyword's rule is the same rule in every edition even when its number moved (p
 502.79 in 2008 and 702.79 in 2026), so it groups by keyword; another rule groups by its number
 without subrule letters and its heading (`Catalogue.group_key`). A numbered paragraph (117.3)
 is part of its titled rule's result (117 Timing and Priority), except for a question, which
-asks about one paragraph: then the paragraph is its own result, or the answer hides in the
-group of a better-ranked paragraph of the same rule.
+asks about one subrule: then each subrule is its own result, or the answer hides in the group
+of a better-ranked subrule of the same rule.
 
 A search limited to an edition is that edition's records, each its own result (`apart`):
 the edition is read whole, and its count is what its text holds.
@@ -34,11 +34,12 @@ class EditionGrouping:
         self.catalogue = catalogue
         self._newness = catalogue.newness_at.tolist()
 
-    def collapse(self, ranked: np.ndarray, by_paragraph: bool = False) -> list[list[int]]:
+    def collapse(self, ranked: np.ndarray, group_at: np.ndarray | None = None) -> list[list[int]]:
         """Ranked records (positions, best first) as groups in rank order, each a list of
-        positions led by its representative. `by_paragraph`: a question's grouping, where a
-        numbered paragraph is its own result (`Catalogue.paragraph_group_at`)."""
-        group_at = self.catalogue.paragraph_group_at if by_paragraph else self.catalogue.group_at
+        positions led by its representative. `group_at`: each record's group, by default
+        `Catalogue.group_at`; a question's is finer (`Catalogue.subrule_group_at`)."""
+        if group_at is None:
+            group_at = self.catalogue.group_at
         groups: dict[int, list[int]] = {}
         for at, key in zip(ranked.tolist(), group_at[ranked].tolist(), strict=True):
             members = groups.get(key)

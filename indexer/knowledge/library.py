@@ -105,6 +105,8 @@ class Library:
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)
+        # A question asks about one subrule, a look-up about a rule (`Weights.subrules`).
+        self._question_groups = self.catalogue.subrule_group_at if weights.subrules else None
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
@@ -255,7 +257,7 @@ class Library:
             groups = self._grouping.apart(ranked)
         else:
             asked = not answer["rule_jump"] and self._ranker.asks(parsed)
-            groups = self._grouping.collapse(ranked, by_paragraph=bool(self.weights.paragraphs) and asked)
+            groups = self._grouping.collapse(ranked, self._question_groups if asked else None)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless

@@ -65,8 +65,7 @@ class Ranker:
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
         self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), segmenter) if weights.meanings else None
-        groups = catalogue.paragraph_group_at if weights.paragraphs else catalogue.group_at
-        self._siblings = Siblings(catalogue, groups) if weights.siblings else None
+        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -242,7 +241,7 @@ class Ranker:
 
     def asks(self, parsed: ParsedQuery) -> bool:
         """Whether the query is read as a question (`_asked`): its results are then grouped
-        by numbered paragraph, if `Weights.paragraphs`."""
+        by subrule (`Weights.subrules`)."""
         return self._asked(parsed, parsed.terms_text())
 
     def _asked(self, parsed: ParsedQuery, text: str) -> bool:

@@ -1,7 +1,8 @@
-"""Siblings: which of the subrules of one result leads it for a question.
+"""Siblings: in which order the subrules of one rule come for a question.
 
-A question's result is a group of records (a numbered paragraph with its subrules, a keyword's
-rule with its subrules: `Catalogue.paragraph_group_at`), shown by its best-ranked member. The
+A question's results are subrules, each its own result (`Catalogue.subrule_group_at`); their
+siblings are the records of one numbered paragraph or of one keyword's rule
+(`Catalogue.paragraph_group_at`). The
 subrules of one rule often hold the same words of a question (every subrule of hexproof holds
 "hexproof", three of them "opponents" and "target"), and then what ranks one above another is
 the engine's count of those words, which rewards a text repeating them: the variant or the
@@ -9,8 +10,8 @@ exception ("hexproof from [quality]"), not the rule that says what the thing is.
 are written in an order: a rule's first subrules define it, the later ones add its variants,
 exceptions and interactions. So within a group, each candidate's score loses a weight times
 its place among its siblings (0 for the first of today's rules of the group, towards 1 for
-the last), and the group's scores go to its members in that order: the group keeps its place
-among the results, and only which of its members leads it changes. A later subrule still
+the last), and the group's scores go to its members in that order: the group keeps the places
+its scores earned among the results, and only which of its members comes first changes. A later subrule still
 leads when its score is higher by more than the difference of places times the weight.
 
 Measured and not kept (docs/benchmarks.md, Questions): weighing a question's words by how rare

@@ -57,9 +57,10 @@ class Weights:
     # each rule's): what a candidate's cosine, as a share of the nearest candidate's, adds; 0:
     # nothing, and no vectors are made.
     meanings: float = 0.5
-    # A question's results by numbered paragraph (117.3 with its subrules), each its own
-    # result, instead of by titled rule (117 Timing and Priority); 0: by titled rule.
-    paragraphs: float = 1.0
+    # A question's results by subrule (903.9a, with its other editions), each its own result,
+    # as a question's answer is one subrule and a better-ranked sibling hid it; 0: by titled
+    # rule (117 Timing and Priority with all its paragraphs), as a look-up's are.
+    subrules: float = 1.0
     # A terse query, two or more of the game's words and no question form (trample deathtouch
     # damage, 踐踏 死觸 傷害), read as a question (`QuestionReader.asks`); 0: a query of fewer
     # words than a question's is a look-up.
