@@ -140,16 +140,18 @@ class QuestionReader:
 
     def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
                  doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool,
-                 words: Callable[[str], list[str]]):
+                 words: Callable[[str], list[str]], word_forms: bool = True):
         """`asks`: what a question form's asked-for words weigh against a word of the
         question's own (0: question forms are read as any other words); `thesaurus`: whether
         players' words stand with the rules' wording; `words`: the index's segmenter's words of
-        a Simplified Chinese run, in order (`Segmenter.words_of`)."""
+        a Simplified Chinese run, in order (`Segmenter.words_of`); `word_forms`: whether a
+        question's own word is read once (`_word`)."""
         self.vocabulary = vocabulary
         self._frequencies = word_frequencies
         self._words = words
         self._doc_count = max(doc_count, 1)
         self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
+        self._word_forms = word_forms
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
@@ -233,11 +235,13 @@ class QuestionReader:
         return not any(token in vocabulary.asks and token not in vocabulary.means
                        for token, _ in self._frequencies(" ".join(rest)))
 
-    def _pieces(self, text: str) -> tuple[tuple[bytes, ...], int]:
+    def _pieces(self, text: str, words: list[tuple[str, int]] | None = None) -> tuple[tuple[bytes, ...], int]:
         """A written form as the pieces a text must hold, and how many records hold its
-        rarest piece: English as its words' stems, Chinese as written."""
+        rarest piece: English as its words' stems, Chinese as written. `words`: the form's
+        words as the analyzer has read them already (a question's own word), not read again:
+        the stem of a stem is another word, or none (concede: conced, then conc)."""
         pieces, counts = [], []
-        for token, count in self._frequencies(text):
+        for token, count in self._frequencies(text) if words is None else words:
             if HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE:
                 pieces.append(fold_key(_as_written(token)).encode())
                 counts.append(count)
@@ -246,10 +250,11 @@ class QuestionReader:
             pieces = [fold_key(text).encode()]
         return tuple(p for p in pieces if p), min(counts, default=0)
 
-    def _concept(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+    def _concept(self, forms: Iterable[tuple[tuple[bytes, ...], int]], share: float = 1.0) -> Concept | None:
+        """A concept of written forms as `_pieces` reads them: it weighs what its rarest
+        form says."""
         alternatives, best = [], 0
-        for form in dict.fromkeys(forms):
-            pieces, count = self._pieces(form)
+        for pieces, count in dict.fromkeys(forms):
             if pieces and count:
                 alternatives.append(pieces)
                 best = max(best, count)
@@ -257,12 +262,15 @@ class QuestionReader:
             return None
         return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
 
-    def _word_concept(self, token: str, count: int) -> Concept | None:
-        """A word of the question as the index analysed it, not analysed again: a stem is not
-        always its own stem (regeneration: regener, whose stem is regen, which no text holds)."""
-        if not count or not (HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE):
-            return None
-        return Concept(((fold_key(_as_written(token)).encode(),),), math.log(1 + self._doc_count / count))
+    def _of_forms(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+        """A concept of written forms (a players' word and the rules' wording of it)."""
+        return self._concept(map(self._pieces, dict.fromkeys(forms)), share)
+
+    def _word(self, token: str, count: int) -> Concept | None:
+        """A question's own word, as the analyzer read it (`Weights.word_forms`; 0: read again)."""
+        if not self._word_forms:
+            return self._of_forms([token])
+        return self._concept([self._pieces(token, [(token, count)])])
 
     def _read(self, text: str) -> tuple[Concept, ...]:
         """The concepts of a question, in the order it names them (none for an empty text)."""
@@ -272,11 +280,11 @@ class QuestionReader:
         at = 0
         for start, end, key in self.vocabulary.spans(normal):
             if key in self.vocabulary.means and self._thesaurus:
-                concepts.append(self._concept([key, *self.vocabulary.means[key]]))
+                concepts.append(self._of_forms([key, *self.vocabulary.means[key]]))
             elif key in self.vocabulary.asks and self._forms:
                 asks = self.vocabulary.asks[key]
                 if asks:
-                    concepts.append(self._concept(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks))
             else:
                 continue
             rest.append(normal[at:start])
@@ -288,13 +296,13 @@ class QuestionReader:
                 continue
             seen.add(token)
             if self._thesaurus and token in self.vocabulary.means:
-                concepts.append(self._concept([token, *self.vocabulary.means[token]]))
+                concepts.append(self._of_forms([token, *self.vocabulary.means[token]]))
             elif self._forms and token in self.vocabulary.asks:
                 asks = self.vocabulary.asks[token]
                 if asks:
-                    concepts.append(self._concept(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks))
             else:
-                concepts.append(self._word_concept(token, count))
+                concepts.append(self._word(token, count))
         return tuple(c for c in concepts if c is not None)
 
 

@@ -90,6 +90,7 @@ class Ranker:
         if "edition" not in parsed.filters:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
+        asked = self._asked(parsed, text)
         if key and not parsed.phrases:
             docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters,
                                               defined=bool(parsed.typed))
@@ -97,7 +98,8 @@ class Ranker:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
             docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
-        docs, scores = self._rerank(parsed, engine_query, docs, scores)
+        if asked:
+            docs, scores = self._rerank(parsed, engine_query, docs, scores)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
 
@@ -202,7 +204,7 @@ class Ranker:
         counts for much more than holding half; a heading alone answers no question."""
         weights = self.weights
         text = parsed.terms_text()
-        if not len(docs) or not self._asked(parsed, text):
+        if not len(docs):
             return docs, scores
         concepts = self.questions.read(text)
         scores = scores / (scores.max() or 1.0)

@@ -48,6 +48,10 @@ class Weights:
     definition: float = 2.5
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
     thesaurus: float = 1.0
+    # An English question's words as the forms the rules write them in: each of its own words
+    # read once by the analyzer, not a stem's stem (concede: conced, not conc, which no rule
+    # holds) (`QuestionReader._word`); 0: read again.
+    word_forms: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
     # the best one's score they come in at (`Ranker._todays_rules`).
     todays_candidates: int = 75
