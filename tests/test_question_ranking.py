@@ -98,12 +98,6 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
         library.close()
 
 
-def test_a_questions_words_are_read_as_the_index_stems_them_once(kb_library):
-    # Snowball stems regeneration to regener, and regener to regen, which no text holds.
-    read = kb_library._ranker.questions.read
-    assert ((b"regener",),) in [c.forms for c in read("can regeneration save a creature from deathtouch")]
-
-
 def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library):
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
     library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
