@@ -43,9 +43,12 @@ from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file,
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
+from indexer.knowledge import questions
+from indexer.knowledge.catalogue import only_heading
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
-from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
+from indexer.knowledge.ranking import _QUERY_WORD, CONCEPT_WORDS, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
@@ -183,9 +186,48 @@ def build(library, name: str) -> dict:
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
+        "questions": _questions(library, records, position),
         # What the book's pages need beside the records: the part headings of today's rules
         # and their Chinese glossary's readings (`indexer.knowledge.book`).
         "book": _book(library, edition),
+    }
+
+
+def _questions(library, records: list, position: dict[str, int]) -> dict:
+    """What the browser reads a question with, as the server does (`questions.QuestionReader`,
+    `Ranker._rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
+    the data files give them (read here, so an edit of them reaches the copy at the next
+    build), the reading's and ranking's constants and weights, and per record its numbered
+    paragraph's group (a subrule's siblings), which rules are only their heading, the rules
+    today's glossary entries cite and the rules its two-word terms name. Not shipped: the
+    words' meaning vectors (`meanings`, 3.75 MB), which a phone does without."""
+    catalogue, weights = library.catalogue, library.weights
+    vocabulary = questions.vocabulary()
+    paragraphs: dict[int, int] = {}
+    return {
+        "forms": {form: list(asks) for form, asks in vocabulary.asks.items()},
+        "means": {word: list(means) for word, means in vocabulary.means.items()},
+        # The pattern the English forms and players' words are found by (`Vocabulary.spans`).
+        "latin": _js(vocabulary._latin),
+        "min_concepts": questions.MIN_CONCEPTS, "min_english_concepts": questions.MIN_ENGLISH_CONCEPTS,
+        "min_terse_concepts": questions.MIN_TERSE_CONCEPTS, "min_latin_needle": questions.MIN_LATIN_NEEDLE,
+        "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
+        "weights": {name: getattr(weights, name) for name in (
+            "question", "question_heading", "question_forms", "thesaurus", "todays_candidates", "todays_share",
+            "glossary_map", "subrules", "terse", "siblings", "coverage", "concept")},
+        "question_words": sorted(QUESTION_WORDS), "query_word": _js(_QUERY_WORD), "concept_words": CONCEPT_WORDS,
+        # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
+        "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
+                                             len(paragraphs)) for r in records],
+        "headings": [at for at, r in enumerate(records) if only_heading(r)],
+        "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited
+                                                                if catalogue.by_position[c].id in position]
+                  for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},
+        "concepts": _keyed(catalogue.concepts, position),
+        # Headings and names a whole query may be (a look-up, never a question), beyond the
+        # copy's own `titles` and `names`: older editions' and obsolete terms'.
+        "looked_up": sorted((set(catalogue.titles) | set(catalogue.names) | set(catalogue.obsolete))
+                            - set(_keyed(catalogue.titles, position)) - set(_keyed(catalogue.names, position))),
     }
 
 
@@ -321,9 +363,12 @@ def _patch(text: str, converted: str, script: str) -> str | list:
 
 
 def _stems(texts: list[str]) -> dict[str, str]:
-    """Lower-case English words of the texts whose index token is not the word itself."""
+    """Lower-case English words of the texts whose index token is not the word itself, and
+    such stems' own tokens: a question's words are read again as written forms
+    (`QuestionReader._pieces`), a stem among them (conced) as the server's analyzer takes it."""
     words = {w.lower() for text in texts for w in _LATIN_WORD.findall(text)}
-    return {w: s for w in sorted(words) if (s := _stem(w)) != w}
+    stems = {w: s for w in sorted(words) if (s := _stem(w)) != w}
+    return {**stems, **{s: again for s in sorted(set(stems.values())) if (again := _stem(s)) != s and s not in stems}}
 
 
 def _characters(texts: list[str]) -> list[str]:
