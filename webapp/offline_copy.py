@@ -22,7 +22,10 @@ Chinese segmenter or converter and no stemmer:
 * the records' texts in the script they were written in and, for Chinese, in the other one
   (where the converter differs from converting character by character);
 * the book's chapter titles and the Chinese glossary's readings, so the table of contents and
-  the glossary open offline too.
+  the glossary open offline too;
+* what a question is read and ranked again with (`_questions`): the question forms and
+  players' words of the data files, the constants and weights, and per record what
+  `Ranker._rerank` and `Catalogue.subrule_group_at` read.
 
 It is made for a phone on a slow link (docs/benchmarks.md): one string per token's postings,
 no field the browser can work out (addresses, groups' keys), nothing twice.

@@ -7,8 +7,10 @@
 // indexer/search/whoosh_engine.py) over data the build prepared: the postings carry the
 // server's BM25F scores, the constants, the query patterns and the writing systems'
 // character ranges come from the build, Chinese is cut by longest match against the index's
-// own words, and English words take the stems the build listed. Records of other rules
-// editions are not in the copy.
+// own words, and English words take the stems the build listed. A question is read and
+// ranked again as indexer/knowledge/questions.py and ranking.py do, from the question forms
+// and players' words the build read from their data files, without the words' meaning
+// vectors (too big for a phone). Records of other rules editions are not in the copy.
 (function (root) {
   "use strict";
 
