@@ -299,6 +299,10 @@ def test_offline_question_shows_the_answering_subrule_with_its_words_marked(rule
     shown = page.locator("#results .result", has=page.locator("a.title[href*='117.3b']"))
     expect(shown.first.locator("mark").first).to_be_visible()
     expect(shown.first).to_contain_text(marked[-1])
+    screenshot(page, f"offline-question-{script}", full_page=False)
+    # A word that names a property of every JavaScript object is looked up as any other word.
+    for query in ("constructor", "construct or what is it", "__proto__", "valueOf"):
+        assert offline_fetch(page, "/api/search?q=" + urllib.parse.quote(query))["offline"], query
 
 
 # --- no dead ends: what the copy finds opens, and its rule numbers are the server's ---------

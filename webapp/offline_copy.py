@@ -177,7 +177,9 @@ def build(library, name: str) -> dict:
         "scoring": scoring,
         "postings": postings,
         "common": common,
-        "stems": _stems(texts + glossary_texts),
+        # (Of every record's words: a question's word only older editions hold, Mindslaver,
+        # is counted by its stem, `questions.elsewhere`.)
+        "stems": _stems([t for r in all_records for lang in r.languages() for t in r.texts(lang)] + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
         "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, library.weights,
@@ -227,11 +229,21 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
                                                                 if catalogue.by_position[c].id in position]
                   for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},
         "concepts": _keyed(catalogue.concepts, position),
+        # How many records hold each token of the search field that no record of the copy
+        # holds (older editions' words): a question's concepts are counted as the server
+        # counts them, by the whole index (`WhooshBackend.word_frequencies`).
+        "elsewhere": _elsewhere(library, position),
         # Headings and names a whole query may be (a look-up, never a question), beyond the
         # copy's own `titles` and `names`: older editions' and obsolete terms'.
         "looked_up": sorted((set(catalogue.titles) | set(catalogue.names) | set(catalogue.obsolete))
                             - set(_keyed(catalogue.titles, position)) - set(_keyed(catalogue.names, position))),
     }
+
+
+def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
+    _stats, terms = library.engine.term_frequencies("body")
+    return {token: frequency for token, _common, frequency, found in terms
+            if not any(i in position for i, _tf in found)}
 
 
 def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:

@@ -48,6 +48,14 @@
 
   function OfflineIndex(data) {
     this.data = data;
+    // The tables a query's words are looked up in have no prototype: a word is never taken
+    // for one of Object's own properties (constructor, __proto__, valueOf).
+    [data.names, data.titles, data.heads, data.stems, data.referencing, data.sources, data.edition_labels,
+     data.glossary.keys, data.query.kind_aliases, data.book.readings, data.book.chapters,
+     data.questions.concepts, data.questions.elsewhere, data.questions.cited].concat(
+      Object.keys(data.postings).map(function (field) { return data.postings[field]; })).forEach(function (table) {
+      if (table) Object.setPrototypeOf(table, null);
+    });
     this.toHantMap = pairs(data.to_hant);
     this.toHansMap = pairs(data.to_hans);
     var self = this;
@@ -709,10 +717,11 @@
     return found.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
   };
 
-  // How many records of the whole index hold a token (its postings' first number).
+  // How many records of the whole index hold a token (its postings' first number; a token
+  // of older editions' only, as the build counted it).
   OfflineIndex.prototype.frequency = function (field, token) {
     var packed = this.data.postings[field][token];
-    if (!packed) return 0;
+    if (!packed) return field === "body" ? this.data.questions.elsewhere[token] || 0 : 0;
     var value = 0, shift = 0;
     for (var i = 0; i < packed.length; i++) {
       var digit = DIGIT.get(packed[i]);
