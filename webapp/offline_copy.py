@@ -177,8 +177,8 @@ def build(library, name: str) -> dict:
         "scoring": scoring,
         "postings": postings,
         "common": common,
-        # (Of every record's words: a question's word only older editions hold, Mindslaver,
-        # is counted by its stem, `questions.elsewhere`.)
+        # Every record's words, older editions' too: a question's word only they hold
+        # (Mindslaver) is counted by its stem (`questions.elsewhere`).
         "stems": _stems([t for r in all_records for lang in r.languages() for t in r.texts(lang)] + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
@@ -241,6 +241,8 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
 
 
 def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
+    """Each token of the search field no record of the copy holds, with how many records of
+    the whole index hold it."""
     _stats, terms = library.engine.term_frequencies("body")
     return {token: frequency for token, _common, frequency, found in terms
             if not any(i in position for i, _tf in found)}
