@@ -8,7 +8,7 @@ from collections import Counter
 
 import numpy as np
 
-from indexer.knowledge.meanings import WORD_VECTORS, WordVectors, words
+from indexer.knowledge.meanings import WORD_VECTORS, Meanings, WordVectors, words
 from indexer.knowledge.word_table import make, vocabulary
 
 
@@ -63,6 +63,23 @@ def test_a_chinese_word_the_table_lacks_is_read_as_its_characters_and_other_word
     assert not table.vector("trample", _pairs).any()
     alone = table.vector("阻挡", _pairs)
     assert np.allclose(alone, table.vectors[table.index["阻挡"]])
+
+
+def test_a_questions_words_each_find_their_nearest_word_in_a_rule(tmp_path):
+    # tapped and untapped near each other, block apart from both; every word equally rare.
+    vectors = {"tapped": np.array([1.0, 0, 0]), "untapped": np.array([0.8, 0.6, 0]), "block": np.array([0, 0, 1.0]),
+               "attack": np.array([0, 0.6, 0.8])}
+    path = tmp_path / "table.npz"
+    make(Counter(dict.fromkeys(vectors, 1)), _encoder({w: v.astype(np.float32) for w, v in vectors.items()}), path)
+    table = WordVectors(path)
+    meanings = Meanings(table, 4, {"en": [(0, "tapped block"), (1, "untapped block"), (2, "attack")]},
+                        _characters, _characters)
+    found = meanings.word_matches("tapped block?", np.array([0, 1, 2, 3]))
+    # Each word itself (1, 1); untapped for tapped (0.8) and block itself; attack for each
+    # (0, 0.8); position 3 is no rule of today's.
+    assert np.allclose(found, [1.0, 0.9, 0.4, 0.0], atol=0.01)
+    assert not meanings.word_matches("trample", np.array([0, 1])).any()
+    assert not meanings.word_matches("践踏", np.array([0, 1])).any()  # no Chinese rule text
 
 
 def test_the_vocabulary_counts_the_rules_words_and_their_characters_and_adds_the_others_at_zero():

@@ -91,6 +91,28 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
         library.close()
 
 
+def test_a_question_form_with_two_concepts_is_a_question(kb_library):
+    ranker = kb_library._ranker
+    for query in ("状态动作什么时候检查", "狀態動作什麼時候檢查"):
+        assert ranker.asks(parse_query(query)), query
+    # One concept with a question form is a look-up still, as are a heading and a phrase, and
+    # English of fewer than four concepts.
+    for query in ("what is persist", "persist是什么", "starting life total", "first strike",
+                  "who blocks first"):
+        assert not ranker.asks(parse_query(query)), query
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_questions=0.0))
+    try:
+        assert not library._ranker.asks(parse_query("状态动作什么时候检查"))
+    finally:
+        library.close()
+
+
+def test_a_questions_words_are_read_as_the_index_stems_them_once(kb_library):
+    # Snowball stems regeneration to regener, and regener to regen, which no text holds.
+    read = kb_library._ranker.questions.read
+    assert ((b"regener",),) in [c.forms for c in read("can regeneration save a creature from deathtouch")]
+
+
 def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library):
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
     library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
@@ -103,7 +125,8 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
 
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0, "siblings": 0.0}
+          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
+          "word_matches": 0.0, "siblings": 0.0, "short_questions": 0.0, "function_words": 0.0, "definition": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -198,3 +221,69 @@ def test_a_questions_snippet_marks_its_words_in_the_readers_script_not_its_quest
     assert "<mark>能</mark>" not in menace["snippet"] and "<mark>被</mark>" not in menace["snippet"]
     shown = next(r for r in hant if r["rule"] == "702.111b")
     assert "<mark>威懾</mark>" in shown["snippet"]
+
+
+# ---------------------------------------------------------------- a Chinese question's forms
+
+def test_a_chinese_questions_forms_that_ask_nothing_are_cut_where_they_stand(kb_library):
+    content = kb_library._ranker.questions.content
+    assert content("傳奇規則是什麼") == "傳奇規則"
+    assert content("什么是连击") == "连击"
+    assert content("依存關係是什麼意思") == "依存關係"
+    # A players' word stays whole (面朝下, 死掉), a form that asks something stays (能: may).
+    assert content("面朝下的生物死掉要不要公開") == "面朝下 生物死掉 公開"
+    assert content("对手回合能不能下地") == "对手回合能不能下地"
+    # A one-character form only where the segmenter makes it a word: 的 of 目的, 是 of 但是 stay.
+    assert content("目的是什么") == "目的"
+    # English is the English reading's (`expansion.QUESTION_WORDS`): untouched here.
+    assert content("what is trample") == "what is trample"
+
+
+def test_the_content_of_a_question_as_the_index_analyses_it_holds_no_question_form(kb_library):
+    ana = kb_library.engine._analyzers["body"]
+    content = kb_library._ranker.questions.content("衍生物在戰場上是什麼顏色的")
+    assert content == "衍生物 戰場 顏色"
+    assert [t.text for t in ana(content, mode="query")] == ["衍生物", "战场", "颜色"]
+    assert [t.text for t in ana("衍生物在戰場上是什麼顏色的", mode="query")] == [
+        "衍生物", "在", "战场", "上", "是", "什么", "颜色", "的"]
+    # The rules' wording of a players' word is searched and marked without its forms (从).
+    assert kb_library._ranker.questions.wordings("死掉") == ["死去", "dies", "战场进入坟墓场"]
+
+
+def test_a_heading_or_name_is_looked_up_as_typed(kb_library):
+    ranker = kb_library._ranker
+    named = next(name for name in kb_library.catalogue.names if "的" in name and len(name) > 3)
+    parsed = parse_query(named)
+    assert ranker.content(parsed) is parsed
+
+
+def _marked_forms(library: Library, query: str) -> int:
+    """How many of a query's first ten snippets mark 是 or 什么 (either script)."""
+    return sum(any(f"<mark>{w}</mark>" in (r["snippet"] or "") for w in ("是", "什么", "什麼"))
+               for r in library.search(query, limit=10)["results"])
+
+
+def test_without_cutting_the_forms_they_are_searched_and_marked_as_the_questions_words(kb_library):
+    # A term and question forms only: read as the term, nothing marks 是 or 什么; read as
+    # typed, the texts repeating 什么 (则什么事情都不发生) come among the first ten, marked.
+    queries = ("从属关系是什么", "什么是连击", "踐踏是什麼意思")
+    assert [_marked_forms(kb_library, q) for q in queries] == [0, 0, 0]
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, function_words=0.0))
+    try:
+        assert all(_marked_forms(library, q) >= 5 for q in queries)
+    finally:
+        library.close()
+
+
+def test_a_term_and_question_forms_ask_for_the_rule_the_glossary_cites(kb_library):
+    # Mana Value's entry cites 202.3; without the definition reading its subrule 202.3g, which
+    # repeats the words, comes first.
+    def first(library: Library) -> str:
+        return library.search("法术力值是什么", limit=3)["results"][0]["rule"]
+
+    assert first(kb_library) == "202.3"
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, definition=0.0))
+    try:
+        assert first(library) != "202.3"
+    finally:
+        library.close()

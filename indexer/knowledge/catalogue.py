@@ -193,9 +193,9 @@ class Catalogue:
                 if r.number and r.keyword and "." in r.number and per_source[(r.source, r.keyword)] == 1}
 
     def _todays_concepts(self, records: list[Record]) -> dict[str, list[str]]:
-        """Today's glossary terms by each of their English names ("Life, Life Total" is two),
-        with the rules their entry cites ("See rule 704.5j"): what a question naming the term
-        asks about."""
+        """Today's glossary terms by each of their English names ("Life, Life Total" is two)
+        and their Chinese name (传奇规则), with the rules their entry cites ("See rule 704.5j"):
+        what a question naming the term asks about."""
         concepts: dict[str, list[str]] = defaultdict(list)
         for r in records:
             if r.kind == "term" and self.of_todays_rules(r) and r.names.get("en"):
@@ -203,7 +203,8 @@ class Catalogue:
                 cited = [f"{r.source}:rule:{n}"
                          for n in dict.fromkeys(ref.number for ref in r.references if ref.where != "attrs")]
                 cited = [i for i in cited if i in self.records]
-                for name in OBSOLETE_MARK.sub("", r.names["en"]).split(","):
+                names = [*OBSOLETE_MARK.sub("", r.names["en"]).split(","), r.names.get("zh_hans", "")]
+                for name in names:
                     if cited and name.strip():
                         concepts[fold_key(name.strip())].extend(cited)
                 if cited:

@@ -100,7 +100,8 @@ class Library:
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
-                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0)
+                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
+                                   words=self.build.segmenter.words_of)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)
@@ -234,11 +235,12 @@ class Library:
             parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
+        parsed = self._ranker.content(parsed)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "left_out": parsed.left_out}
         if parsed.empty:
             return answer
-        engine_query = self.engine_query(parsed)
+        engine_query = self.engine_query(self._ranker.searched(parsed))
         if parsed.rule_number:
             ranked, jump = self._ranker.rule_jump(parsed)
             # The jump's title in the reader's script, as every result's is.

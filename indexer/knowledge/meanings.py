@@ -13,7 +13,8 @@ the rules' vectors (the direction every text of the rules shares); nearness is t
 Chinese is read in Simplified as the build's segmenter cuts it (the index's words), a word
 the table lacks as its characters; English as its words in lower case. A Chinese question is
 compared with the rules' Chinese, any other with their English: the table does not carry a
-word across languages (measured: docs/benchmarks.md).
+word across languages (measured: docs/benchmarks.md). Word by word, each of a question's words
+also finds its nearest word in a rule (`Meanings.word_matches`).
 
 The rules' vectors are made once per opened build, from the build's records, and held by that
 build's ranker.
@@ -84,7 +85,10 @@ class WordVectors:
 
     def vector(self, text: str, cut: Cut) -> np.ndarray:
         """A text's weighted mean vector (zeros when the table has none of its words)."""
-        rows = self.rows(text, cut)
+        return self.mean(self.rows(text, cut))
+
+    def mean(self, rows: list[int]) -> np.ndarray:
+        """The weighted mean vector of table rows (zeros for none)."""
         if not rows:
             return np.zeros(self.vectors.shape[1], np.float32)
         weights = self.weights[rows]
@@ -92,7 +96,8 @@ class WordVectors:
 
 
 class Meanings:
-    """Today's rules' vectors, in English and in Chinese, and a question's nearness to each."""
+    """Today's rules' vectors and words, in English and in Chinese, and a question's nearness
+    to each: of the whole text (`cosines`) and word by word (`word_matches`)."""
 
     def __init__(self, table: WordVectors, size: int, texts: dict[str, Iterable[tuple[int, str]]],
                  cut: Cut, cut_once: Cut):
@@ -103,11 +108,19 @@ class Meanings:
         self._rows: dict[str, np.ndarray] = {}
         self._matrices: dict[str, np.ndarray] = {}
         self._means: dict[str, np.ndarray] = {}
+        # Each text's distinct words (table rows), one text after another, and where each
+        # text's start: what `word_matches` reads.
+        self._words: dict[str, np.ndarray] = {}
+        self._starts: dict[str, np.ndarray] = {}
         for lang, pairs in texts.items():
             pairs = list(pairs)
             if not pairs:
                 continue
-            matrix = np.stack([table.vector(text, cut_once) for _, text in pairs])
+            read = [table.rows(text, cut_once) for _, text in pairs]
+            distinct = [np.unique(np.array(rows, np.int64)) for rows in read]
+            self._words[lang] = np.concatenate(distinct)
+            self._starts[lang] = np.cumsum([0] + [len(d) for d in distinct])
+            matrix = np.stack([table.mean(rows) for rows in read])
             mean = matrix.mean(0)
             matrix -= mean
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-9
@@ -135,11 +148,14 @@ class Meanings:
             "zh": [(at, text(r, chinese)) for at, r in rules if r.text.get(chinese)],
         }, segmenter.words_of, partial(segmenter.words_of, remember=False))
 
+    def _language(self, question: str) -> str:
+        return "zh" if HAN_RUN.search(question) else "en"
+
     def cosines(self, question: str, positions: np.ndarray) -> np.ndarray:
         """The cosine of each record at `positions` to the question, 0 for one that is not
         one of today's rules: the Chinese rules' for a question with Chinese, else the
         English; all 0 when the table has none of the question's words."""
-        lang = "zh" if HAN_RUN.search(question) else "en"
+        lang = self._language(question)
         found = np.zeros(len(positions), np.float32)
         if lang not in self._matrices:
             return found
@@ -150,4 +166,32 @@ class Meanings:
         if norm and held.any():
             # einsum, not `@`: a threaded BLAS spends ten times the CPU on a product this small.
             found[held] = np.einsum("ij,j->i", self._matrices[lang][rows[held]], vector / norm)
+        return found
+
+    def word_matches(self, question: str, positions: np.ndarray) -> np.ndarray:
+        """For each record at `positions`, how near its words come to the question's, word by
+        word: the cosine of each of the question's words with the nearest word of the record
+        (1 for the word itself), averaged with the words' weights; 0 for a record that is not
+        one of today's rules or has no word of the table. Where `cosines` blurs a text into
+        one vector, this keeps what each word of the question finds (untapped for tapped,
+        使用 for 下): a soft count of the question's words, as BERTScore matches tokens."""
+        lang = self._language(question)
+        found = np.zeros(len(positions), np.float32)
+        asked = np.unique(np.array(self.table.rows(question, self.cut), np.int64))
+        if lang not in self._words or not len(asked):
+            return found
+        rows = self._rows[lang][positions]
+        held = np.flatnonzero(rows >= 0)
+        starts, ends = self._starts[lang][rows[held]], self._starts[lang][rows[held] + 1]
+        held, starts, ends = held[ends > starts], starts[ends > starts], ends[ends > starts]
+        if not len(held):
+            return found
+        spans = [self._words[lang][a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        distinct, at = np.unique(np.concatenate(spans), return_inverse=True)
+        # The question's words against every distinct word of the candidates, once.
+        near = np.einsum("ij,kj->ik", self.table.vectors[asked], self.table.vectors[distinct])
+        lengths = ends - starts
+        best = np.maximum.reduceat(near[:, at], np.cumsum(lengths) - lengths, axis=1)
+        weights = self.table.weights[asked]
+        found[held] = np.einsum("i,ij->j", weights, best) / weights.sum()
         return found

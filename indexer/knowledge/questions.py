@@ -44,7 +44,8 @@ MIN_ENGLISH_CONCEPTS = 4
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
 # such words asks where they meet, which one rule holds together; one word is a look-up, and so
-# is one Chinese word the segmenter cuts in two (a card's name).
+# is one Chinese word the segmenter cuts in two (a card's name). Two are enough too in Chinese
+# with a question form (状态动作什么时候检查): the form says it is asked, not looked up.
 MIN_TERSE_CONCEPTS = 2
 # An English form shorter than this is not looked for inside folded text (`x`, `pw` would be
 # found inside every other word).
@@ -139,35 +140,44 @@ class QuestionReader:
     """Reads a query into its concepts with one index's word frequencies."""
 
     def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
-                 doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool):
+                 doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool,
+                 words: Callable[[str], list[str]]):
         """`asks`: what a question form's asked-for words weigh against a word of the
         question's own (0: question forms are read as any other words); `thesaurus`: whether
-        players' words stand with the rules' wording."""
+        players' words stand with the rules' wording; `words`: the index's segmenter's words of
+        a Simplified Chinese run, in order (`Segmenter.words_of`)."""
         self.vocabulary = vocabulary
         self._frequencies = word_frequencies
+        self._words = words
         self._doc_count = max(doc_count, 1)
         self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
 
-    def asks(self, text: str, terse: bool = True) -> bool:
-        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or, when
-        `terse`, from `MIN_TERSE_CONCEPTS` if it is words typed apart with no question form
-        (`plain`)."""
+    def asks(self, text: str, terse: bool = True, short: bool = True) -> bool:
+        """Whether a query is read as a question: from `MIN_CONCEPTS` (`is_question`), or from
+        `MIN_TERSE_CONCEPTS` when `terse` and it is words typed apart with no question form
+        (`plain`: trample deathtouch damage), or when `short` and it holds a question form
+        (状态动作什么时候检查, how does regeneration work)."""
         concepts = self.read(text)
         if is_question(text, concepts):
             return True
-        return terse and len(concepts) >= MIN_TERSE_CONCEPTS and len(text.split()) > 1 and self.plain(text)
+        if len(concepts) < MIN_TERSE_CONCEPTS:
+            return False
+        if not self.plain(text):
+            return short and bool(HAN_RUN.search(text))
+        return terse and len(text.split()) > 1
 
     def wordings(self, text: str) -> list[str]:
         """The rules' wording of the players' words a question holds (下地: 使用地, play land),
-        for the engine to search as well (none when the thesaurus is off)."""
+        for the engine to search as well, without the forms that ask nothing (`content`: 从 of
+        从战场进入坟墓场); none when the thesaurus is off."""
         if not self._thesaurus:
             return []
         normal = _normal(text)
         found = [key for _, _, key in self.vocabulary.spans(normal) if key in self.vocabulary.means]
-        return [m for key in found for m in self.vocabulary.means[key] if _normal(m) != key]
+        return [self.content(m) for key in found for m in self.vocabulary.means[key] if _normal(m) != key]
 
     def subject(self, text: str) -> str:
         """The question's own words without its question forms (威慑 生物 挡 of
@@ -184,6 +194,34 @@ class QuestionReader:
         words = [token for token, _ in self._frequencies(" ".join(kept))
                  if token in self.vocabulary.means or token not in self.vocabulary.asks]
         return " ".join(dict.fromkeys(words))
+
+    def content(self, text: str) -> str:
+        """A Chinese query's text without the question forms that ask nothing (an empty `asks`
+        in data/question_forms.tsv: 吗, 是, 什么, 的, 上), each cut out where it stands and the
+        rest kept as written, apart where a form stood: 傳奇規則是什麼 is 傳奇規則. These words
+        say how the query is asked, never what about: searched, they find whatever repeats 是
+        or 什么 (a card's reminder text, 901.9a's 则什么事情都不发生). A form that asks for
+        something (能: a permission, 几: a number) stays for the question's reading. A one-
+        character form is cut only where the segmenter makes it a word (的 of 目的 stays)."""
+        vocabulary = self.vocabulary
+        normal = _normal(text)
+        if not HAN_RUN.search(normal):
+            return text
+        kept = list(text if len(text) == len(normal) else normal)
+        rest = list(normal)
+        for start, end, key in vocabulary.spans(normal):
+            if not HAN_RUN.fullmatch(key):
+                continue
+            rest[start:end] = " " * (end - start)  # a players' word is kept whole (面朝下: not 面朝 下)
+            if key not in vocabulary.means and vocabulary.asks.get(key) == ():
+                kept[start:end] = rest[start:end]
+        for run in HAN_RUN.finditer("".join(rest)):
+            at = run.start()
+            for word in self._words(run.group()):
+                if word not in vocabulary.means and vocabulary.asks.get(word) == ():
+                    kept[at:at + len(word)] = " " * len(word)
+                at += len(word)
+        return " ".join("".join(kept).split())
 
     def _plain(self, text: str) -> bool:
         """Whether a query holds no question form (how many, can, 吗, the): a judge's few words
@@ -225,6 +263,13 @@ class QuestionReader:
             return None
         return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
 
+    def _word_concept(self, token: str, count: int) -> Concept | None:
+        """A word of the question as the index analysed it, not analysed again: a stem is not
+        always its own stem (regeneration: regener, whose stem is regen, which no text holds)."""
+        if not count or not (HAN_RUN.fullmatch(token) or len(token) >= MIN_LATIN_NEEDLE):
+            return None
+        return Concept(((fold_key(_as_written(token)).encode(),),), math.log(1 + self._doc_count / count))
+
     def _read(self, text: str) -> tuple[Concept, ...]:
         """The concepts of a question, in the order it names them (none for an empty text)."""
         normal = _normal(text)
@@ -244,7 +289,7 @@ class QuestionReader:
             at = end
         rest.append(normal[at:])
         seen: set[str] = set()
-        for token, _count in self._frequencies(" ".join(rest)):
+        for token, count in self._frequencies(" ".join(rest)):
             if token in seen:
                 continue
             seen.add(token)
@@ -255,7 +300,7 @@ class QuestionReader:
                 if asks:
                     concepts.append(self._concept(asks, self._asks))
             else:
-                concepts.append(self._concept([token]))
+                concepts.append(self._word_concept(token, count))
         return tuple(c for c in concepts if c is not None)
 
 

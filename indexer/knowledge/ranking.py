@@ -9,6 +9,7 @@ then what cites it.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -64,7 +65,8 @@ class Ranker:
         self.weights = weights
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
-        self._meanings = Meanings.of_todays_rules(catalogue, WordVectors(), segmenter) if weights.meanings else None
+        self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
+                          if weights.meanings or weights.word_matches else None)
         self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
@@ -89,7 +91,8 @@ class Ranker:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
         if key and not parsed.phrases:
-            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters,
+                                              defined=bool(parsed.typed))
         if "edition" not in parsed.filters:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
@@ -134,16 +137,23 @@ class Ranker:
         return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
 
     def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
-                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                      filters: dict[str, str], defined: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
-        heading followed by its subrules."""
+        heading followed by its subrules. `defined`: the query is what a question asked
+        about, its question forms cut (`content`): if it is a term of today's glossary, the
+        question asks what that term is, and the rules its entry cites answer it."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,
         # a whole edition's matches, go to its best `candidates` as a search's do.
         read = docs[:self.weights.candidates] if "edition" in filters else docs
         bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
+        if defined and self.weights.definition:
+            for record_id in catalogue.concepts.get(key, ()):
+                at = catalogue.positions[record_id]
+                bonus[at] = max(bonus[at], self.weights.definition)
+                given[at] = True
         if filters:
             for at in np.flatnonzero(given).tolist():
                 given[at] = passes(catalogue.by_position[at], filters)
@@ -201,7 +211,7 @@ class Ranker:
         if weights.glossary_map:
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
         if self._meanings is not None:
-            docs, scores = self._with_meanings(text, docs, scores)
+            docs, scores = self._with_meanings(parsed.typed or text, docs, scores)
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
@@ -215,16 +225,22 @@ class Ranker:
         return docs, scores
 
     def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """A question's candidates, each with its nearness in meaning to it (`meanings`) added
-        as a share of the nearest candidate's: the rule worded unlike the question comes up.
-        (The nearest rules the engine did not find, brought in as candidates too, changed no
-        question's first ten: docs/benchmarks.md.)"""
+        """A question's candidates, each with its nearness in meaning to it added, as a whole
+        text (`meanings`) and word by word (`word_matches`), each as a share of the nearest
+        candidate's: the rule worded unlike the question comes up. (The nearest rules the
+        engine did not find, brought in as candidates too, changed no question's first ten:
+        docs/benchmarks.md.)"""
         assert self._meanings is not None
-        near = np.maximum(self._meanings.cosines(text, docs), 0.0)
-        top = near.max() if len(near) else 0.0
-        if top <= 0:
-            return docs, scores
-        return docs, scores + self.weights.meanings * near / top
+        weights = self.weights
+        if weights.meanings:
+            scores = scores + weights.meanings * _share_of_best(self._meanings.cosines(text, docs))
+        if weights.word_matches:
+            # Read for the best candidates only, as the question's share is (`_rerank`).
+            best = np.argsort(-scores, kind="stable")[:QUESTION_CANDIDATES]
+            near = np.zeros(len(docs))
+            near[best] = _from_least_to_best(self._meanings.word_matches(text, docs[best]))
+            scores = scores + weights.word_matches * near
+        return docs, scores
 
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'
@@ -236,6 +252,34 @@ class Ranker:
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
 
+    def content(self, parsed: ParsedQuery) -> ParsedQuery:
+        """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
+        query's free text without its question forms that ask nothing (`QuestionReader.content`,
+        if `Weights.function_words`), the text as typed kept in `typed`. 傳奇規則是什麼 is then
+        the look-up of 傳奇規則 (its glossary entry and the rule that defines it), and 是 or
+        什么 is never a word a question holds or a snippet marks. A heading, a name or a
+        glossary term is looked up as typed (a card's name may hold 的)."""
+        if not self.weights.function_words or parsed.rule_number or not parsed.text:
+            return parsed
+        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
+            return parsed
+        content = self.questions.content(parsed.text)
+        if not content or content == parsed.text:
+            return parsed
+        return dataclasses.replace(parsed, text=content, typed=parsed.text)
+
+    def searched(self, parsed: ParsedQuery) -> ParsedQuery:
+        """What the engine searches for a query read by `content`: its content, but for a
+        question (`asks`) the text as typed. There the forms' characters are mostly too common
+        to find a record alone (the engine's common terms), and their character pairs with the
+        question's words (止的, 的伤 of 被防止的伤害) favour the rules worded as it is; which of
+        the candidates answers is then the question's share of its content (`_rerank`), so a
+        record only 什么 found does not rise. The engine reading a question's content alone
+        lost held-out questions (docs/benchmarks.md)."""
+        if parsed.typed and self.asks(parsed):
+            return dataclasses.replace(parsed, text=parsed.typed, typed="")
+        return parsed
+
     def asks(self, parsed: ParsedQuery) -> bool:
         """Whether the query is read as a question (`_asked`): its results are then grouped
         by subrule (`Weights.subrules`)."""
@@ -246,11 +290,14 @@ class Ranker:
         search, a heading or a name."""
         if not self.weights.question or parsed.phrases:
             return False
-        key = fold_key(text)
-        catalogue = self.catalogue
-        if key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete:
-            return False  # a heading or a name (an obsolete term's too) is looked up, not asked about
-        return self.questions.asks(text, terse=self.weights.terse > 0)
+        if self._looked_up(text):
+            return False
+        return self.questions.asks(text, terse=self.weights.terse > 0, short=self.weights.short_questions > 0)
+
+    def _looked_up(self, text: str) -> bool:
+        """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""
+        key, catalogue = fold_key(text), self.catalogue
+        return key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete
 
     def _todays_rules(self, engine_query: EngineQuery, wordings: list[str], docs: np.ndarray,
                       scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -418,3 +465,21 @@ class Ranker:
             if r.id not in seen and passes(r, parsed.filters):
                 ranked.append(r)
         return np.array([self.catalogue.positions[r.id] for r in ranked], np.int64), jump
+
+
+def _share_of_best(values: np.ndarray) -> np.ndarray:
+    """Each value as a share of the largest (negative ones as 0; all 0 when none is above 0)."""
+    values = np.maximum(values, 0.0)
+    top = values.max() if len(values) else 0.0
+    return values / top if top > 0 else values
+
+
+def _from_least_to_best(values: np.ndarray) -> np.ndarray:
+    """Each value placed between the least and the largest of those above 0 (0 and 1; 0 for
+    a value of 0). Word-by-word nearness crowds together, every rule sharing the question's
+    common words, so as a share of the best it barely parts the candidates."""
+    held = values > 0
+    if not held.any():
+        return np.zeros_like(values)
+    least, top = values[held].min(), values[held].max()
+    return np.where(held, values - least, 0.0) / (top - least or 1.0)

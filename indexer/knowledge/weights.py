@@ -37,6 +37,15 @@ class Weights:
     # What a question form's asked-for words (how many: a number) weigh against the question's
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
     question_forms: float = 0.5
+    # A Chinese query's question forms that ask nothing (是, 什么, 吗, 的, 上) are cut out of the
+    # text every search path reads (the engine, the glossary's terms, the bonuses, the snippets'
+    # marks), so that 傳奇規則是什麼 is searched as 傳奇規則 (`QuestionReader.content`); 0: they
+    # stay in it (the question's concepts leave them out either way).
+    function_words: float = 1.0
+    # A Chinese question that is a term of today's glossary and question forms only (傳奇規則是
+    # 什麼, 依存關係是什麼意思) asks what the term is: the rules its entry cites get this bonus,
+    # as a keyword's defining rules get `keyword`; 0: none.
+    definition: float = 2.5
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
     thesaurus: float = 1.0
     # For a question, the best of today's rules from a search of them alone, and what share of
@@ -50,6 +59,9 @@ class Weights:
     # each rule's): what a candidate's cosine, as a share of the nearest candidate's, adds; 0:
     # nothing, and no vectors are made.
     meanings: float = 0.5
+    # The same, word by word: each of the question's words' nearest word in the rule (`meanings`,
+    # `Meanings.word_matches`), as a share of the best candidate's; 0: not read.
+    word_matches: float = 0.5
     # A question's results by subrule (903.9a, with its other editions), each its own result,
     # as a question's answer is one subrule and a better-ranked sibling hid it; 0: by titled
     # rule (117 Timing and Priority with all its paragraphs), as a look-up's are.
@@ -58,6 +70,10 @@ class Weights:
     # damage, 踐踏 死觸 傷害), read as a question (`QuestionReader.asks`); 0: a query of fewer
     # words than a question's is a look-up.
     terse: float = 1.0
+    # A Chinese query of fewer concepts than a question's (`MIN_CONCEPTS`) that holds a question
+    # form (状态动作什么时候检查), read as a question from two concepts (`QuestionReader.asks`);
+    # 0: it is a look-up.
+    short_questions: float = 1.0
     # Among a question's candidates of one result (a paragraph's or a keyword's subrules), what
     # a subrule's place among its siblings (0 first, towards 1 last) takes from its score when
     # the group's members are ordered again: a rule's first subrules say what it is, the later

@@ -47,6 +47,7 @@ class ParsedQuery:
     rule_number: str | None = None   # set when the whole free text is a rule number (or a range's first)
     rule_end: str | None = None      # the last rule when the free text is a range (702.30a-c: 702.30c)
     left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
+    typed: str = ""                  # the free text as typed, when `text` is read from it (a question's forms cut)
 
     @property
     def empty(self) -> bool:
