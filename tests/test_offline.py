@@ -194,16 +194,18 @@ def test_offline_first_result_agrees_with_the_online_one(rules_server, context, 
 
 
 def test_offline_reads_a_query_as_a_question_as_the_server_does(rules_server, context, kb_library, capsys):
-    """The copy's reading of a question (offline-search.js `asked`) against the server's
-    (`Ranker.asks`) on every judged query and question: the rule, its constants and its data
-    files are the server's, so a change to them shows here."""
+    """The copy's reading of a question (offline-search.js `asked`, of the query's content)
+    against the server's (`Ranker.asks` of `Ranker.content`) on every judged query and
+    question: the constants, weights and data files are the server's, so a change to the rule
+    that the copy does not follow shows here."""
     rows = [q for path in (QUESTIONS, judged.QUERIES, EVAL_QUERIES) if path.exists() for _, q, _ in judged.load(path)]
-    online = [kb_library._ranker.asks(parse_query(q)) for q in rows]
+    ranker = kb_library._ranker
+    online = [ranker.asks(ranker.content(parse_query(q))) for q in rows]
     page = first_visit(context, rules_server.url + "/")
     page.add_script_tag(url="/static/offline-search.js")
     offline = page.evaluate("""queries => fetch('/api/offline/data').then(r => r.json()).then(data => {
         const copy = new OfflineIndex(data);
-        return queries.map(q => copy.asked(copy.parse(q)));
+        return queries.map(q => copy.asked(copy.contentOf(copy.parse(q))));
     })""", rows)
     differ = [(q, a) for q, a, b in zip(rows, online, offline, strict=True) if a != b]
     share = 1 - len(differ) / len(rows)

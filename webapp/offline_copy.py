@@ -35,7 +35,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -217,9 +217,9 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         "min_concepts": questions.MIN_CONCEPTS, "min_english_concepts": questions.MIN_ENGLISH_CONCEPTS,
         "min_terse_concepts": questions.MIN_TERSE_CONCEPTS, "min_latin_needle": questions.MIN_LATIN_NEEDLE,
         "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
-        "weights": {name: getattr(weights, name) for name in (
-            "question", "question_heading", "question_forms", "thesaurus", "todays_candidates", "todays_share",
-            "glossary_map", "subrules", "terse", "siblings", "coverage", "concept")},
+        # Every number of `Weights` (a new one reaches the copy with no change here).
+        "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
+                    if isinstance(getattr(weights, f.name), int | float)},
         "question_words": sorted(QUESTION_WORDS), "query_word": _js(_QUERY_WORD), "concept_words": CONCEPT_WORDS,
         # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
         "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
@@ -380,12 +380,9 @@ def _patch(text: str, converted: str, script: str) -> str | list:
 
 
 def _stems(texts: list[str]) -> dict[str, str]:
-    """Lower-case English words of the texts whose index token is not the word itself, and
-    such stems' own tokens: a question's words are read again as written forms
-    (`QuestionReader._pieces`), a stem among them (conced) as the server's analyzer takes it."""
+    """Lower-case English words of the texts whose index token is not the word itself."""
     words = {w.lower() for text in texts for w in _LATIN_WORD.findall(text)}
-    stems = {w: s for w in sorted(words) if (s := _stem(w)) != w}
-    return {**stems, **{s: again for s in sorted(set(stems.values())) if (again := _stem(s)) != s and s not in stems}}
+    return {w: s for w in sorted(words) if (s := _stem(w)) != w}
 
 
 def _characters(texts: list[str]) -> list[str]:

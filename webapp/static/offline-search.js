@@ -567,6 +567,14 @@
         });
       }
       this.questionBonuses(text, scores, bonuses);
+      // A question that is a glossary term and forms only asks what the term is: the rules
+      // its entry cites (Ranker._with_bonuses, `defined`).
+      var definition = this.data.questions.weights.definition;
+      if (parsed.typed && definition) {
+        (this.data.questions.concepts[key] || []).forEach(function (doc) {
+          bonuses.set(doc, Math.max(bonuses.get(doc) || 0, definition));
+        });
+      }
       bonuses.forEach(function (bonus, doc) {
         if (self.passes(self.records[doc], parsed.filters)) scores.set(doc, (scores.get(doc) || 0) + bonus);
       });
@@ -794,6 +802,14 @@
     return { forms: alternatives, weight: weight };
   };
 
+  // A word of the question as the index analysed it, not analysed again
+  // (QuestionReader._word_concept).
+  OfflineIndex.prototype.wordConcept = function (token, count) {
+    var Q = this.data.questions;
+    if (!count || !(this.questionVocabulary().hanWord.test(token) || token.length >= Q.min_latin_needle)) return null;
+    return { forms: [[this.foldKey(asWritten(token))]], weight: Math.log(1 + Q.documents / count) };
+  };
+
   // The concepts of a question, in the order it names them (QuestionReader._read).
   OfflineIndex.prototype.read = function (text) {
     var v = this.questionVocabulary(), found = v.readings.get(text);
@@ -816,7 +832,7 @@
     rest.push(normal.slice(at));
     this.frequencies(rest.join(" ")).forEach(function (pair) {
       var concept = reading(pair[0]);
-      concepts.push(concept === undefined ? self.concept([pair[0]]) : concept);
+      concepts.push(concept === undefined ? self.wordConcept(pair[0], pair[1]) : concept);
     });
     return remember(v.readings, text, concepts.filter(Boolean), CACHE_SIZE);
   };
@@ -869,21 +885,70 @@
     });
   };
 
-  // Whether a query is read as a question (QuestionReader.asks, questions.is_question).
-  OfflineIndex.prototype.asks = function (text, terse) {
-    var Q = this.data.questions, concepts = this.read(text);
-    if (concepts.length >= (this.patterns.hasHan.test(text) ? Q.min_concepts : Q.min_english_concepts)) return true;
-    return Boolean(terse) && concepts.length >= Q.min_terse_concepts && text.split(/\s+/).filter(Boolean).length > 1
-      && this.plain(text);
+  // Whether a query is read as a question (QuestionReader.asks, questions.is_question): from
+  // its fewest concepts, or from two when `terse` and it is the game's words typed apart, or
+  // when `short` and it is Chinese with a question form.
+  OfflineIndex.prototype.asks = function (text, terse, short) {
+    var Q = this.data.questions, concepts = this.read(text), han = this.patterns.hasHan.test(text);
+    if (concepts.length >= (han ? Q.min_concepts : Q.min_english_concepts)) return true;
+    if (concepts.length < Q.min_terse_concepts) return false;
+    if (!this.plain(text)) return Boolean(short) && han;
+    return Boolean(terse) && text.split(/\s+/).filter(Boolean).length > 1;
   };
 
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
   // (Ranker._asked).
   OfflineIndex.prototype.asked = function (parsed) {
-    var W = this.data.questions.weights, text = termsText(parsed), key = this.foldKey(text);
-    if (!W.question || parsed.phrases.length) return false;
-    if (this.data.titles[key] || this.data.names[key] || this.questionVocabulary().lookedUp.has(key)) return false;
-    return this.asks(text, W.terse > 0);
+    var W = this.data.questions.weights, text = termsText(parsed);
+    if (!W.question || parsed.phrases.length || this.lookedUp(text)) return false;
+    return this.asks(text, W.terse > 0, W.short_questions > 0);
+  };
+
+  // Whether a query is a heading or a name, an obsolete term's too (Ranker._looked_up).
+  OfflineIndex.prototype.lookedUp = function (text) {
+    var key = this.foldKey(text);
+    return Boolean(this.data.titles[key] || this.data.names[key] || this.questionVocabulary().lookedUp.has(key));
+  };
+
+  // A Chinese text without the question forms that ask nothing (吗, 是, 什么, 的), each cut
+  // where it stands and the rest kept as written (QuestionReader.content): a players' word
+  // is kept whole, and a one-character form is cut only where the cut makes it a word.
+  OfflineIndex.prototype.content = function (text) {
+    var v = this.questionVocabulary(), normal = this.normal(text);
+    if (!this.patterns.hasHan.test(normal)) return text;
+    var nothing = function (word) { return !v.means.has(word) && v.asks.has(word) && !v.asks.get(word).length; };
+    var kept = (text.length === normal.length ? text : normal).split(""), rest = normal.split(""), i;
+    this.spans(normal).forEach(function (span) {
+      if (!v.hanWord.test(span[2])) return;
+      for (i = span[0]; i < span[1]; i++) rest[i] = " ";
+      if (nothing(span[2])) for (i = span[0]; i < span[1]; i++) kept[i] = " ";
+    });
+    var run = this.patterns.hanRun, m, self = this, left = rest.join("");
+    run.lastIndex = 0;
+    while ((m = run.exec(left)) !== null) {
+      var at = m.index;
+      self.segment(m[0]).forEach(function (word) {
+        if (nothing(word)) for (i = at; i < at + word.length; i++) kept[i] = " ";
+        at += word.length;
+      });
+    }
+    return kept.join("").split(/\s+/).filter(Boolean).join(" ");
+  };
+
+  // The query as its reading, bonuses and marks take it: a Chinese query's free text without
+  // its forms that ask nothing, as typed in `typed` (Ranker.content); a heading, a name or a
+  // glossary term is looked up as typed.
+  OfflineIndex.prototype.contentOf = function (parsed) {
+    if (!this.data.questions.weights.function_words || parsed.rule_number || !parsed.text) return parsed;
+    if (this.lookedUp(parsed.text) || this.lookup(parsed.text)) return parsed;
+    var content = this.content(parsed.text);
+    if (!content || content === parsed.text) return parsed;
+    return Object.assign({}, parsed, { text: content, typed: parsed.text });
+  };
+
+  // What the engine searches: a question's text as typed, else its content (Ranker.searched).
+  OfflineIndex.prototype.searchedOf = function (parsed) {
+    return parsed.typed && this.asked(parsed) ? Object.assign({}, parsed, { text: parsed.typed, typed: "" }) : parsed;
   };
 
   // The rules' wording of the players' words a question holds (QuestionReader.wordings).
@@ -891,7 +956,7 @@
     if (!(this.data.questions.weights.thesaurus > 0)) return [];
     var v = this.questionVocabulary(), self = this, out = [];
     this.spans(this.normal(text)).forEach(function (span) {
-      (v.means.get(span[2]) || []).forEach(function (m) { if (self.normal(m) !== span[2]) out.push(m); });
+      (v.means.get(span[2]) || []).forEach(function (m) { if (self.normal(m) !== span[2]) out.push(self.content(m)); });
     });
     return out;
   };
@@ -1208,12 +1273,12 @@
     var started = Date.now();
     limit = limit || 10;
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
-    var parsed = this.parse(q);
+    var parsed = this.contentOf(this.parse(q));
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
                    left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
-    var query = this.engineQuery(parsed);
+    var query = this.engineQuery(this.searchedOf(parsed));
     var ranked = parsed.rule_number ? this.ruleJump(parsed, answer, script) : [];
     if (!ranked.length) {
       ranked = this.ranked(parsed, query);
