@@ -8,6 +8,7 @@ import json
 import brotli
 import pytest
 
+from indexer.knowledge.questions import vocabulary
 from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
 from webapp.compression import zstd
@@ -47,3 +48,14 @@ def test_the_copy_is_sent_as_built_in_the_coding_the_client_accepts(offline_clie
     again = offline_client.get("/api/offline/data", headers={"Accept-Encoding": header,
                                                              "If-None-Match": response.headers["ETag"]})
     assert again.status_code == 304 and not again.data
+
+
+def test_the_copy_reads_questions_by_the_servers_data_files(offline_client):
+    """The question forms and players' words the copy ships are the data files' as the server
+    reads them (`questions.vocabulary`), made at each build: an edit of the files needs no
+    second copy."""
+    questions = json.loads((offline_client.application.folder / offline_copy.FILE).read_bytes())["questions"]
+    words = vocabulary()
+    assert questions["forms"] == {form: list(asks) for form, asks in words.asks.items()}
+    assert questions["means"] == {word: list(means) for word, means in words.means.items()}
+    assert questions["forms"]["谁来"] and "bounce" in questions["means"]

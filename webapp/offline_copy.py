@@ -22,7 +22,10 @@ Chinese segmenter or converter and no stemmer:
 * the records' texts in the script they were written in and, for Chinese, in the other one
   (where the converter differs from converting character by character);
 * the book's chapter titles and the Chinese glossary's readings, so the table of contents and
-  the glossary open offline too.
+  the glossary open offline too;
+* what a question is read and ranked again with (`_questions`): the question forms and
+  players' words of the data files, the constants and weights, and per record what
+  `Ranker._rerank` and `Catalogue.subrule_group_at` read.
 
 It is made for a phone on a slow link (docs/benchmarks.md): one string per token's postings,
 no field the browser can work out (addresses, groups' keys), nothing twice.
@@ -32,7 +35,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -43,9 +46,12 @@ from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file,
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
+from indexer.knowledge import questions
+from indexer.knowledge.catalogue import only_heading
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
-from indexer.knowledge.expansion import MAX_EXPANSIONS, QueryExpander, is_primary_form
+from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
+from indexer.knowledge.ranking import _QUERY_WORD, CONCEPT_WORDS, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
@@ -171,7 +177,9 @@ def build(library, name: str) -> dict:
         "scoring": scoring,
         "postings": postings,
         "common": common,
-        "stems": _stems(texts + glossary_texts),
+        # Every record's words, older editions' too: a question's word only they hold
+        # (Mindslaver) is counted by its stem (`questions.elsewhere`).
+        "stems": _stems([t for r in all_records for lang in r.languages() for t in r.texts(lang)] + glossary_texts),
         "to_hans": _pairs(chars, to_hans),
         "to_hant": _pairs(chars, to_hant),
         "glossary": _glossary(library, QueryExpander(library.glossary, catalogue, library.weights,
@@ -183,10 +191,61 @@ def build(library, name: str) -> dict:
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
+        "questions": _questions(library, records, position),
         # What the book's pages need beside the records: the part headings of today's rules
         # and their Chinese glossary's readings (`indexer.knowledge.book`).
         "book": _book(library, edition),
     }
+
+
+def _questions(library, records: list, position: dict[str, int]) -> dict:
+    """What the browser reads a question with, as the server does (`questions.QuestionReader`,
+    `Ranker._rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
+    the data files give them (read here, so an edit of them reaches the copy at the next
+    build), the reading's and ranking's constants and weights, and per record its numbered
+    paragraph's group (a subrule's siblings), which rules are only their heading, the rules
+    today's glossary entries cite and the rules its two-word terms name. Not shipped: the
+    words' meaning vectors (`meanings`, 3.75 MB), which a phone does without."""
+    catalogue, weights = library.catalogue, library.weights
+    vocabulary = questions.vocabulary()
+    paragraphs: dict[int, int] = {}
+    return {
+        "forms": {form: list(asks) for form, asks in vocabulary.asks.items()},
+        "means": {word: list(means) for word, means in vocabulary.means.items()},
+        # The pattern the English forms and players' words are found by (`Vocabulary.spans`).
+        "latin": _js(vocabulary._latin),
+        "min_concepts": questions.MIN_CONCEPTS, "min_english_concepts": questions.MIN_ENGLISH_CONCEPTS,
+        "min_terse_concepts": questions.MIN_TERSE_CONCEPTS, "min_latin_needle": questions.MIN_LATIN_NEEDLE,
+        "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
+        # Every number of `Weights` (a new one reaches the copy with no change here).
+        "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
+                    if isinstance(getattr(weights, f.name), int | float)},
+        "question_words": sorted(QUESTION_WORDS), "query_word": _js(_QUERY_WORD), "concept_words": CONCEPT_WORDS,
+        # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
+        "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
+                                             len(paragraphs)) for r in records],
+        "headings": [at for at, r in enumerate(records) if only_heading(r)],
+        "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited
+                                                                if catalogue.by_position[c].id in position]
+                  for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},
+        "concepts": _keyed(catalogue.concepts, position),
+        # How many records hold each token of the search field that no record of the copy
+        # holds (older editions' words): a question's concepts are counted as the server
+        # counts them, by the whole index (`WhooshBackend.word_frequencies`).
+        "elsewhere": _elsewhere(library, position),
+        # Headings and names a whole query may be (a look-up, never a question), beyond the
+        # copy's own `titles` and `names`: older editions' and obsolete terms'.
+        "looked_up": sorted((set(catalogue.titles) | set(catalogue.names) | set(catalogue.obsolete))
+                            - set(_keyed(catalogue.titles, position)) - set(_keyed(catalogue.names, position))),
+    }
+
+
+def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
+    """Each token of the search field no record of the copy holds, with how many records of
+    the whole index hold it."""
+    _stats, terms = library.engine.term_frequencies("body")
+    return {token: frequency for token, _common, frequency, found in terms
+            if not any(i in position for i, _tf in found)}
 
 
 def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:

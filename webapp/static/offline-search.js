@@ -7,8 +7,10 @@
 // indexer/search/whoosh_engine.py) over data the build prepared: the postings carry the
 // server's BM25F scores, the constants, the query patterns and the writing systems'
 // character ranges come from the build, Chinese is cut by longest match against the index's
-// own words, and English words take the stems the build listed. Records of other rules
-// editions are not in the copy.
+// own words, and English words take the stems the build listed. A question is read and
+// ranked again as indexer/knowledge/questions.py and ranking.py do, from the question forms
+// and players' words the build read from their data files, without the words' meaning
+// vectors (too big for a phone). Records of other rules editions are not in the copy.
 (function (root) {
   "use strict";
 
@@ -46,6 +48,14 @@
 
   function OfflineIndex(data) {
     this.data = data;
+    // The tables a query's words are looked up in have no prototype: a word is never taken
+    // for one of Object's own properties (constructor, __proto__, valueOf).
+    [data.names, data.titles, data.heads, data.stems, data.referencing, data.sources, data.edition_labels,
+     data.glossary.keys, data.query.kind_aliases, data.book.readings, data.book.chapters,
+     data.questions.concepts, data.questions.elsewhere, data.questions.cited].concat(
+      Object.keys(data.postings).map(function (field) { return data.postings[field]; })).forEach(function (table) {
+      if (table) Object.setPrototypeOf(table, null);
+    });
     this.toHantMap = pairs(data.to_hant);
     this.toHansMap = pairs(data.to_hans);
     var self = this;
@@ -257,11 +267,14 @@
   OfflineIndex.prototype.stem = function (word) {
     var stems = this.data.stems;
     if (stems[word]) return stems[word];
+    // A possessive stems as its word (Snowball's first step): opponent's, opponent.
+    if (/['\u2019]s$/.test(word)) return this.stem(word.slice(0, -2));
     var plain = word.normalize("NFKD").replace(/\p{M}/gu, "");
     return stems[plain] || plain;
   };
 
-  OfflineIndex.prototype.tokens = function (field, text) {
+  // `cut`: how a Chinese run is cut into words (by default `segment`).
+  OfflineIndex.prototype.tokens = function (field, text, cut) {
     var norm = this.toHans(text).replace(/[\uff01-\uff5e]/g, function (ch) {
       return String.fromCharCode(ch.charCodeAt(0) - 0xfee0);
     }).replace(/\u3000/g, " ");
@@ -272,7 +285,7 @@
     var token = this.patterns.token;
     token.lastIndex = 0;
     while ((m = token.exec(norm)) !== null) {
-      if (m[4]) (field === "grams" ? bigrams(m[4]) : this.segment(m[4])).forEach(add);
+      if (m[4]) (field === "grams" ? bigrams(m[4]) : (cut || this.segment).call(this, m[4])).forEach(add);
       else if (m[5]) add(this.stem(m[5].toLowerCase()));
       else add(m[0].toLowerCase());
     }
@@ -443,15 +456,30 @@
                                    english: this.data.glossary.entries[found.entry].english }, found) : null;
   };
 
+  // Other forms of every glossary term the query holds (QueryExpander._expand): its word
+  // spans longest first, a word inside a term found whole adding nothing of its own, then its
+  // Chinese runs.
   OfflineIndex.prototype.expand = function (text) {
     var found = new Map(), words = text.split(/\s+/).filter(Boolean), spans = [], self = this;
     for (var i = 0; i < words.length; i++) {
-      for (var j = Math.min(words.length, i + 4); j > i; j--) spans.push(words.slice(i, j).join(" "));
+      for (var j = i + 1; j <= Math.min(words.length, i + 4); j++) spans.push([i, j]);
     }
-    spans = spans.concat(text.match(this.patterns.hanRun) || []);
-    Array.from(new Set(spans)).forEach(function (span) {
-      var entry = self.lookup(span);
+    spans.sort(function (a, b) { return (a[0] - a[1]) - (b[0] - b[1]) || a[0] - b[0]; });
+    var covered = new Set(), terms = new Map();
+    spans.forEach(function (span) {
+      var inside = true;
+      for (var k = span[0]; k < span[1]; k++) if (!covered.has(k)) inside = false;
+      if (inside) return;
+      var written = words.slice(span[0], span[1]).join(" "), entry = self.lookup(written);
       if (!entry) return;
+      for (k = span[0]; k < span[1]; k++) covered.add(k);
+      if (!terms.has(written)) terms.set(written, entry);
+    });
+    (text.match(this.patterns.hanRun) || []).forEach(function (span) {
+      var entry = self.lookup(span);
+      if (entry && !terms.has(span)) terms.set(span, entry);
+    });
+    terms.forEach(function (entry, span) {
       var weight = entry.primary ? self.ranking.expansion : self.ranking.expansion / 2;
       var key = self.formKey(span);
       entry.forms.forEach(function (form) {
@@ -462,9 +490,16 @@
     return Array.from(found).slice(0, this.ranking.max_expansions);
   };
 
+  // An English question's words that name its subject, for the engine (expansion.question_subject).
+  OfflineIndex.prototype.questionSubject = function (text) {
+    var v = this.questionVocabulary(), words = text.split(/\s+/).filter(Boolean);
+    var subject = words.filter(function (w) { return !v.questionWords.has(w.toLowerCase()); });
+    return words.length >= 3 && subject.length && /^[\x00-\x7f]*$/.test(text) ? subject.join(" ") : text;
+  };
+
   OfflineIndex.prototype.engineQuery = function (parsed) {
     var text = termsText(parsed), self = this;
-    var terms = text ? [[text, 1.0]] : [];
+    var terms = text ? [[this.questionSubject(text), 1.0]] : [];
     var literal = this.foldKey(text);
     this.expand(text).forEach(function (pair) {
       if (self.foldKey(pair[0]) !== literal) terms.push(pair);
@@ -531,6 +566,15 @@
           }
         });
       }
+      this.questionBonuses(text, scores, bonuses);
+      // A question that is a glossary term and forms only asks what the term is: the rules
+      // its entry cites (Ranker._with_bonuses, `defined`).
+      var definition = this.data.questions.weights.definition;
+      if (parsed.typed && definition) {
+        (this.data.questions.concepts[key] || []).forEach(function (doc) {
+          bonuses.set(doc, Math.max(bonuses.get(doc) || 0, definition));
+        });
+      }
       bonuses.forEach(function (bonus, doc) {
         if (self.passes(self.records[doc], parsed.filters)) scores.set(doc, (scores.get(doc) || 0) + bonus);
       });
@@ -553,6 +597,9 @@
     // online (a bare word searches today's rules).
     var searched = this.data.searched;
     ranked = ranked.filter(function (pair) { return pair[0] < searched; });
+    var kept = new Map(ranked);
+    this.rerank(parsed, query, kept);
+    ranked = Array.from(kept);
     ranked.sort(function (a, b) { return b[1] - a[1] || self.records[a[0]].order - self.records[b[0]].order; });
     return ranked;
   };
@@ -601,10 +648,12 @@
     return ranked;
   };
 
-  OfflineIndex.prototype.collapse = function (ranked) {
+  // Ranked records as results, each led by its newest record (grouping.EditionGrouping.collapse);
+  // `groupOf` gives a record's group (by default its rule's: a question's is its subrule's).
+  OfflineIndex.prototype.collapse = function (ranked, groupOf) {
     var groups = new Map(), self = this;
     ranked.forEach(function (pair) {
-      var key = self.records[pair[0]].group;
+      var key = groupOf ? groupOf(pair[0]) : self.records[pair[0]].group;
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(pair[0]);
     });
@@ -618,6 +667,421 @@
       });
       return [best].concat(members.filter(function (i) { return i !== best; }));
     });
+  };
+
+  // --- questions (indexer/knowledge/questions.py, ranking.py's _rerank) -------------------
+  //
+  // A query is read as a question as the server reads it (`QuestionReader.asks`): its
+  // question forms and players' words (data/question_forms.tsv, data/thesaurus.tsv, as the
+  // build read them) and its other words as concepts, each weighing what its rarest form
+  // says; a question's best candidates are ranked again by the share of it each holds, and
+  // each of today's subrules is its own result. The constants and weights are the server's,
+  // from the build. Not here: the words' meaning vectors (`meanings`), too big for a phone.
+
+  // The vocabulary of question forms and players' words (questions.Vocabulary), made once.
+  OfflineIndex.prototype.questionVocabulary = function () {
+    if (this.questionWords) return this.questionWords;
+    var Q = this.data.questions, han = new RegExp("^[" + this.data.script_ranges.han + "]+$", "u");
+    var keys = Object.keys(Q.forms).concat(Object.keys(Q.means));
+    var hanKeys = new Set(keys.filter(function (k) { return han.test(k); })), longest = 0;
+    hanKeys.forEach(function (k) { longest = Math.max(longest, k.length); });
+    this.questionWords = {
+      asks: new Map(Object.entries(Q.forms)), means: new Map(Object.entries(Q.means)),
+      latin: new RegExp(Q.latin, "g"), han: hanKeys, longestHan: longest, hanWord: han,
+      questionWords: new Set(Q.question_words), queryWord: new RegExp(Q.query_word, "g"),
+      headings: new Set(Q.headings), lookedUp: new Set(Q.looked_up), readings: new Map(),
+    };
+    return this.questionWords;
+  };
+
+  // The form words are looked up in: NFKC, Simplified, lower case (questions._normal).
+  OfflineIndex.prototype.normal = function (text) {
+    return this.toHans(text.normalize("NFKC")).toLowerCase();
+  };
+
+  // The question forms and players' words in a normal text, longest first and not
+  // overlapping, as [start, end, key] (Vocabulary.spans).
+  OfflineIndex.prototype.spans = function (text) {
+    var v = this.questionVocabulary(), found = [], m;
+    v.latin.lastIndex = 0;
+    while ((m = v.latin.exec(text)) !== null) {
+      if (!m[0].length) { v.latin.lastIndex++; continue; }
+      found.push([m.index, m.index + m[0].length, m[0]]);
+    }
+    var run = this.patterns.hanRun;
+    run.lastIndex = 0;
+    while ((m = run.exec(text)) !== null) {
+      var at = m.index, end = m.index + m[0].length;
+      while (at < end) {
+        var size = Math.min(v.longestHan, end - at);
+        // A one-character form (吗, 能) only as a word of its own: the words meet it.
+        for (; size > 1; size--) {
+          var key = text.slice(at, at + size);
+          if (v.han.has(key)) { found.push([at, at + size, key]); break; }
+        }
+        at += size > 1 ? size : 1;
+      }
+    }
+    return found.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+  };
+
+  // How many records of the whole index hold a token (its postings' first number; a token
+  // of older editions' only, as the build counted it).
+  OfflineIndex.prototype.frequency = function (field, token) {
+    var packed = this.data.postings[field][token];
+    if (!packed) return field === "body" ? this.data.questions.elsewhere[token] || 0 : 0;
+    var value = 0, shift = 0;
+    for (var i = 0; i < packed.length; i++) {
+      var digit = DIGIT.get(packed[i]);
+      value += (digit & 31) * Math.pow(2, shift);
+      if (!(digit & 32)) break;
+      shift += 5;
+    }
+    return value / 2;
+  };
+
+  // A Chinese run cut as the server's segmenter cuts a question: the index's words by longest
+  // match, and the characters between them that are no word of the index nor a question form
+  // (没付, 后进先出) kept together as one word, as jieba keeps a word its dictionary has or its
+  // model makes, where a cut by the index's words alone makes each a word of its own.
+  OfflineIndex.prototype.questionCut = function (run) {
+    var v = this.questionVocabulary(), out = [], alone = "";
+    this.segment(run).forEach(function (word) {
+      if (word.length === 1 && !v.asks.has(word) && !v.means.has(word)) { alone += word; return; }
+      if (alone) out.push(alone);
+      alone = "";
+      out.push(word);
+    });
+    if (alone) out.push(alone);
+    return out;
+  };
+
+  // A text's query tokens with how many records hold each (WhooshBackend.word_frequencies):
+  // a Chinese word no record holds whole, by its rarest character pair.
+  OfflineIndex.prototype.frequencies = function (text) {
+    var self = this, recall = this.data.recall_field, han = this.questionVocabulary().hanWord;
+    return this.tokens("body", text, this.questionCut).map(function (token) {
+      var count = self.frequency("body", token);
+      if (!count && han.test(token)) {
+        var grams = self.tokens(recall, token).map(function (g) { return self.frequency(recall, g); });
+        count = grams.length ? Math.min.apply(null, grams) : 0;
+      }
+      return [token, count];
+    });
+  };
+
+  // An English stem as the start of the words it stems from (questions._as_written).
+  function asWritten(stem) {
+    return stem.length > 3 && /i$/.test(stem) && /^[\x00-\x7f]*$/.test(stem) ? stem.slice(0, -1) : stem;
+  }
+
+  // A written form as the pieces a text must hold, and how many records hold its rarest
+  // piece (QuestionReader._pieces).
+  OfflineIndex.prototype.pieces = function (text) {
+    var self = this, v = this.questionVocabulary(), pieces = [], counts = [];
+    this.frequencies(text).forEach(function (pair) {
+      if (v.hanWord.test(pair[0]) || pair[0].length >= self.data.questions.min_latin_needle) {
+        pieces.push(self.foldKey(asWritten(pair[0])));
+        counts.push(pair[1]);
+      }
+    });
+    // A Chinese form is looked for as written, whatever the cut made of it.
+    if (this.patterns.hasHan.test(text) && !/[a-z0-9]/.test(text.toLowerCase())) pieces = [this.foldKey(text)];
+    return [pieces.filter(Boolean), counts.length ? Math.min.apply(null, counts) : 0];
+  };
+
+  // One thing a question names: its forms' pieces and its weight (QuestionReader._concept).
+  OfflineIndex.prototype.concept = function (forms, share) {
+    var self = this, alternatives = [], best = 0;
+    Array.from(new Set(forms)).forEach(function (form) {
+      var found = self.pieces(form);
+      if (found[0].length && found[1]) { alternatives.push(found[0]); best = Math.max(best, found[1]); }
+    });
+    if (!alternatives.length) return null;
+    var weight = (share === undefined ? 1 : share) * Math.log(1 + this.data.questions.documents / best);
+    return { forms: alternatives, weight: weight };
+  };
+
+  // A word of the question as the index analysed it, not analysed again
+  // (QuestionReader._word_concept).
+  OfflineIndex.prototype.wordConcept = function (token, count) {
+    var Q = this.data.questions;
+    if (!count || !(this.questionVocabulary().hanWord.test(token) || token.length >= Q.min_latin_needle)) return null;
+    return { forms: [[this.foldKey(asWritten(token))]], weight: Math.log(1 + Q.documents / count) };
+  };
+
+  // The concepts of a question, in the order it names them (QuestionReader._read).
+  OfflineIndex.prototype.read = function (text) {
+    var v = this.questionVocabulary(), found = v.readings.get(text);
+    if (found) return found;
+    var W = this.data.questions.weights, self = this, normal = this.normal(text);
+    var forms = W.question_forms > 0, thesaurus = W.thesaurus > 0;
+    var concepts = [], rest = [], at = 0;
+    var reading = function (key) {
+      if (thesaurus && v.means.has(key)) return self.concept([key].concat(v.means.get(key)));
+      if (forms && v.asks.has(key)) return v.asks.get(key).length ? self.concept(v.asks.get(key), W.question_forms) : null;
+      return undefined;
+    };
+    this.spans(normal).forEach(function (span) {
+      var concept = reading(span[2]);
+      if (concept === undefined) return;
+      concepts.push(concept);
+      rest.push(normal.slice(at, span[0]));
+      at = span[1];
+    });
+    rest.push(normal.slice(at));
+    this.frequencies(rest.join(" ")).forEach(function (pair) {
+      var concept = reading(pair[0]);
+      concepts.push(concept === undefined ? self.wordConcept(pair[0], pair[1]) : concept);
+    });
+    return remember(v.readings, text, concepts.filter(Boolean), CACHE_SIZE);
+  };
+
+  // Whether a query holds no question form: a judge's few words of the game's terms
+  // (QuestionReader._plain).
+  OfflineIndex.prototype.plain = function (text) {
+    var v = this.questionVocabulary(), normal = this.normal(text), rest = [], at = 0;
+    var spans = this.spans(normal);
+    for (var n = 0; n < spans.length; n++) {
+      var key = spans[n][2];
+      if (v.means.has(key)) { rest.push(normal.slice(at, spans[n][0])); at = spans[n][1]; }
+      else if (v.asks.has(key)) return false;
+    }
+    rest.push(normal.slice(at));
+    return !this.frequencies(rest.join(" ")).some(function (pair) {
+      return v.asks.has(pair[0]) && !v.means.has(pair[0]);
+    });
+  };
+
+  // The bonuses for a question's words (Ranker._bonuses): today's glossary terms of two
+  // words or more it names lead to the rules they cite, by the share of its subject words the
+  // term takes; and each candidate holding its subject words gets the share it holds, squared.
+  // `bonuses` (doc -> bonus) gets them added.
+  OfflineIndex.prototype.questionBonuses = function (text, scores, bonuses) {
+    var v = this.questionVocabulary(), Q = this.data.questions, self = this;
+    var spoken = text.toLowerCase().match(v.queryWord) || [];
+    var words = Array.from(new Set(spoken)).filter(function (w) { return !v.questionWords.has(w); })
+      .map(function (w) { return self.foldKey(w); });
+    if (words.length < 2) return;
+    var add = function (doc, value) { bonuses.set(doc, (bonuses.get(doc) || 0) + value); };
+    var found = new Map();
+    for (var n = Math.min(Q.concept_words, spoken.length); n > 1; n--) {
+      for (var at = 0; at + n <= spoken.length; at++) {
+        var window = spoken.slice(at, at + n);
+        var subject = window.filter(function (w) { return !v.questionWords.has(w); }).length;
+        if (!subject) continue;
+        var share = Math.min(1, subject / words.length);
+        (Q.concepts[this.foldKey(window.join(" "))] || []).forEach(function (doc) {
+          found.set(doc, Math.max(found.get(doc) || 0, share));
+        });
+      }
+    }
+    found.forEach(function (share, doc) { add(doc, Q.weights.concept * share); });
+    var kinds = this.ranking.kinds;
+    scores.forEach(function (_, doc) {
+      var folded = self.folded(doc), held = 0;
+      words.forEach(function (w) { if (folded.indexOf(w) >= 0) held++; });
+      if (held) add(doc, Q.weights.coverage * Math.pow(held / words.length, 2) * kinds[self.records[doc].kind]);
+    });
+  };
+
+  // Whether a query is read as a question (QuestionReader.asks, questions.is_question): from
+  // its fewest concepts, or from two when `terse` and it is the game's words typed apart, or
+  // when `short` and it is Chinese with a question form.
+  OfflineIndex.prototype.asks = function (text, terse, short) {
+    var Q = this.data.questions, concepts = this.read(text), han = this.patterns.hasHan.test(text);
+    if (concepts.length >= (han ? Q.min_concepts : Q.min_english_concepts)) return true;
+    if (concepts.length < Q.min_terse_concepts) return false;
+    if (!this.plain(text)) return Boolean(short) && han;
+    return Boolean(terse) && text.split(/\s+/).filter(Boolean).length > 1;
+  };
+
+  // Whether a parsed query is read as a question: not a phrase search, a heading or a name
+  // (Ranker._asked).
+  OfflineIndex.prototype.asked = function (parsed) {
+    var W = this.data.questions.weights, text = termsText(parsed);
+    if (!W.question || parsed.phrases.length || this.lookedUp(text)) return false;
+    return this.asks(text, W.terse > 0, W.short_questions > 0);
+  };
+
+  // Whether a query is a heading or a name, an obsolete term's too (Ranker._looked_up).
+  OfflineIndex.prototype.lookedUp = function (text) {
+    var key = this.foldKey(text);
+    return Boolean(this.data.titles[key] || this.data.names[key] || this.questionVocabulary().lookedUp.has(key));
+  };
+
+  // A Chinese text without the question forms that ask nothing (吗, 是, 什么, 的), each cut
+  // where it stands and the rest kept as written (QuestionReader.content): a players' word
+  // is kept whole, and a one-character form is cut only where the cut makes it a word.
+  OfflineIndex.prototype.content = function (text) {
+    var v = this.questionVocabulary(), normal = this.normal(text);
+    if (!this.patterns.hasHan.test(normal)) return text;
+    var nothing = function (word) { return !v.means.has(word) && v.asks.has(word) && !v.asks.get(word).length; };
+    var kept = (text.length === normal.length ? text : normal).split(""), rest = normal.split(""), i;
+    this.spans(normal).forEach(function (span) {
+      if (!v.hanWord.test(span[2])) return;
+      for (i = span[0]; i < span[1]; i++) rest[i] = " ";
+      if (nothing(span[2])) for (i = span[0]; i < span[1]; i++) kept[i] = " ";
+    });
+    var run = this.patterns.hanRun, m, self = this, left = rest.join("");
+    run.lastIndex = 0;
+    while ((m = run.exec(left)) !== null) {
+      var at = m.index;
+      self.segment(m[0]).forEach(function (word) {
+        if (nothing(word)) for (i = at; i < at + word.length; i++) kept[i] = " ";
+        at += word.length;
+      });
+    }
+    return kept.join("").split(/\s+/).filter(Boolean).join(" ");
+  };
+
+  // The query as its reading, bonuses and marks take it: a Chinese query's free text without
+  // its forms that ask nothing, as typed in `typed` (Ranker.content); a heading, a name or a
+  // glossary term is looked up as typed.
+  OfflineIndex.prototype.contentOf = function (parsed) {
+    if (!this.data.questions.weights.function_words || parsed.rule_number || !parsed.text) return parsed;
+    if (this.lookedUp(parsed.text) || this.lookup(parsed.text)) return parsed;
+    var content = this.content(parsed.text);
+    if (!content || content === parsed.text) return parsed;
+    return Object.assign({}, parsed, { text: content, typed: parsed.text });
+  };
+
+  // What the engine searches: a question's text as typed, else its content (Ranker.searched).
+  OfflineIndex.prototype.searchedOf = function (parsed) {
+    return parsed.typed && this.asked(parsed) ? Object.assign({}, parsed, { text: parsed.typed, typed: "" }) : parsed;
+  };
+
+  // The rules' wording of the players' words a question holds (QuestionReader.wordings).
+  OfflineIndex.prototype.wordings = function (text) {
+    if (!(this.data.questions.weights.thesaurus > 0)) return [];
+    var v = this.questionVocabulary(), self = this, out = [];
+    this.spans(this.normal(text)).forEach(function (span) {
+      (v.means.get(span[2]) || []).forEach(function (m) { if (self.normal(m) !== span[2]) out.push(self.content(m)); });
+    });
+    return out;
+  };
+
+  // The question's own words without its question forms, as a snippet marks them
+  // (QuestionReader.subject): an English word as the start its stem gives.
+  OfflineIndex.prototype.subject = function (text) {
+    var v = this.questionVocabulary(), normal = this.normal(text), kept = [], at = 0;
+    this.spans(normal).forEach(function (span) {
+      kept.push(normal.slice(at, span[0]));
+      if (v.means.has(span[2]) || !v.asks.has(span[2])) kept.push(span[2]);
+      at = span[1];
+    });
+    kept.push(normal.slice(at));
+    var words = this.tokens("body", kept.join(" ")).filter(function (token) {
+      return v.means.has(token) || !v.asks.has(token);
+    }).map(asWritten);
+    return Array.from(new Set(words)).join(" ");
+  };
+
+  // What a question's results mark: its own words and the rules' wording of its players'
+  // words, not its question forms (Ranker.marking_query).
+  OfflineIndex.prototype.markingQuery = function (parsed, query) {
+    var text = termsText(parsed), subject = this.subject(text), weight = this.ranking.expansion;
+    if (!subject) return query;
+    var terms = [[subject, 1.0]].concat(this.wordings(text).map(function (w) { return [w, weight]; }));
+    return { terms: terms, phrases: query.phrases, filters: query.filters };
+  };
+
+  // For each candidate, the weight of the question's concepts its text holds over that of
+  // all of them (QuestionRanker.coverage).
+  OfflineIndex.prototype.coverage = function (concepts, docs) {
+    var self = this, held = docs.map(function () { return 0; }), total = 0;
+    concepts.forEach(function (concept) {
+      total += concept.weight;
+      docs.forEach(function (doc, n) {
+        var text = self.folded(doc);
+        var holds = concept.forms.some(function (pieces) {
+          return pieces.every(function (piece) { return text.indexOf(piece) >= 0; });
+        });
+        if (holds) held[n] += concept.weight;
+      });
+    });
+    return held.map(function (h) { return total ? h / total : h; });
+  };
+
+  // Each of today's rules' place among its numbered paragraph's (siblings.Siblings): 0 for
+  // the first, towards 1 for the last; 0 for any other record.
+  OfflineIndex.prototype.siblingPlace = function () {
+    if (this.places) return this.places;
+    var self = this, groups = new Map(), paragraphs = this.data.questions.paragraphs;
+    var places = this.places = new Float64Array(this.records.length);
+    this.records.forEach(function (r, i) {
+      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+      if (!groups.has(paragraphs[i])) groups.set(paragraphs[i], []);
+      groups.get(paragraphs[i]).push(i);
+    });
+    groups.forEach(function (members) {
+      members.sort(function (a, b) { return self.records[a].order - self.records[b].order; });
+      members.forEach(function (i, n) { places[i] = n / members.length; });
+    });
+    return places;
+  };
+
+  // The candidates of each paragraph among `docs` ordered again by their score less
+  // `weight` times their place; the group's scores go to them in that order (Siblings.reorder).
+  OfflineIndex.prototype.reorder = function (docs, scores, weight) {
+    var places = this.siblingPlace(), paragraphs = this.data.questions.paragraphs, groups = new Map();
+    docs.forEach(function (doc) {
+      if (!groups.has(paragraphs[doc])) groups.set(paragraphs[doc], []);
+      groups.get(paragraphs[doc]).push(doc);
+    });
+    groups.forEach(function (mine) {
+      if (mine.length < 2) return;
+      var values = mine.map(function (doc) { return scores.get(doc); }).sort(function (a, b) { return b - a; });
+      mine.slice().sort(function (a, b) {
+        return (scores.get(b) - weight * places[b]) - (scores.get(a) - weight * places[a]) || mine.indexOf(a) - mine.indexOf(b);
+      }).forEach(function (doc, n) { scores.set(doc, values[n]); });
+    });
+  };
+
+  // A question's candidates again: today's rules its words find, the rules the glossary
+  // entries it finds cite, then its best candidates by the share of it each holds, squared,
+  // a heading alone answering nothing, and a paragraph's subrules in their order
+  // (Ranker._rerank). `scores`: doc -> score, changed in place.
+  OfflineIndex.prototype.rerank = function (parsed, query, scores) {
+    var Q = this.data.questions, W = Q.weights, self = this, text = termsText(parsed);
+    if (!scores.size || !this.asked(parsed)) return;
+    var concepts = this.read(text), top = 0;
+    scores.forEach(function (s) { top = Math.max(top, s); });
+    scores.forEach(function (s, doc) { scores.set(doc, s / (top || 1)); });
+    if (W.todays_candidates && !parsed.filters.edition && !parsed.filters.source) {
+      var weight = this.ranking.expansion;
+      var todays = { terms: query.terms.concat(this.wordings(text).map(function (w) { return [w, weight]; })),
+                     phrases: [], filters: Object.assign({}, query.filters, { source: this.data.rules_file_prefix + this.data.edition }) };
+      var found = this.engineSearch(todays, W.todays_candidates), best = found.length ? found[0][1] || 1 : 1;
+      found.forEach(function (hit) {
+        scores.set(hit[0], Math.max(scores.get(hit[0]) || 0, hit[1] / best * W.todays_share));
+      });
+    }
+    if (W.glossary_map) {
+      var sent = new Map(), cited = Q.cited;
+      scores.forEach(function (score, doc) {
+        (cited[doc] || []).forEach(function (rule) { sent.set(rule, Math.max(sent.get(rule) || 0, W.glossary_map * score)); });
+      });
+      sent.forEach(function (value, rule) {
+        if (self.passes(self.records[rule], parsed.filters)) scores.set(rule, (scores.get(rule) || 0) + value);
+      });
+    }
+    var docs = Array.from(scores.keys()).sort(function (a, b) {
+      return scores.get(b) - scores.get(a) || a - b;
+    }).slice(0, Q.candidates);
+    var share = this.coverage(concepts, docs), headings = this.questionVocabulary().headings;
+    docs.forEach(function (doc, n) {
+      var score = scores.get(doc) + W.question * share[n] * share[n];
+      scores.set(doc, headings.has(doc) ? score * W.question_heading : score);
+    });
+    if (W.siblings) this.reorder(docs, scores, W.siblings);
+  };
+
+  // What makes records one result of a question: each of today's subrules with its
+  // quotations, anything else by its numbered paragraph (Catalogue.subrule_group_at).
+  OfflineIndex.prototype.subruleGroup = function (i) {
+    var r = this.records[i];
+    return r.kind === "rule" && r.number && r.edition === this.data.edition ? "s" + r.number : "p" + this.data.questions.paragraphs[i];
   };
 
   // --- did you mean -----------------------------------------------------------------------
@@ -702,6 +1166,15 @@
     return at;
   }
 
+  // Where a mark of `word` at `at` ends: an English word or stem marks the whole word it
+  // begins (a question's "tapped" read as its stem tap marks tapped, as the server's stems do).
+  function wordEnd(folded, word, at) {
+    var end = at + word.length;
+    if (!/[a-z0-9]/.test(word[0])) return end;
+    while (end < folded.length && /[a-z0-9]/.test(folded[end])) end++;
+    return end;
+  }
+
   // A window of the text around the first query word, escaped, with the query's words
   // (in either script, any case) in <mark>. A Chinese run is marked by the words the
   // analyzer segments it into (a question, 對手回合可以下地嗎, is never written whole in a
@@ -735,7 +1208,7 @@
       var marks = [];
       words.forEach(function (w) {
         for (var at = wordAt(folded, w, start); at >= 0 && at < end; at = wordAt(folded, w, at + w.length)) {
-          marks.push([at, Math.min(end, at + w.length)]);
+          marks.push([at, Math.min(end, wordEnd(folded, w, at))]);
         }
       });
       marks.sort(function (a, b) { return a[0] - b[0]; });
@@ -800,12 +1273,12 @@
     var started = Date.now();
     limit = limit || 10;
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
-    var parsed = this.parse(q);
+    var parsed = this.contentOf(this.parse(q));
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
                    left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
-    var query = this.engineQuery(parsed);
+    var query = this.engineQuery(this.searchedOf(parsed));
     var ranked = parsed.rule_number ? this.ruleJump(parsed, answer, script) : [];
     if (!ranked.length) {
       ranked = this.ranked(parsed, query);
@@ -819,10 +1292,13 @@
       }
     }
     // As the server: an edition-limited search shows each matching record of it.
-    var apart = parsed.filters.edition && !answer.rule_jump;
-    var groups = apart ? ranked.map(function (pair) { return [pair[0]]; }) : this.collapse(ranked), self = this;
+    var apart = parsed.filters.edition && !answer.rule_jump, self = this;
+    var asked = !apart && !answer.rule_jump && this.asked(parsed);
+    var groups = apart ? ranked.map(function (pair) { return [pair[0]]; })
+      : this.collapse(ranked, asked && this.data.questions.weights.subrules ? this.subruleGroup.bind(this) : null);
+    var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
-    answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, query, script); });
+    answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, marking, script); });
     answer.took_ms = Date.now() - started;
     return answer;
   };
