@@ -886,14 +886,12 @@
   };
 
   // Whether a query is read as a question (QuestionReader.asks, questions.is_question): from
-  // its fewest concepts, or from two when `terse` and it is the game's words typed apart, or
-  // when `short` and it is Chinese with a question form.
-  OfflineIndex.prototype.asks = function (text, terse, short) {
+  // its fewest concepts, or from two when `terse` and it is the game's words typed apart.
+  OfflineIndex.prototype.asks = function (text, terse) {
     var Q = this.data.questions, concepts = this.read(text), han = this.patterns.hasHan.test(text);
     if (concepts.length >= (han ? Q.min_concepts : Q.min_english_concepts)) return true;
-    if (concepts.length < Q.min_terse_concepts) return false;
-    if (!this.plain(text)) return Boolean(short) && han;
-    return Boolean(terse) && text.split(/\s+/).filter(Boolean).length > 1;
+    return Boolean(terse) && concepts.length >= Q.min_terse_concepts &&
+      text.split(/\s+/).filter(Boolean).length > 1 && this.plain(text);
   };
 
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
@@ -901,7 +899,7 @@
   OfflineIndex.prototype.asked = function (parsed) {
     var W = this.data.questions.weights, text = termsText(parsed);
     if (!W.question || parsed.phrases.length || this.lookedUp(text)) return false;
-    return this.asks(text, W.terse > 0, W.short_questions > 0);
+    return this.asks(text, W.terse > 0);
   };
 
   // Whether a query is a heading or a name, an obsolete term's too (Ranker._looked_up).
