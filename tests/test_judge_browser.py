@@ -270,8 +270,9 @@ def test_keyboard_focus_skip_link_and_one_tab_stop_per_result(live_server, page)
 @pytest.mark.parametrize("how", ["page", "live"])
 def test_a_results_other_subrules_open_from_its_title_by_arrow_key(live_server, page, how):
     """A rule is one result showing the subrule that matched best; the others it matched are
-    one arrow key (or tap) away, and open as links, without a second tab stop per result."""
-    query = "how many lands can I play each turn"
+    one arrow key (or tap) away, and open as links, without a second tab stop per result. (A
+    look-up: a question's results are each one subrule.)"""
+    query = "play a land"
     if how == "page":
         page.goto(live_server.url + "/?q=" + quote(query))
     else:
