@@ -31,7 +31,8 @@ def rows(path=questions_split.SOURCE):
 
 
 @pytest.mark.parametrize("path", [*questions_split.PARTS, questions_split.HERE / "questions_terse_held_out.tsv",
-                                  questions_split.HERE / "questions_held_out.tsv"], ids=lambda p: p.name)
+                                  questions_split.HERE / "questions_held_out.tsv",
+                                  questions_split.HERE / "questions_held_out_3.tsv"], ids=lambda p: p.name)
 def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
     for language, question, targets in rows(path):
@@ -78,3 +79,17 @@ def test_split_is_stratified_two_thirds_to_one_third(path, categories):
     whole = Counter(category for category, _, _ in rows(path))
     for category in categories:
         assert abs(by_category[category] - whole[category] / 3) <= 1
+
+
+def test_the_third_held_out_set_has_sentences_and_terse_questions_in_each_language():
+    """Held-out-3 is scored one figure per category: each category must be there in enough
+    questions for its figure to mean something, and no question may be asked twice."""
+    held_out = rows(questions_split.HERE / "questions_held_out_3.tsv")
+    counts = Counter(category for category, _, _ in held_out)
+    assert set(counts) == set(LANGUAGES) | set(TERSE)
+    assert all(counts[language] >= 40 for language in LANGUAGES), counts
+    assert all(counts[terse] >= 10 for terse in TERSE), counts
+    questions = [question for _, question, _ in held_out]
+    assert len(questions) == len(set(questions))
+    terse = [question for category, question, _ in held_out if category in TERSE]
+    assert all(2 <= len(question.split()) <= 4 for question in terse)

@@ -51,7 +51,7 @@ from indexer.knowledge.catalogue import only_heading
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
-from indexer.knowledge.ranking import _QUERY_WORD, CONCEPT_WORDS, QUESTION_CANDIDATES
+from indexer.knowledge.ranking import QUERY_WORD, CONCEPT_WORDS, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
 from indexer.search.analysis import _stem
@@ -213,14 +213,14 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         "forms": {form: list(asks) for form, asks in vocabulary.asks.items()},
         "means": {word: list(means) for word, means in vocabulary.means.items()},
         # The pattern the English forms and players' words are found by (`Vocabulary.spans`).
-        "latin": _js(vocabulary._latin),
+        "latin": _js(vocabulary.latin),
         "min_concepts": questions.MIN_CONCEPTS, "min_english_concepts": questions.MIN_ENGLISH_CONCEPTS,
         "min_terse_concepts": questions.MIN_TERSE_CONCEPTS, "min_latin_needle": questions.MIN_LATIN_NEEDLE,
         "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
         # Every number of `Weights` (a new one reaches the copy with no change here).
         "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
                     if isinstance(getattr(weights, f.name), int | float)},
-        "question_words": sorted(QUESTION_WORDS), "query_word": _js(_QUERY_WORD), "concept_words": CONCEPT_WORDS,
+        "question_words": sorted(QUESTION_WORDS), "query_word": _js(QUERY_WORD), "concept_words": CONCEPT_WORDS,
         # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
         "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
                                              len(paragraphs)) for r in records],

@@ -105,14 +105,15 @@ class Vocabulary:
             self.means[_normal(word)] = tuple(m.strip() for m in means.split("|") if m.strip())
         keys = sorted(set(self.asks) | set(self.means), key=len, reverse=True)
         latin = [k for k in keys if not HAN_RUN.search(k)]
-        self._latin = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, latin)) + r")(?![a-z0-9])")
+        # The English forms and words as whole words (the offline copy ships this pattern too).
+        self.latin = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, latin)) + r")(?![a-z0-9])")
         self._han = {k for k in keys if HAN_RUN.fullmatch(k)}
         self._longest_han = max(map(len, self._han), default=0)
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
         """The question forms and thesaurus words in `text` (normalised), longest first and
         not overlapping, as (start, end, key)."""
-        found = [(m.start(), m.end(), m.group()) for m in self._latin.finditer(text)]
+        found = [(m.start(), m.end(), m.group()) for m in self.latin.finditer(text)]
         for run in HAN_RUN.finditer(text):
             at, end = run.start(), run.end()
             while at < end:

@@ -41,7 +41,7 @@ Ranked = np.ndarray
 QUESTION_CANDIDATES = 60
 # The longest glossary term a question is searched for (Two-Headed Giant Variant is four words).
 CONCEPT_WORDS = 4
-_QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
+QUERY_WORD = re.compile(r"[a-z0-9][a-z0-9'’-]*")
 
 
 def passes(record: Record, filters: dict[str, str]) -> bool:
@@ -408,7 +408,7 @@ class Ranker:
             found = np.fromiter(holding, np.int64, len(holding))
             bonus[found] += weights.literal * self._kind_weight[found]
             given[found] = True
-        spoken = _QUERY_WORD.findall(text.lower())
+        spoken = QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
         if len(words) >= 2:
             for record_id, share in self._concepts(spoken, len(words)).items():
