@@ -66,6 +66,14 @@ def test_the_taiwanese_spelling_of_a_form_reads_as_the_form():
     assert [key for _, _, key in vocabulary.spans(_normal("踐踏是甚麼意思"))] == ["甚么意思"]
 
 
+def test_a_players_word_stands_with_the_translations_word_for_it():
+    # The Simplified rules write skip 略过, a drawn game 平手 and taking shortcuts 简化; players
+    # type 跳過, 平局 and 捷徑, which convert to words no rule holds.
+    vocabulary = Vocabulary()
+    for typed, rules_word in (("跳過", "略过"), ("平局", "平手"), ("捷徑", "简化"), ("公開", "展示"), ("巫術", "法术")):
+        assert rules_word in vocabulary.means[_normal(typed)], typed
+
+
 # ---------------------------------------------------------------- the whole knowledge base
 
 def _tuning_mrr(library: Library, path=questions_split.TUNING) -> dict[str, float]:
