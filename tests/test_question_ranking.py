@@ -19,6 +19,7 @@ from indexer.knowledge.questions import (
     THESAURUS,
     Vocabulary,
     VocabularyError,
+    _normal,
     data_rows,
     is_question,
 )
@@ -55,6 +56,22 @@ def test_players_words_are_found_in_either_script_and_english_as_whole_words():
     assert "下地" in [key for _, _, key in vocabulary.spans("对手回合可以下地吗")]
     assert [key for _, _, key in vocabulary.spans("can a blinked creature")] == ["can a", "blinked"]
     assert vocabulary.spans("blinkers") == []
+
+
+def test_the_taiwanese_spelling_of_a_form_reads_as_the_form():
+    # 甚麼 is how Taiwan writes 什麼 (what); converted to Simplified it is 甚么, not 什么.
+    vocabulary = Vocabulary()
+    for typed, form in (("甚麼", "什麼"), ("為甚麼", "為什麼"), ("甚麼順序", "什麼順序")):
+        assert vocabulary.asks[_normal(typed)] == vocabulary.asks[_normal(form)], typed
+    assert [key for _, _, key in vocabulary.spans(_normal("踐踏是甚麼意思"))] == ["甚么意思"]
+
+
+def test_a_players_word_stands_with_the_translations_word_for_it():
+    # The Simplified rules write skip 略过, a drawn game 平手 and taking shortcuts 简化; players
+    # type 跳過, 平局 and 捷徑, which convert to words no rule holds.
+    vocabulary = Vocabulary()
+    for typed, rules_word in (("跳過", "略过"), ("平局", "平手"), ("捷徑", "简化"), ("公開", "展示"), ("巫術", "法术")):
+        assert rules_word in vocabulary.means[_normal(typed)], typed
 
 
 # ---------------------------------------------------------------- the whole knowledge base
@@ -249,7 +266,8 @@ def test_the_content_of_a_question_as_the_index_analyses_it_holds_no_question_fo
     assert [t.text for t in ana("衍生物在戰場上是什麼顏色的", mode="query")] == [
         "衍生物", "在", "战场", "上", "是", "什么", "颜色", "的"]
     # The rules' wording of a players' word is searched and marked without its forms (从).
-    assert kb_library._ranker.questions.wordings("死掉") == ["死去", "dies", "战场进入坟墓场"]
+    assert kb_library._ranker.questions.wordings("死掉") == ["死去", "dies", "战场进入坟墓场", "战场置入坟墓场",
+                                                        "战场 置入坟墓场"]
 
 
 def test_a_heading_or_name_is_looked_up_as_typed(kb_library):
@@ -289,3 +307,29 @@ def test_a_term_and_question_forms_ask_for_the_rule_the_glossary_cites(kb_librar
         assert first(library) != "202.3"
     finally:
         library.close()
+
+
+# Players' words of Taiwan and the rules' wordings of "dies" added together (docs/benchmarks.md,
+# "繁體 questions"): the thesaurus without them.
+TAIWAN_ROWS = ("公开", "打出", "好几个", "好几", "重抽", "牌组", "指定", "用完", "魔法力灼伤", "魔法风云会", "巫术")
+DIES_WORDINGS = ("|从战场置入坟墓场", "|从战场上置入坟墓场")
+
+
+def test_removing_the_players_words_of_taiwan_lowers_the_traditional_tuning_questions(
+        kb_library, tuning_with_all_levers, tmp_path, monkeypatch):
+    lines = [line for line in THESAURUS.read_text(encoding="utf-8").splitlines()
+             if line.split("\t")[0] not in TAIWAN_ROWS]
+    without_rows = "\n".join(lines)
+    for wording in DIES_WORDINGS:
+        without_rows = without_rows.replace(wording, "")
+    thesaurus = tmp_path / "thesaurus.tsv"
+    thesaurus.write_text(without_rows + "\n", encoding="utf-8")
+    smaller = Vocabulary(QUESTION_FORMS, thesaurus)
+    assert len(smaller.means) == len(Vocabulary().means) - len(TAIWAN_ROWS)
+    monkeypatch.setattr("indexer.knowledge.library.vocabulary", lambda: smaller)
+    library = Library(kb_library.folder, weights=kb_library.weights)
+    try:
+        without = _tuning_mrr(library)
+    finally:
+        library.close()
+    assert without["zh_hant"] < tuning_with_all_levers["zh_hant"], without
