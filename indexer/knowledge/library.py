@@ -240,24 +240,26 @@ class Library:
                   "left_out": parsed.left_out}
         if parsed.empty:
             return answer
-        engine_query = self.engine_query(self._ranker.searched(parsed))
         if parsed.rule_number:
             ranked, jump = self._ranker.rule_jump(parsed)
             # The jump's title in the reader's script, as every result's is.
             answer["rule_jump"] = jump and {**jump, "title": display_title(self.records[jump["id"]], script)}
+        # Whether it is a question (a rule jump's results are the rule's), read once: what the
+        # engine searches, the ranking, the grouping and the marks all follow it.
+        asked = not answer["rule_jump"] and self._ranker.asks(parsed)
+        engine_query = self.engine_query(self._ranker.searched(parsed, asked))
         if not answer["rule_jump"]:  # else the rule, its subrules and what quotes it
-            ranked = self._ranker.ranked(parsed, engine_query)
+            ranked = self._ranker.ranked(parsed, engine_query, asked)
             suggestion = self._spelling.did_you_mean(parsed.text)
             if suggestion:
                 answer["did_you_mean"] = suggestion
                 if not len(ranked):
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
-                    ranked = self._ranker.ranked(corrected, engine_query)
+                    ranked = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected))
         if "edition" in parsed.filters and not answer["rule_jump"]:
             groups = self._grouping.apart(ranked)
         else:
-            asked = not answer["rule_jump"] and self._ranker.asks(parsed)
             groups = self._grouping.collapse(ranked, self._question_groups if asked else None)
         if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
@@ -269,7 +271,7 @@ class Library:
         by_position = self.catalogue.by_position
         page = groups[offset:offset + limit]
         if page:  # (a page with no results marks nothing)
-            marking = self._ranker.marking_query(parsed, engine_query) if not answer["rule_jump"] else engine_query
+            marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
             answer["results"] = [self._results.result([by_position[at] for at in group], plan, script)
                                  for group in page]

@@ -74,12 +74,12 @@ class Ranker:
         # question is about but answers nothing.
         self._heading_at = np.array([only_heading(r) for r in catalogue.by_position], bool)
 
-    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery) -> Ranked:
+    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> Ranked:
         """The candidates ranked, best first, as record positions: the engine's score by kind,
         today's twins of older editions' matches, the bonuses for exact answers with a
         keyword's subrules after it, the superseded share, the phrases' check, then the
-        order, a question's candidates again by how much of it they hold (`_rerank`). Each
-        step reads and gives (positions, scores) arrays."""
+        order, a question's candidates again by how much of it they hold (`_rerank`, when
+        `asked`: `asks`). Each step reads and gives (positions, scores) arrays."""
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         # An edition-limited search ranks every record of that edition that matches: an
@@ -90,7 +90,6 @@ class Ranker:
         if "edition" not in parsed.filters:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
-        asked = self._asked(parsed, text)
         if key and not parsed.phrases:
             docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters,
                                               defined=bool(parsed.typed))
@@ -244,12 +243,12 @@ class Ranker:
             scores = scores + weights.word_matches * near
         return docs, scores
 
-    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery) -> EngineQuery:
+    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'
         wording of its players' words, not its question forms; else the engine's query."""
-        text = parsed.terms_text()
-        if not self._asked(parsed, text):
+        if not asked:
             return engine_query
+        text = parsed.terms_text()
         subject = self.questions.subject(text)
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
@@ -270,7 +269,7 @@ class Ranker:
             return parsed
         return dataclasses.replace(parsed, text=content, typed=parsed.text)
 
-    def searched(self, parsed: ParsedQuery) -> ParsedQuery:
+    def searched(self, parsed: ParsedQuery, asked: bool) -> ParsedQuery:
         """What the engine searches for a query read by `content`: its content, but for a
         question (`asks`) the text as typed. There the forms' characters are mostly too common
         to find a record alone (the engine's common terms), and their character pairs with the
@@ -278,20 +277,18 @@ class Ranker:
         the candidates answers is then the question's share of its content (`_rerank`), so a
         record only 什么 found does not rise. The engine reading a question's content alone
         lost held-out questions (docs/benchmarks.md)."""
-        if parsed.typed and self.asks(parsed):
+        if parsed.typed and asked:
             return dataclasses.replace(parsed, text=parsed.typed, typed="")
         return parsed
 
     def asks(self, parsed: ParsedQuery) -> bool:
-        """Whether the query is read as a question (`_asked`): its results are then grouped
-        by subrule (`Weights.subrules`)."""
-        return self._asked(parsed, parsed.terms_text())
-
-    def _asked(self, parsed: ParsedQuery, text: str) -> bool:
-        """Whether a query is read as a question (`questions.is_question`): not a phrase
-        search, a heading or a name."""
+        """Whether a query is read as a question (`QuestionReader.asks`): not a phrase search,
+        a heading or a name. Its ranking (`ranked`), what the engine searches (`searched`),
+        its grouping by subrule (`Weights.subrules`) and its marks (`marking_query`) follow
+        it: the caller reads it once and hands it to each."""
         if not self.weights.question or parsed.phrases:
             return False
+        text = parsed.terms_text()
         if self._looked_up(text):
             return False
         return self.questions.asks(text, terse=self.weights.terse > 0)
