@@ -460,38 +460,32 @@ class WhooshBackend(SearchBackend):
         each). A common term adds nothing (0.0) to a document no term outside the recall
         field matched."""
         count = self._doc_count
-        get = self._postings.get
-        docs, scores, boosts, sizes, outside_recall = [], [], [], [], []
-        for (field, tok), boost in terms.items():
-            found, term_scores = get(field, tok)
-            docs.append(found)
-            scores.append(term_scores)
-            boosts.append(boost)
-            sizes.append(len(found))
-            if field != RECALL_FIELD:
-                outside_recall.append(found)
+        docs, weighted = self._weighted_postings(terms)
         matched = np.zeros(count, bool)
         if not docs and not common:
             return np.zeros(count), matched
         found_by_terms = np.concatenate(docs) if docs else np.empty(0, np.int32)
         matched[found_by_terms] = True
-        weighted = np.concatenate(scores) * np.array(boosts).repeat(sizes) if docs else np.empty(0)
         if common:
             outside = np.zeros(count, bool)
+            outside_recall = [found for (field, _), found in zip(terms, docs, strict=True) if field != RECALL_FIELD]
             if outside_recall:
                 outside[np.concatenate(outside_recall)] = True
-            docs, scores, boosts, sizes = [], [], [], []
-            for (field, tok), boost in common.items():
-                found, term_scores = get(field, tok)
-                docs.append(found)
-                scores.append(term_scores)
-                boosts.append(boost)
-                sizes.append(len(found))
-            common_docs = np.concatenate(docs)
-            common_weighted = np.concatenate(scores) * np.array(boosts).repeat(sizes) * outside[common_docs]
+            common_found, common_weighted = self._weighted_postings(common)
+            common_docs = np.concatenate(common_found)
             found_by_terms = np.concatenate([found_by_terms, common_docs])
-            weighted = np.concatenate([weighted, common_weighted])
+            weighted = np.concatenate([weighted, common_weighted * outside[common_docs]])
         return np.bincount(found_by_terms, weighted, count), matched
+
+    def _weighted_postings(self, terms: dict) -> tuple[list[np.ndarray], np.ndarray]:
+        """Each term's documents, in the terms' order, and all their scores, each weighted by
+        its term's boost."""
+        found = [self._postings.get(field, tok) for field, tok in terms]
+        docs = [d for d, _ in found]
+        if not docs:
+            return docs, np.empty(0)
+        boosts = np.array(list(terms.values())).repeat([len(d) for d in docs])
+        return docs, np.concatenate([scores for _, scores in found]) * boosts
 
     def _require(self, scores: np.ndarray, matched: np.ndarray | None,
                  must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
