@@ -127,10 +127,10 @@
   var BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   var DIGIT = new Map(Array.from(BASE64, function (ch, i) { return [ch, i]; }));
 
-  // The numbers of one VLQ string (offline_copy._vlq).
-  function unvlq(text) {
+  // The numbers of one VLQ string (offline_copy._vlq), or its first `count` of them.
+  function unvlq(text, count) {
     var out = [], value = 0, shift = 0;
-    for (var i = 0; i < text.length; i++) {
+    for (var i = 0; i < text.length && out.length !== count; i++) {
       var digit = DIGIT.get(text[i]);
       value += (digit & 31) * Math.pow(2, shift);
       if (digit & 32) { shift += 5; continue; }
@@ -730,14 +730,7 @@
   OfflineIndex.prototype.frequency = function (field, token) {
     var packed = this.data.postings[field][token];
     if (!packed) return field === "body" ? this.data.questions.elsewhere[token] || 0 : 0;
-    var value = 0, shift = 0;
-    for (var i = 0; i < packed.length; i++) {
-      var digit = DIGIT.get(packed[i]);
-      value += (digit & 31) * Math.pow(2, shift);
-      if (!(digit & 32)) break;
-      shift += 5;
-    }
-    return value / 2;
+    return unvlq(packed, 1)[0];
   };
 
   // A Chinese run cut as the server's segmenter cuts a question: the index's words by longest
@@ -803,7 +796,7 @@
   };
 
   // A word of the question as the index analysed it, not analysed again
-  // (QuestionReader._word_concept).
+  // (QuestionReader._word).
   OfflineIndex.prototype.wordConcept = function (token, count) {
     var Q = this.data.questions;
     if (!count || !(this.questionVocabulary().hanWord.test(token) || token.length >= Q.min_latin_needle)) return null;
