@@ -2,9 +2,10 @@
 words of the game's terms) scored in process, per category (language), as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
 MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
-(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, tests/questions_held_out_2.tsv and
-tests/questions_held_out_3.tsv, the last two written from today's rules text alone) one figure per
-category only, never query by query (they are how a change that only fits the tuning parts shows).
+(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, tests/questions_held_out_2.tsv,
+tests/questions_held_out_3.tsv and tests/questions_held_out_4.tsv, the last three written from
+today's rules text alone) one figure per category only, never query by query (they are how a change
+that only fits the tuning parts shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
@@ -34,6 +35,7 @@ HELD_OUT = ROOT / "tests" / "questions_held_out.tsv"
 TERSE_HELD_OUT = ROOT / "tests" / "questions_terse_held_out.tsv"
 HELD_OUT_2 = ROOT / "tests" / "questions_held_out_2.tsv"
 HELD_OUT_3 = ROOT / "tests" / "questions_held_out_3.tsv"
+HELD_OUT_4 = ROOT / "tests" / "questions_held_out_4.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
@@ -97,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line("terse held", evaluate(library, TERSE_HELD_OUT, score)))
         print(line("held-out-2", evaluate(library, HELD_OUT_2, score)))
         print(line("held-out-3", evaluate(library, HELD_OUT_3, score)))
+        print(line("held-out-4", evaluate(library, HELD_OUT_4, score)))
     finally:
         library.close()
     return 0

@@ -18,7 +18,8 @@ CODE = sorted([*ROOT.glob("indexer/knowledge/*.py"), *ROOT.glob("indexer/search/
 JUDGED = [*sorted(ROOT.glob("tests/judged_*.tsv")), ROOT / "tests" / "questions.tsv",
           ROOT / "tests" / "questions_terse.tsv", ROOT / "tests" / "questions_held_out.tsv",
           ROOT / "tests" / "questions_terse_held_out.tsv", ROOT / "tests" / "questions_held_out_2.tsv",
-          ROOT / "tests" / "questions_held_out_3.tsv", ROOT.parent / "shared" / "eval" / "queries.tsv"]
+          ROOT / "tests" / "questions_held_out_3.tsv", ROOT / "tests" / "questions_held_out_4.tsv",
+          ROOT.parent / "shared" / "eval" / "queries.tsv"]
 # (file relative to the repository, constant name): structural rule numbers the code may name.
 STRUCTURAL: set[tuple[str, str]] = set()
 _TARGET_RULE = re.compile(r"rule[:=]([0-9]{3}(?:\.[0-9]+[a-z]?)?)")

@@ -32,7 +32,8 @@ def rows(path=questions_split.SOURCE):
 
 @pytest.mark.parametrize("path", [*questions_split.PARTS, questions_split.HERE / "questions_terse_held_out.tsv",
                                   questions_split.HERE / "questions_held_out.tsv",
-                                  questions_split.HERE / "questions_held_out_3.tsv"], ids=lambda p: p.name)
+                                  questions_split.HERE / "questions_held_out_3.tsv",
+                                  questions_split.HERE / "questions_held_out_4.tsv"], ids=lambda p: p.name)
 def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
     for language, question, targets in rows(path):
@@ -81,10 +82,12 @@ def test_split_is_stratified_two_thirds_to_one_third(path, categories):
         assert abs(by_category[category] - whole[category] / 3) <= 1
 
 
-def test_the_third_held_out_set_has_sentences_and_terse_questions_in_each_language():
-    """Held-out-3 is scored one figure per category: each category must be there in enough
-    questions for its figure to mean something, and no question may be asked twice."""
-    held_out = rows(questions_split.HERE / "questions_held_out_3.tsv")
+@pytest.mark.parametrize("path", [questions_split.HERE / "questions_held_out_3.tsv",
+                                  questions_split.HERE / "questions_held_out_4.tsv"], ids=lambda p: p.name)
+def test_the_third_and_fourth_held_out_sets_have_sentences_and_terse_questions_in_each_language(path):
+    """Held-out-3 and held-out-4 are scored one figure per category: each category must be there
+    in enough questions for its figure to mean something, and no question may be asked twice."""
+    held_out = rows(path)
     counts = Counter(category for category, _, _ in held_out)
     assert set(counts) == set(LANGUAGES) | set(TERSE)
     assert all(counts[language] >= 40 for language in LANGUAGES), counts
