@@ -20,8 +20,6 @@ and a colloquial question's words are seldom the translation's.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from indexer.search.folding import fold_key
@@ -50,30 +48,24 @@ class Statements:
                 lengths[at] = len(text.split())
         self._length = np.zeros(len(catalogue.by_position))
         self._length[list(lengths)] = list(lengths.values())
-        self._mean_length = float(np.mean(list(lengths.values()))) if lengths else 1.0
+        # Today's rules' mean statement length in words (the offline copy ships it).
+        self.mean_length = float(np.mean(list(lengths.values()))) if lengths else 1.0
 
     def scores(self, concepts: tuple[Concept, ...], positions: np.ndarray) -> np.ndarray:
         """Each candidate's BM25 over its statement (0 for one that is not one of today's
-        rules). The candidates' statements are read as one text, each piece of the question
-        found in it once (`_counts`), not looked for in each statement in turn."""
+        rules). Each piece of the question is counted in the candidates' statements once."""
         texts = [self._texts.get(at, b"") for at in positions.tolist()]
-        joined = b"\n".join(texts)  # (a folded text holds no line break: no piece spans two)
-        starts = np.cumsum([0, *(len(t) + 1 for t in texts[:-1])])
         counted: dict[bytes, np.ndarray] = {}
 
         def counts(piece: bytes) -> np.ndarray:
             found = counted.get(piece)
             if found is None:
-                at = [m.start() for m in re.finditer(re.escape(piece), joined)]
-                found = counted[piece] = np.bincount(np.searchsorted(starts, at, side="right") - 1,
-                                                     minlength=len(texts))
+                found = counted[piece] = np.array([text.count(piece) for text in texts], np.float64)
             return found
 
-        norm = K1 * (1 - B + B * self._length[positions] / self._mean_length)
+        norm = K1 * (1 - B + B * self._length[positions] / self.mean_length)
         total = np.zeros(len(texts))
         for concept in concepts:
-            count = np.zeros(len(texts))
-            for pieces in concept.forms:
-                count = np.maximum(count, np.minimum.reduce([counts(piece) for piece in pieces]))
+            count = np.max([np.min([counts(piece) for piece in pieces], axis=0) for pieces in concept.forms], axis=0)
             total += concept.weight * count * (K1 + 1) / (count + norm)
         return total
