@@ -8,6 +8,7 @@ import json
 import brotli
 import pytest
 
+from indexer.knowledge import statements
 from indexer.knowledge.questions import vocabulary
 from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
@@ -59,3 +60,7 @@ def test_the_copy_reads_questions_by_the_servers_data_files(offline_client):
     assert questions["forms"] == {form: list(asks) for form, asks in words.asks.items()}
     assert questions["means"] == {word: list(means) for word, means in words.means.items()}
     assert questions["forms"]["谁来"] and "bounce" in questions["means"]
+    # The statements' BM25 constants are the server's (`statements`), with today's rules' mean
+    # statement length where the build has today's rules.
+    assert (questions["statements"]["k1"], questions["statements"]["b"]) == (statements.K1, statements.B)
+    assert questions["statements"]["mean_length"] > 0

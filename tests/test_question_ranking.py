@@ -24,6 +24,7 @@ from indexer.knowledge.questions import (
     is_question,
 )
 from indexer.knowledge.siblings import Siblings
+from indexer.knowledge.statements import Statements
 from indexer.search.query import parse_query
 
 
@@ -145,7 +146,7 @@ def test_a_questions_own_word_is_read_once_not_as_the_stem_of_its_stem(kb_librar
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
           "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
           "word_matches": 0.0, "siblings": 0.0, "function_words": 0.0, "definition": 0.0,
-          "word_forms": 0.0}
+          "word_forms": 0.0, "statements": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -220,6 +221,31 @@ def test_a_groups_subrules_are_ordered_by_their_place_and_the_group_keeps_its_sc
     # Far behind, or with the weight at 0, it does not.
     assert siblings.reorder(positions, np.array([1.0, 2.0, 0.5]), 0.3).tolist() == [1.0, 2.0, 0.5]
     assert siblings.reorder(positions, np.array([1.0, 1.05, 0.5]), 0.0).tolist() == [1.0, 1.05, 0.5]
+
+
+def test_a_rules_own_statement_holding_the_questions_words_ranks_it_first(kb_library):
+    # 603.3a's statement says who controls a triggered ability (controlled, controller,
+    # triggered ability, source); 702.39a, provoke's, holds as much of the question's words with
+    # its heading and reminder text, and the engine's score of all of it put provoke first.
+    question = "who controls a triggered ability from a creature I borrowed"
+    catalogue = kb_library.catalogue
+    today = catalogue.current_edition
+    positions = np.array([*(catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("603.3a", "702.39a")),
+                          catalogue.positions["cr-2016-09-30:rule:603.3a"]])
+    concepts = kb_library._ranker.questions.read(question)
+    scores = Statements(catalogue).scores(concepts, positions)
+    assert scores[0] > scores[1] > 0
+    assert scores[2] == 0  # 2016's 603.3a is not one of today's rules: no statement
+
+    def first(library: Library) -> str | None:
+        return library.search(question, limit=10)["results"][0]["rule"]
+
+    assert first(kb_library) == "603.3a"
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, statements=0.0))
+    try:
+        assert first(library) != "603.3a"
+    finally:
+        library.close()
 
 
 # ---------------------------------------------------------------- the answer shown

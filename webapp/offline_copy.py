@@ -46,13 +46,14 @@ from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file,
 from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
-from indexer.knowledge import questions
+from indexer.knowledge import questions, statements
 from indexer.knowledge.catalogue import only_heading
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
 from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
+from indexer.knowledge.statements import Statements
 from indexer.search import query
 from indexer.search.analysis import _stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
@@ -217,6 +218,9 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         "min_concepts": questions.MIN_CONCEPTS, "min_english_concepts": questions.MIN_ENGLISH_CONCEPTS,
         "min_terse_concepts": questions.MIN_TERSE_CONCEPTS, "min_latin_needle": questions.MIN_LATIN_NEEDLE,
         "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
+        # An English question's statement scores' constants (`statements.Statements`).
+        "statements": {"k1": statements.K1, "b": statements.B,
+                       "mean_length": Statements(catalogue).mean_length if weights.statements else 1.0},
         # Every number of `Weights` (a new one reaches the copy with no change here).
         "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
                     if isinstance(getattr(weights, f.name), int | float)},

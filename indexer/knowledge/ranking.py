@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from indexer.documents.chinese import HAN_RUN
 from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.records import Record, rules_file_source
 from indexer.documents.references import rule_sort_key
@@ -30,6 +31,7 @@ from .expansion import QUESTION_WORDS, QueryExpander
 from .meanings import Meanings, WordVectors
 from .questions import QuestionRanker, QuestionReader
 from .siblings import Siblings
+from .statements import Statements
 from .weights import Weights
 
 # Subrules after their keyword's heading rule, in rule order.
@@ -68,6 +70,7 @@ class Ranker:
         self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
                           if weights.meanings or weights.word_matches else None)
         self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
+        self._statements = Statements(catalogue) if weights.statements else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -200,7 +203,9 @@ class Ranker:
                 scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A question's best candidates again, by how much of the question each holds
         (`questions`): the share of its concepts' weight, squared, so that holding all of it
-        counts for much more than holding half; a heading alone answers no question."""
+        counts for much more than holding half; for an English question, how well each
+        rule's own statement holds its words (`statements`, BM25 over the statement alone,
+        as a share of the best candidate's); a heading alone answers no question."""
         weights = self.weights
         text = parsed.terms_text()
         if not len(docs):
@@ -220,6 +225,8 @@ class Ranker:
         best = best[:QUESTION_CANDIDATES]
         share = self._answers.coverage(concepts, docs[best].tolist())
         scores[best] += weights.question * share ** 2
+        if self._statements is not None and not HAN_RUN.search(text):
+            scores[best] += weights.statements * _share_of_best(self._statements.scores(concepts, docs[best]))
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)

@@ -80,6 +80,12 @@ class Weights:
     # ones its variants and exceptions (`siblings`); 0: the scores alone order them, and no
     # places are worked out.
     siblings: float = 0.3
+    # An English question's concepts counted in each candidate's own statement, the rule's
+    # English text without its examples, heading or translation (`statements`: BM25 with its
+    # own saturation and a light length normalisation), as a share of the best candidate's;
+    # it parts the candidates that hold the same share of the question, which the engine's
+    # score of all a record holds ordered before. 0: not read, and no statements are kept.
+    statements: float = 0.3
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3

@@ -994,6 +994,35 @@
     return held.map(function (h) { return total ? h / total : h; });
   };
 
+  // For an English question, each candidate's BM25 over its own statement, today's rule's
+  // English text alone (statements.Statements): a concept's weight times its count there, its
+  // best form's, a form's its rarest piece's, saturated and lightly normalised by length; 0
+  // for a record that is not one of today's rules.
+  OfflineIndex.prototype.statementScores = function (concepts, docs) {
+    var S = this.data.questions.statements, self = this;
+    return docs.map(function (doc) {
+      var r = self.records[doc], text = r.kind === "rule" && r.edition === self.data.edition && r.text && r.text.en;
+      if (!text) return 0;
+      var folded = self.foldKey(text), length = text.split(/\s+/).filter(Boolean).length;
+      var norm = S.k1 * (1 - S.b + S.b * length / S.mean_length), total = 0;
+      concepts.forEach(function (concept) {
+        var count = 0;
+        concept.forms.forEach(function (pieces) {
+          count = Math.max(count, Math.min.apply(null, pieces.map(function (piece) { return occurrences(folded, piece); })));
+        });
+        if (count) total += concept.weight * count * (S.k1 + 1) / (count + norm);
+      });
+      return total;
+    });
+  };
+
+  // How many times `piece` occurs in `text`, not overlapping (Python's bytes.count).
+  function occurrences(text, piece) {
+    var count = 0, at = text.indexOf(piece);
+    while (at >= 0) { count++; at = text.indexOf(piece, at + piece.length); }
+    return count;
+  }
+
   // Each of today's rules' place among its numbered paragraph's (siblings.Siblings): 0 for
   // the first, towards 1 for the last; 0 for any other record.
   OfflineIndex.prototype.siblingPlace = function () {
@@ -1061,8 +1090,11 @@
       return scores.get(b) - scores.get(a) || a - b;
     }).slice(0, Q.candidates);
     var share = this.coverage(concepts, docs), headings = this.questionVocabulary().headings;
+    var statements = W.statements && !this.patterns.hasHan.test(text) ? this.statementScores(concepts, docs) : null;
+    var bestStatement = statements ? Math.max.apply(null, statements.concat([0])) : 0;
     docs.forEach(function (doc, n) {
       var score = scores.get(doc) + W.question * share[n] * share[n];
+      if (bestStatement > 0) score += W.statements * statements[n] / bestStatement;
       scores.set(doc, headings.has(doc) ? score * W.question_heading : score);
     });
     if (W.siblings) this.reorder(docs, scores, W.siblings);
