@@ -17,8 +17,22 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.build import build
 from webapp import book_parts, offline_copy
 
-from . import book_pages, cold, coldstart, front, growth, hostile, http_load, memory, peers, profile_app, \
-    request_cost, rule_pages, stages, worker_profile
+from . import (
+    book_pages,
+    cold,
+    coldstart,
+    front,
+    growth,
+    hostile,
+    http_load,
+    memory,
+    peers,
+    profile_app,
+    request_cost,
+    rule_pages,
+    stages,
+    worker_profile,
+)
 from .measure import machine
 from .wrk import WrkMissing
 

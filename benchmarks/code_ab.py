@@ -22,13 +22,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from indexer.documents.ingest import DEFAULT_CORPUS
-from indexer.search.build import current_folder
 
 from .cold_queries import generate
 from .corpora import build_records, ingest_paths
-from .measure import ROOT, SHARED_CR, WARM_UP_QUERY, percentile, table
+from .measure import ROOT, SHARED_CR, WARM_UP_QUERY, build_folder, percentile, table
 
 CHUNK = 100
 # Runs inside each version's tree: answers lines of JSON query lists with lists of
@@ -57,35 +57,48 @@ def export(rev: str, tree: Path) -> Path:
     return tree
 
 
-def _worker(tree: Path, folder: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(folder), WARM_UP_QUERY], cwd=tree, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+class Worker:
+    """A Python process running `script` with the code of `tree` (its arguments: `index`, a build
+    or an INDEX_ROOT as the script reads it, and the warm-up query), asked one line of JSON at a
+    time and answering each with one line of JSON."""
+
+    def __init__(self, script: str, tree: Path, index: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        self.process = subprocess.Popen([sys.executable, "-c", script, str(index), WARM_UP_QUERY], cwd=tree,
+                                        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.process.stdin and self.process.stdout  # both are pipes (PIPE above)
+        self._input, self._output = self.process.stdin, self.process.stdout
+
+    def ask(self, value: object) -> Any:
+        self._input.write(json.dumps(value, ensure_ascii=False) + "\n")
+        self._input.flush()
+        return json.loads(self._output.readline())
+
+    def close(self) -> None:
+        self._input.close()
+        self.process.wait(timeout=60)
 
 
 def compare(rev: str, count: int, rules: bool) -> str:
     paths = [DEFAULT_CORPUS, *([SHARED_CR] if rules else [])]
     result, _ = ingest_paths(paths)
     queries = [q for _, q in generate(result.records, count)]
-    with tempfile.TemporaryDirectory(prefix="bench-ab-") as work:
-        work = Path(work)
+    with tempfile.TemporaryDirectory(prefix="bench-ab-") as temporary:
+        work = Path(temporary)
         build_records(result, work / "index")
-        folder = current_folder(work / "index")
+        folder = build_folder(work / "index")
         before_tree = export(rev, work / "before")
-        workers = {f"before ({rev})": _worker(before_tree, folder), "after (working tree)": _worker(ROOT, folder)}
+        workers = {f"before ({rev})": Worker(WORKER, before_tree, folder),
+                   "after (working tree)": Worker(WORKER, ROOT, folder)}
         times: dict[str, list[list[float]]] = {name: [] for name in workers}
         try:
             for n, start in enumerate(range(0, len(queries), CHUNK)):
-                chunk = json.dumps(queries[start:start + CHUNK], ensure_ascii=False)
                 order = list(workers.items()) if n % 2 == 0 else list(workers.items())[::-1]
                 for name, worker in order:
-                    worker.stdin.write(chunk + "\n")
-                    worker.stdin.flush()
-                    times[name].extend(json.loads(worker.stdout.readline()))
+                    times[name].extend(worker.ask(queries[start:start + CHUNK]))
         finally:
             for worker in workers.values():
-                worker.stdin.close()
-                worker.wait(timeout=60)
+                worker.close()
     rows = []
     for kind, column in (("elapsed", 0), ("CPU", 1)):
         figures = {}
@@ -94,7 +107,7 @@ def compare(rev: str, count: int, rules: bool) -> str:
             figures[name] = [percentile(values, p) for p in (50, 90, 99)] + [max(values)]
             rows.append([name, kind, len(values), *(f"{v * 1000:.2f}" for v in figures[name])])
         before, after = figures.values()
-        rows.append(["after / before", kind, "", *(f"{a / b:.2f}" for a, b in zip(after, before))])
+        rows.append(["after / before", kind, "", *(f"{a / b:.2f}" for a, b in zip(after, before, strict=True))])
     corpus = "corpus/ and ../shared/cr" if rules else "corpus/"
     return (f"{corpus}, {len(result.records)} records; {len(queries)} distinct generated queries, each asked once "
             f"in each process, in chunks of {CHUNK} taking turns.\n\n"
@@ -106,7 +119,7 @@ def _paired(before: list[list[float]], after: list[list[float]]) -> str:
     """Query by query, the after's CPU time less the before's: a change of a few percent is
     within the percentiles' noise from run to run, the median of 3,000 paired differences
     much less so."""
-    differences = [a[1] - b[1] for b, a in zip(before, after)]
+    differences = [a[1] - b[1] for b, a in zip(before, after, strict=True)]
     faster = sum(d < 0 for d in differences) / len(differences)
     return (f"Query by query, after less before (CPU): median {statistics.median(differences) * 1000:+.3f} ms, "
             f"mean {statistics.fmean(differences) * 1000:+.3f} ms; faster after in {faster:.0%} of the queries.")

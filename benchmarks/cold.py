@@ -24,12 +24,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from harness.server import Server, free_port
-from indexer.search.build import current_folder
 from indexer.knowledge.library import Library
 
 from .cold_queries import generate
 from .corpora import build_records, documents_only, ingest_paths
-from .measure import MINIMAL_APP, SHARED_CR, WARM_UP_QUERY, ms, percentile, table
+from .measure import MINIMAL_APP, SHARED_CR, WARM_UP_QUERY, build_folder, ms, percentile, table
 from .peers import NaiveWhoosh
 from .wrk import CONNECTIONS, ask_once
 
@@ -83,7 +82,7 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
     turns = {name: [[f"{endpoint}?q={quote(q, safe='')}" for q in queries[i:i + TURN]]
                     for i in range(0, len(queries), TURN)] for name, endpoint in TARGETS.items()}
 
-    library = Library(current_folder(real_root))
+    library = Library(build_folder(real_root))
     library.search(WARM_UP_QUERY)
     # Out of the cyclic collector's reach, as the service keeps an opened library
     # (`LiveLibrary`): otherwise its full collections walk this process's own heap too (the
@@ -101,7 +100,8 @@ def measure_corpus(paths: list[Path], work: Path, count: int, connections: int) 
     runs: dict[str, list[dict]] = {name: [] for name in TARGETS}
     again: dict[str, list[dict]] = {name: [] for name in TARGETS}
     ceiling: dict[str, list[dict]] = {name: [] for name in TARGETS}
-    with Server.real_app(real_root, free_port()) as real, Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive, \
+    with Server.real_app(real_root, free_port()) as real, \
+            Server.gunicorn(NAIVE_APP, naive_root, free_port()) as naive, \
             Server.gunicorn(MINIMAL_APP, real_root, free_port()) as engine:
         real.check_index()
         engine.check_index()
@@ -159,7 +159,7 @@ def report(paths: list[Path], count: int = 3000, connections: int = CONNECTIONS,
     """The cold tables of the documents of the corpus folders `paths` without their rules files
     (`corpora.documents_only`), then, `with_rules`, of the whole knowledge base: the folders
     as they are, every rules edition of theirs and of ../shared/cr."""
-    corpora = [(DOCUMENTS, None)]
+    corpora: list[tuple[str, list[Path] | None]] = [(DOCUMENTS, None)]
     if with_rules and SHARED_CR.is_dir():
         corpora.append((WHOLE, [*paths, SHARED_CR]))
     measured: dict[str, dict] = {}

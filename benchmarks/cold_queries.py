@@ -53,7 +53,8 @@ def generate(records: list[Record], count: int = 3000, seed: int = SEED) -> list
     en = [words for text in _texts(records, ("en",)) if len(words := _EN_WORD.findall(text)) >= 3]
     bg = [word for text in _texts(records, ("bg",)) for word in _BG_WORD.findall(text)]
     numbers = sorted({r.number for r in records if r.kind == "rule" and r.number})
-    names = sorted({name for r in records if r.kind in ("card", "planar_card", "term") for name in r.names.values() if name})
+    names = sorted({name for r in records if r.kind in ("card", "planar_card", "term")
+                    for name in r.names.values() if name})
 
     def zh_cut(low: int, high: int) -> str | None:
         runs = [run for run in HAN_RUN.findall(rng.choice(zh)) if len(run) >= low]
@@ -69,7 +70,8 @@ def generate(records: list[Record], count: int = 3000, seed: int = SEED) -> list
         words = rng.choice(en)
         size = rng.randint(low, high)
         start = rng.randrange(max(1, len(words) - size + 1))
-        return " ".join(words[start:start + size]).lower() if rng.random() < 0.7 else " ".join(words[start:start + size])
+        chosen = " ".join(words[start:start + size])
+        return chosen.lower() if rng.random() < 0.7 else chosen
 
     makers = {
         "zh word": lambda: zh_cut(2, 4),

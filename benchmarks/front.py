@@ -29,10 +29,9 @@ from harness.server import HOST, Server, cpu_seconds, free_port, get
 from harness.stalled import IDLE, KINDS, hold
 from indexer.documents.records import Record
 from indexer.knowledge.settings import Settings
-from indexer.search.build import current_folder
 
 from .cold_queries import generate
-from .measure import WARM_UP_QUERY, ms, percentile, table
+from .measure import WARM_UP_QUERY, build_folder, ms, percentile, table
 from .wrk import CONNECTIONS, ask_once
 
 TURN = 250
@@ -43,7 +42,7 @@ STALL_MARGIN = 6.0
 
 
 def _records(index_root: Path) -> list[Record]:
-    with (current_folder(index_root) / "records.jsonl").open(encoding="utf-8") as lines:
+    with (build_folder(index_root) / "records.jsonl").open(encoding="utf-8") as lines:
         return [Record.from_dict(json.loads(line)) for line in lines]
 
 
@@ -79,8 +78,8 @@ class _Ways:
 
     def cpu(self) -> dict[str, float]:
         return {"gunicorn": self.app.cpu_seconds(),
-                "nginx": sum(cpu_seconds([n.process.pid, *n.workers()]) for n in (self.nginx, self.behind)),
-                "HAProxy": cpu_seconds([self.edge.process.pid, *self.edge.workers()])}
+                "nginx": sum(cpu_seconds([n.running.pid, *n.workers()]) for n in (self.nginx, self.behind)),
+                "HAProxy": cpu_seconds([self.edge.running.pid, *self.edge.workers()])}
 
     def close(self) -> None:
         for proxy in (self.edge, self.behind, self.nginx):

@@ -18,8 +18,19 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.live import LiveLibrary
 
 from . import coldstart, corpora
-from .measure import (LATENCY_HEADERS, SHARED_CR, folder_bytes, judged, judged_queries, latency_cells, megabytes,
-                      percentile, stopwatch, table, time_queries)
+from .measure import (
+    LATENCY_HEADERS,
+    SHARED_CR,
+    folder_bytes,
+    judged,
+    judged_queries,
+    latency_cells,
+    megabytes,
+    percentile,
+    stopwatch,
+    table,
+    time_queries,
+)
 
 GOAL_P99_GROWTH = 5.0
 

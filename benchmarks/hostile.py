@@ -15,9 +15,10 @@ from pathlib import Path
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.settings import Settings
-from indexer.search.build import current_folder
 from indexer.search.query import MAX_QUERY_CHARS
 from webapp.linkify import FORMATS, LibraryResolver, linkify
+
+from .measure import build_folder
 
 ATTACKS = ["`", "[a=", "<a>", "<a b=", "![a](", "<http:", "[url=", "<!--", "[[", "規則702.30a ", "www."]
 QUERIES = 20_000
@@ -65,7 +66,7 @@ def memory_table(library: Library, queries: int = QUERIES) -> str:
 
 
 def report(index_root: Path, quick: bool = False) -> str:
-    library = Library(current_folder(index_root))
+    library = Library(build_folder(index_root))
     try:
         return (f"### The linker's worst inputs\n\n{linker_table(library)}\n\n"
                 f"### Memory after distinct long queries\n\n{memory_table(library, 2000 if quick else QUERIES)}")

@@ -43,7 +43,7 @@ def run_wrk(url: str, paths_file: Path, seconds: int, connections: int, threads:
     out = subprocess.run([wrk_binary(), f"-t{min(threads, connections)}", f"-c{connections}", f"-d{seconds}s",
                           "--timeout", "10s", "-s", str(LUA), url, "--", str(paths_file)],
                          capture_output=True, text=True, timeout=seconds + 60, check=True)
-    line = next(l for l in out.stdout.splitlines() if l.startswith("WRK-JSON "))
+    line = next(row for row in out.stdout.splitlines() if row.startswith("WRK-JSON "))
     figures = json.loads(line[len("WRK-JSON "):])
     figures["rps"] = figures["requests"] / (figures["duration_us"] / 1e6)
     figures["failed"] = sum(figures["errors"].values())
@@ -69,7 +69,8 @@ def compare(index_root: Path, seconds: int = 20, connections: tuple[int, ...] = 
             paths[label].write_text("\n".join(request_paths(queries, route)) + "\n", encoding="utf-8")
         slice_seconds = max(2, seconds // rounds)
         rows, ratios = [], []
-        with Server.real_app(index_root, free_port()) as real, Server.gunicorn(MINIMAL_APP, index_root, free_port()) as minimal:
+        with Server.real_app(index_root, free_port()) as real, \
+                Server.gunicorn(MINIMAL_APP, index_root, free_port()) as minimal:
             targets = {REAL: real, WHOOSH: minimal, ENGINE: minimal}
             for server in (real, minimal):
                 server.check_index()

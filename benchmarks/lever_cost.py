@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -20,25 +19,15 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
 
 from .cold_queries import generate
-from .questions import build_folder, changed_weights
+from .measure import ROOT, build_folder, judged_queries, percentile
+from .questions import changed_weights
 
-ROOT = Path(__file__).resolve().parent.parent
 QUESTION_FILES = sorted((ROOT / "tests").glob("questions*.tsv"))
 GENERATED = 1500
 
 
-def _questions() -> list[str]:
-    found = []
-    for path in QUESTION_FILES:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip() and not line.startswith("#"):
-                found.append(line.split("\t")[1])
-    return list(dict.fromkeys(found))
-
-
 def _percentiles(values: list[float]) -> str:
-    cuts = statistics.quantiles(values, n=100)
-    return f"p50 {cuts[49] * 1000:.2f}  p90 {cuts[89] * 1000:.2f}  p99 {cuts[98] * 1000:.2f} ms"
+    return "  ".join(f"p{p} {percentile(values, p) * 1000:.2f}" for p in (50, 90, 99)) + " ms"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.process_time()
         libraries[name] = Library(folder, weights=weights)
         print(f"{name:8} opened in {time.process_time() - started:.2f} s of CPU")
-    queries = {"questions": _questions(),
+    queries = {"questions": list(dict.fromkeys(judged_queries(*QUESTION_FILES))),
                "generated": [q for _, q in generate(libraries["as set"].catalogue.by_position, GENERATED)]}
     for library in libraries.values():  # each library's first query's loading aside
         library.search("warm up", 10)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from indexer.documents.comprules import read_rules_files
@@ -55,8 +56,8 @@ def main() -> None:
     editions = tables.lineage_editions
     print("\n| changes | entries | first ms | again ms | worst page of diffs ms |\n|---|---|---|---|---|")
     for old, new in [(editions[0], editions[-1]), (editions[-2], editions[-1]), (editions[3], editions[4])]:
-        first, found = cpu_ms(lambda old=old, new=new: tables.changes(old, new))
-        again, _ = cpu_ms(lambda old=old, new=new: tables.changes(old, new))
+        first, found = cpu_ms(partial(tables.changes, old, new))
+        again, _ = cpu_ms(partial(tables.changes, old, new))
         print(f"| {old} → {new} | {len(found)} | {first:.1f} | {again:.3f} | {worst_page(tables, old, new):.1f} |")
 
 

@@ -73,8 +73,8 @@ class Outcome:
 
     def during_builds(self, observation: Observation, settle: float = 2.0) -> bool:
         """Whether a request overlapped a build or the reopening of the index after it."""
-        return any(b["started"] <= observation.started + observation.seconds and observation.started <= b["ended"] + settle
-                   for b in self.builds)
+        return any(b["started"] <= observation.started + observation.seconds
+                   and observation.started <= b["ended"] + settle for b in self.builds)
 
     def figures(self) -> dict:
         times = [o.seconds for o in self.observations]
@@ -88,7 +88,8 @@ class Outcome:
             "rps": len(self.observations) / self.seconds if self.seconds else 0.0,
             "p50_ms": percentile(times, 50) * 1000, "p99_ms": percentile(times, 99) * 1000,
             "max_ms": max(times, default=0.0) * 1000,
-            "switches": sum(1 for b in self.builds if b["ok"]), "failed_builds": sum(1 for b in self.builds if not b["ok"]),
+            "switches": sum(1 for b in self.builds if b["ok"]),
+            "failed_builds": sum(1 for b in self.builds if not b["ok"]),
             "build_s": [round(b["seconds"], 1) for b in self.builds],
         }
 
@@ -151,7 +152,7 @@ class Clients:
         self._stop = threading.Event()
         self._threads = [threading.Thread(target=self._loop, args=(n,), daemon=True) for n in range(count)]
 
-    def start(self) -> "Clients":
+    def start(self) -> Clients:
         for thread in self._threads:
             thread.start()
         return self
@@ -198,7 +199,8 @@ def classify(observation: Observation, answers: dict[str, dict], counts: dict[st
         if label is None:
             return set(), f"/healthz names {data.get('index')!r}, which no build of the run made"
         if data.get("records") != counts[label]:
-            return set(), f"/healthz: {data.get('records')} records in {data['index']}, not the {counts[label]} of {label}"
+            return set(), (f"/healthz: {data.get('records')} records in {data['index']}, "
+                           f"not the {counts[label]} of {label}")
         return {label}, ""
     matching = {label for label, by_query in answers.items() if by_query[observation.query] == projection(data)}
     return matching, "" if matching else f"{observation.path}: an answer of neither index: {projection(data)!r:.300}"
@@ -273,9 +275,10 @@ def render(outcome: Outcome) -> str:
     f = outcome.figures()
     return (f"{f['requests']} requests from {outcome.clients} clients in {outcome.seconds:.1f} s "
             f"({f['rps']:.1f}/s): {f['failed']} failed; latency p50 {f['p50_ms']:.1f} ms, p99 {f['p99_ms']:.1f} ms, "
-            f"max {f['max_ms']:.1f} ms (no build running: {f['quiet_requests']} requests, p50 {f['quiet_p50_ms']:.1f} ms, "
-            f"p99 {f['quiet_p99_ms']:.1f} ms; during a build or within 2 s after: {f['build_requests']} requests, "
-            f"p50 {f['build_p50_ms']:.1f} ms, p99 {f['build_p99_ms']:.1f} ms); {f['switches']} index switches and {f['failed_builds']} failed build(s) "
+            f"max {f['max_ms']:.1f} ms (no build running: {f['quiet_requests']} requests, "
+            f"p50 {f['quiet_p50_ms']:.1f} ms, p99 {f['quiet_p99_ms']:.1f} ms; during a build or within 2 s after: "
+            f"{f['build_requests']} requests, p50 {f['build_p50_ms']:.1f} ms, p99 {f['build_p99_ms']:.1f} ms); "
+            f"{f['switches']} index switches and {f['failed_builds']} failed build(s) "
             f"(build times {f['build_s']} s); answers from the old index only {outcome.seen.get('old', 0)}, "
             f"the new only {outcome.seen.get('new', 0)}, the same in both {outcome.seen.get('both', 0)}; "
             f"inconsistent or failed: {len(outcome.problems)}")

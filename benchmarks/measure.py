@@ -8,9 +8,11 @@ import platform
 import statistics
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+
+from indexer.search.build import current_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_CR = ROOT.parent / "shared" / "cr"
@@ -43,6 +45,14 @@ def stopwatch() -> Iterator[list[float]]:
         holder.append(time.perf_counter() - started)
 
 
+def build_folder(index_root: Path) -> Path:
+    """The build INDEX_ROOT's CURRENT names; exits with a message when there is none."""
+    folder = current_folder(index_root)
+    if folder is None:
+        sys.exit(f"no index build in {index_root}")
+    return folder
+
+
 def folder_bytes(folder: Path) -> int:
     return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
@@ -55,8 +65,9 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-def judged_queries() -> list[str]:
-    return [query for _, query, _ in judged.load()]
+def judged_queries(*paths: Path) -> list[str]:
+    """The queries of judged files (tests/judged_queries.tsv when none is named), in their order."""
+    return [query for path in paths or (judged.QUERIES,) for _, query, _ in judged.load(path)]
 
 
 # Asked before timing: loads what a process loads on its first query (jieba's dictionary,
@@ -104,18 +115,14 @@ def version(package: str) -> str:
 def machine() -> str:
     """The machine a run happened on, for the record next to its figures."""
     memory = ""
-    try:
+    with suppress(OSError):
         for line in Path("/proc/meminfo").read_text().splitlines():
             if line.startswith("MemTotal:"):
                 memory = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
-    except OSError:
-        pass
     cpu = ""
-    try:
+    with suppress(OSError):
         cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                     if line.startswith("model name")), "")
-    except OSError:
-        pass
     packages = ", ".join(f"{p} {version(p)}" for p in PACKAGES)
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     return (f"{os.cpu_count()} cores ({cpu or platform.machine()}), {memory} memory, "

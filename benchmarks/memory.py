@@ -31,11 +31,11 @@ from urllib.parse import quote
 from harness.server import Server, free_port
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.live import LiveLibrary
-from indexer.search.build import current_folder, switch_to
+from indexer.search.build import switch_to
 
 from .cold_queries import generate
 from .corpora import build_records, documents_only, ingest_paths
-from .measure import SHARED_CR, table
+from .measure import SHARED_CR, build_folder, table
 from .wrk import ask_once
 
 SWITCHES = 20
@@ -100,7 +100,7 @@ class _Run:
                 self.memory[step] = [smaps(pid) for pid in workers]
             for n, pid in enumerate(workers, 1):
                 self.rows.append(_row(f"worker {n} after the {SWITCHES} switches", pid))
-            served = current_folder(root)
+            served = build_folder(root)
             self.stale = sum(stale_maps(pid, root, served) for pid in workers)
 
     def cell(self, step: int, kind: str) -> str:
@@ -108,7 +108,7 @@ class _Run:
 
     def growth(self, since: int, kind: str) -> str:
         return " and ".join(f"{after[kind] - before[kind]:+.0f}"
-                            for before, after in zip(self.memory[since], self.memory[SWITCHES]))
+                            for before, after in zip(self.memory[since], self.memory[SWITCHES], strict=True))
 
 
 def report(with_rules: bool = True) -> str:

@@ -12,7 +12,6 @@ library would run (the same parsing and glossary expansion):
 """
 from __future__ import annotations
 
-
 from flask import Flask, jsonify, request
 
 from indexer.knowledge.live import LiveLibrary

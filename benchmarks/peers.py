@@ -28,7 +28,9 @@ import re
 import shutil
 import sqlite3
 import tempfile
+from abc import ABC, abstractmethod
 from pathlib import Path
+from typing import Protocol
 
 import jieba
 from whoosh import index as whoosh_index
@@ -39,12 +41,11 @@ from indexer.documents.ingest import IngestResult
 from indexer.documents.records import Record
 from indexer.knowledge.display import names_in_all_scripts, plain_text, record_title
 from indexer.knowledge.library import Library
-from indexer.search.build import current_folder
 from indexer.search.schema import FIELD_WEIGHTS, document
 
 from . import measure
 from .corpora import build_records, ingest_paths
-from .measure import LATENCY_HEADERS, folder_bytes, judged, latency_cells, megabytes, stopwatch, table
+from .measure import LATENCY_HEADERS, build_folder, folder_bytes, judged, latency_cells, megabytes, stopwatch, table
 
 FIELDS = ("names", "title", "body")
 RESULTS = 10
@@ -64,7 +65,7 @@ class ThisEngine:
     def build(self, result: IngestResult, folder: Path) -> None:
         outcome = build_records(result, folder)
         self.folder = outcome.folder
-        self.library = Library(current_folder(folder))
+        self.library = Library(build_folder(folder))
 
     def size(self) -> int:
         return sum(p.stat().st_size for p in self.folder.iterdir() if ENGINE_FILES.match(p.name))
@@ -76,8 +77,36 @@ class ThisEngine:
         self.library.close()
 
 
-class RecordPeer:
+class Engine(Protocol):
+    """What the comparison asks of each engine: build an index of the records, search it, say
+    its size on disk, and close it."""
+
+    name: str
+
+    def build(self, result: IngestResult, folder: Path) -> None: ...
+
+    def size(self) -> int: ...
+
+    def search(self, query: str) -> list[dict]: ...
+
+    def close(self) -> None: ...
+
+
+class RecordPeer(ABC):
     """A peer that returns record ids; the records are this engine's, for scoring."""
+
+    name: str
+
+    @abstractmethod
+    def index(self, records: list[Record], folder: Path) -> None:
+        """The peer's own index of `records`, in `folder`."""
+
+    @abstractmethod
+    def ids(self, query: str) -> list[str]:
+        """The ids of the records the peer finds for `query`, best first."""
+
+    @abstractmethod
+    def close(self) -> None: ...
 
     def build(self, result: IngestResult, folder: Path) -> None:
         self.records = {r.id: r for r in result.records}
@@ -142,7 +171,8 @@ class SqliteTrigram(RecordPeer):
             params.append(" ".join(phrases))
         for piece in short:
             pattern = "%" + piece.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            where.append("(names || '' LIKE ? ESCAPE '\\' OR title || '' LIKE ? ESCAPE '\\' OR body || '' LIKE ? ESCAPE '\\')")
+            where.append("(names || '' LIKE ? ESCAPE '\\' OR title || '' LIKE ? ESCAPE '\\'"
+                         " OR body || '' LIKE ? ESCAPE '\\')")
             params += [pattern] * 3
         if phrases:
             order = f"bm25(docs, 0, {self.weights})"
@@ -206,7 +236,7 @@ def compare(paths: list[Path], rounds: int = 3) -> str:
     """The side-by-side table: quality and speed of every engine on the records of `paths`."""
     result, ingest_seconds = ingest_paths(paths)
     queries = measure.judged_queries()
-    engines = [ThisEngine(), NaiveWhoosh(), SqliteTrigram()]
+    engines: list[Engine] = [ThisEngine(), NaiveWhoosh(), SqliteTrigram()]
     if tantivy_available():
         engines.append(TantivyJieba())
     rows, failures = [], {}
@@ -222,7 +252,7 @@ def compare(paths: list[Path], rounds: int = 3) -> str:
             def search(query: str, engine=engine, errors=errors) -> list[dict]:
                 try:
                     return engine.search(query)
-                except Exception as exc:  # a peer's parser may refuse a query: a miss, counted
+                except Exception as exc:  # noqa: BLE001  a peer's parser may refuse a query with any error: a miss, counted
                     errors.append(f"{query!r}: {type(exc).__name__}: {exc}")
                     return []
 

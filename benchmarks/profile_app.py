@@ -29,7 +29,8 @@ PARTS = [
 
 
 def cumulative(stats: pstats.Stats, suffix: str, name: str) -> float:
-    return sum(row[3] for (filename, _, func), row in stats.stats.items()
+    rows = stats.stats  # type: ignore[attr-defined]  # typeshed leaves out the table print_stats reads
+    return sum(row[3] for (filename, _, func), row in rows.items()
                if func == name and filename.endswith(suffix))
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
 
-from .questions import TERSE_TUNING, TUNING, build_folder, evaluate, scorer
+from .measure import build_folder
+from .questions import TERSE_TUNING, TUNING, evaluate, scorer
 
 LEVERS = ("question", "question_heading", "todays_share", "glossary_map", "todays_candidates", "meanings", "siblings")
 STEPS = (0.0, 0.5, 0.75, 1.5, 2.0)

@@ -21,10 +21,12 @@ import importlib.util
 import statistics
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
-from indexer.search.build import current_folder
+
+from .measure import build_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 TUNING = ROOT / "tests" / "questions_tuning.tsv"
@@ -39,9 +41,10 @@ HELD_OUT_4 = ROOT / "tests" / "questions_held_out_4.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
-def scorer():
+def scorer() -> ModuleType:
     """The scorer's module, for its query loading and matching (standard library only)."""
     spec = importlib.util.spec_from_file_location("score", SCORER)
+    assert spec is not None and spec.loader is not None  # a .py file's, read by a source loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -61,14 +64,6 @@ def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[st
             for r in results[:3]:
                 print(f"             {r.get('rule') or r['kind']:10} {(r.get('snippet') or '')[:70]!r}")
     return {c: (statistics.mean(rr[c]), statistics.mean(hits[c]), len(rr[c])) for c in sorted(rr)}
-
-
-def build_folder(index_root: Path) -> Path:
-    """The build INDEX_ROOT's CURRENT names; exits with a message when there is none."""
-    folder = current_folder(index_root)
-    if folder is None:
-        sys.exit(f"no index build in {index_root}")
-    return folder
 
 
 def changed_weights(pairs: list[str]) -> Weights:

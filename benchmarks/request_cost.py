@@ -21,21 +21,21 @@ import http.client
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import quote
 
 import orjson
+from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder
 
 from harness.server import Server, free_port
 from indexer.knowledge.library import Library
-from indexer.search.build import current_folder
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from webapp import create_app, templating
 
-from .measure import WARM_UP_QUERY, judged_queries, percentile, table
+from .measure import WARM_UP_QUERY, build_folder, judged_queries, percentile, table
 
 LIMIT_MS = 50.0
 BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
@@ -54,12 +54,12 @@ class Ask:
     path: str
     method: str = "GET"
     json: dict | None = None
-    headers: dict = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
 
     def environ(self) -> dict:
         path, _, query = self.path.partition("?")
         return EnvironBuilder(path=path, query_string=query, method=self.method, json=self.json,
-                              headers={**BROWSER, **self.headers}).get_environ()
+                              headers=Headers({**BROWSER, **self.headers})).get_environ()
 
 
 @dataclass
@@ -166,12 +166,13 @@ def asks(app, library: Library) -> Iterator[Ask]:
     words = sorted({w for r in rules[:3000] for w in r.text.get("en", "").split() if w.isalpha()})
     rng.shuffle(words)
     chinese = "".join(r.text["zh_hans"] for r in rules if r.edition == today and r.text.get("zh_hans"))
-    for name, query in (("distinct words", " ".join(words)[:MAX_QUERY_CHARS]), ("Chinese text", chinese[:MAX_QUERY_CHARS]),
-                        ("misspelt words", " ".join(w + "x" for w in words[:60])[:MAX_QUERY_CHARS]),
-                        ("rule numbers", " ".join(r.number for r in rules[:200])[:MAX_QUERY_CHARS])):
+    for query in (" ".join(words)[:MAX_QUERY_CHARS],  # distinct words
+                  chinese[:MAX_QUERY_CHARS],  # Chinese text
+                  " ".join(w + "x" for w in words[:60])[:MAX_QUERY_CHARS],  # misspelt words
+                  " ".join(r.number for r in rules[:200] if r.number)[:MAX_QUERY_CHARS]):  # rule numbers
         yield Ask("search, hostile", f"/?q={query}&limit={MAX_LIMIT}")
         yield Ask("search, hostile", f"/api/search?q={query}&limit={MAX_LIMIT}&script=hans")
-    numbers = sorted({r.number for r in rules if r.edition == today})
+    numbers = sorted({r.number for r in rules if r.edition == today and r.number})
     for n in range(0, 600, 60):
         yield Ask("rule batch", f"/api/rules?script=hans&numbers={','.join(numbers[n:n + 60])}")
     yield Ask("rule batch", "/api/rules?numbers=" + ",".join(f"{900 + n}.{n}z" for n in range(60)))
@@ -220,7 +221,7 @@ def through_gunicorn(index_root: Path, asked: list[Ask]) -> str:
 
 def report(index_root: Path) -> str:
     app = create_app({"INDEX_ROOT": index_root})
-    library = Library(current_folder(index_root))
+    library = Library(build_folder(index_root))
     try:
         # What webapp.wsgi does in gunicorn's master before the workers fork: the index opened,
         # jieba and OpenCC loaded, a first query asked, the templates compiled.
@@ -234,7 +235,7 @@ def report(index_root: Path) -> str:
     top = costs[:10]
     again = [measure(app, c.ask).seconds for c in top]
     rows = [[i + 1, f"`{_short(c.ask)}`", c.ask.kind, c.status, f"{c.sent:,}", f"{c.seconds * 1000:.0f}",
-             f"{a * 1000:.0f}"] for i, (c, a) in enumerate(zip(top, again))]
+             f"{a * 1000:.0f}"] for i, (c, a) in enumerate(zip(top, again, strict=True))]
     out = [f"{len(costs):,} requests, each asked once; {sum(c.seconds * 1000 > LIMIT_MS for c in costs)} over "
            f"{LIMIT_MS:.0f} ms of CPU ({sum(c.seconds * 1000 > LIMIT_MS for c in costs if c.ask.method == 'GET')} "
            f"of them GETs).\n",
@@ -243,7 +244,8 @@ def report(index_root: Path) -> str:
     for c in costs:
         kinds.setdefault(c.ask.kind, []).append(c)
     rows = [[kind, len(group), f"{percentile([c.seconds for c in group], 50) * 1000:.1f}",
-             f"{group[0].seconds * 1000:.1f}", sum(c.seconds * 1000 > LIMIT_MS for c in group), f"`{_short(group[0].ask)}`"]
+             f"{group[0].seconds * 1000:.1f}", sum(c.seconds * 1000 > LIMIT_MS for c in group),
+             f"`{_short(group[0].ask)}`"]
             for kind, group in sorted(kinds.items(), key=lambda kv: -kv[1][0].seconds)]
     out.append(table(["kind", "asked", "p50 ms", "max ms", f"over {LIMIT_MS:.0f} ms", "most expensive"], rows))
     out += ["", "The linker by post size (POST /api/linkify, distinct numbers and names nothing has):", "",

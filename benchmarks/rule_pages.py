@@ -10,10 +10,10 @@ from pathlib import Path
 
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.knowledge.library import Library
-from indexer.search.build import build, current_folder
+from indexer.search.build import build
 from webapp import create_app
 
-from .measure import SHARED_CR, ms, percentile, stopwatch, table
+from .measure import SHARED_CR, build_folder, ms, percentile, stopwatch, table
 
 SAMPLE = 200
 
@@ -23,7 +23,7 @@ def report(work: Path | None = None) -> str:
     paths = [DEFAULT_CORPUS, *([SHARED_CR] if SHARED_CR.is_dir() else [])]
     root = work / "rules-index"
     build(paths, root=root)
-    library = Library(current_folder(root))
+    library = Library(build_folder(root))
     try:
         numbers = sorted(library.catalogue.by_number)
         sample = random.Random(0).sample(numbers, min(SAMPLE, len(numbers)))

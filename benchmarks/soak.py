@@ -20,7 +20,8 @@ from .measure import machine, table
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="scripts/soak", description="Rebuild the index under load and check every answer.")
+    ap = argparse.ArgumentParser(prog="scripts/soak",
+                                 description="Rebuild the index under load and check every answer.")
     ap.add_argument("--seconds", type=float, default=60.0, help="how long clients query (default 60)")
     ap.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
     args = ap.parse_args(argv)

@@ -13,15 +13,13 @@ hooks, the hints, the addresses and the JSON.
 """
 from __future__ import annotations
 
-import argparse
 import functools
 import gc
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
-from urllib.parse import quote
 
 from indexer.knowledge.grouping import EditionGrouping
 from indexer.knowledge.library import Library
@@ -33,6 +31,7 @@ from indexer.search.whoosh_engine import WhooshBackend
 
 from .cold_queries import generate
 from .measure import WARM_UP_QUERY, table
+from .wsgi_search import ask, index_and_queries, search_environ
 
 # (label, owner, function name, depth): in the library's order; a deeper stage runs inside
 # the one above it.
@@ -76,28 +75,18 @@ def timed_stages() -> Iterator[dict[str, float]]:
 
 
 def report(index_root: Path, count: int = 3000) -> str:
-    from werkzeug.test import EnvironBuilder
-
     from webapp import create_app
-
-    def environ(query: str) -> dict:
-        env = EnvironBuilder(path="/api/search", query_string="q=" + quote(query, safe="")).get_environ()
-        env["RAW_URI"] = "/api/search?" + env["QUERY_STRING"]
-        return env
-
-    def ask(env: dict) -> None:
-        b"".join(app(env, lambda *args: None))
 
     app = create_app({"INDEX_ROOT": index_root})
     library = app.extensions["kb.library"].get()
     queries = [q for _, q in generate(list(library.records.values()), count)]
-    environs = [environ(q) for q in queries]
-    ask(environ(WARM_UP_QUERY))
+    environs = [search_environ(q) for q in queries]
+    ask(app, search_environ(WARM_UP_QUERY))
     gc.freeze()  # as the service keeps an opened library
     with timed_stages() as seconds:
         started = time.perf_counter()
         for env in environs:
-            ask(env)
+            ask(app, env)
         total = time.perf_counter() - started
     rows = [["WSGI /api/search (all of it)", f"{total / count * 1000:.3f}", "100%"]]
     rows += [["  " * (depth + 1) + label, f"{seconds[label] / count * 1000:.3f}", f"{seconds[label] / total:.0%}"]
@@ -111,11 +100,8 @@ def report(index_root: Path, count: int = 3000) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.stages", description=__doc__.splitlines()[0])
-    ap.add_argument("index_root", type=Path)
-    ap.add_argument("--queries", type=int, default=3000)
-    args = ap.parse_args(argv)
-    print(report(args.index_root, args.queries))
+    index_root, count = index_and_queries("python -m benchmarks.stages", __doc__.splitlines()[0], 3000, argv)
+    print(report(index_root, count))
     return 0
 
 

@@ -21,19 +21,15 @@ process's memos.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from indexer.knowledge.library import Library
-from indexer.search.build import current_folder
 
-from .code_ab import CHUNK, export
+from .code_ab import CHUNK, Worker, export
 from .cold_queries import generate
-from .measure import ROOT, WARM_UP_QUERY, table
+from .measure import ROOT, build_folder, table
 
 # Runs inside each version's tree: answers each line (a chunk of queries, and whether the
 # library asks first) with the chunk's CPU seconds [cold WSGI, Library.search, remembered WSGI,
@@ -80,39 +76,32 @@ for line in sys.stdin:
 """
 
 
-def _worker(tree: Path, root: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    return subprocess.Popen([sys.executable, "-c", WORKER, str(root), WARM_UP_QUERY], cwd=tree, env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-
-
 def compare(rev: str, root: Path, count: int) -> str:
-    library = Library(current_folder(root))
+    library = Library(build_folder(root))
     queries = [q for _, q in generate(list(library.records.values()), count)]
     records = len(library.records)
     library.close()
     with tempfile.TemporaryDirectory(prefix="bench-web-ab-") as work:
         before_tree = export(rev, Path(work) / "before")
-        workers = {f"before ({rev})": _worker(before_tree, root), "after (working tree)": _worker(ROOT, root)}
+        workers = {f"before ({rev})": Worker(WORKER, before_tree, root),
+                   "after (working tree)": Worker(WORKER, ROOT, root)}
         totals = {name: [0.0] * 4 for name in workers}
         try:
             for n, start in enumerate(range(0, len(queries), CHUNK)):
-                chunk = json.dumps([queries[start:start + CHUNK], n // 2 % 2 == 1], ensure_ascii=False)
                 order = list(workers.items()) if n % 2 == 0 else list(workers.items())[::-1]
                 for name, worker in order:
-                    worker.stdin.write(chunk + "\n")
-                    worker.stdin.flush()
-                    totals[name] = [a + b for a, b in zip(totals[name], json.loads(worker.stdout.readline()))]
+                    spent = worker.ask([queries[start:start + CHUNK], n // 2 % 2 == 1])
+                    totals[name] = [a + b for a, b in zip(totals[name], spent, strict=True)]
         finally:
             for worker in workers.values():
-                worker.stdin.close()
-                worker.wait(timeout=60)
-    rows, figures = [], []
+                worker.close()
+    rows: list[list[str]] = []
+    figures: list[list[float]] = []
     for name, (cold, direct, again, health) in totals.items():
         each = [1000 * t / len(queries) for t in (cold, direct, cold - direct, again, health)]
         figures.append(each)
         rows.append([name, *(f"{v:.3f}" for v in each)])
-    rows.append(["after / before", *(f"{a / b:.2f}" for a, b in zip(figures[1], figures[0]))])
+    rows.append(["after / before", *(f"{a / b:.2f}" for a, b in zip(figures[1], figures[0], strict=True))])
     return (f"{root} ({records} records); {len(queries)} distinct generated queries, each asked once in each "
             f"process, in chunks of {CHUNK} taking turns; CPU ms per request.\n\n"
             + table(["code", "WSGI /api/search", "Library.search", "beyond the search",

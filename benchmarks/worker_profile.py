@@ -22,7 +22,6 @@ each generated query once), from inside its workers, with gunicorn's hooks
 """
 from __future__ import annotations
 
-import argparse
 import cProfile
 import gc
 import io
@@ -37,12 +36,12 @@ from urllib.parse import quote
 
 from harness.server import Server, free_port
 from indexer.knowledge.library import Library
-from indexer.search.build import current_folder
 
 from .cold_queries import generate
-from .measure import WARM_UP_QUERY, table
+from .measure import WARM_UP_QUERY, build_folder, table
 from .profile_app import cumulative
 from .wrk import ask_once
+from .wsgi_search import ask, index_and_queries, search_environ
 
 # Where the workers write their figures, and whether they profile (set for the server's run).
 OUT = "KB_WORKER_PROFILE_OUT"
@@ -139,28 +138,22 @@ def _serve(root: Path, paths: list[str], out: Path, profiled: bool) -> None:
 
 def _in_process(root: Path, queries: list[str]) -> float:
     """CPU seconds a request of the app's WSGI call of `/api/search`, in this process."""
-    from werkzeug.test import EnvironBuilder
-
     from webapp import create_app
 
     web = create_app({"INDEX_ROOT": root})
-    environs = []
-    for q in [WARM_UP_QUERY, *queries]:
-        env = EnvironBuilder(path="/api/search", query_string="q=" + quote(q, safe="")).get_environ()
-        env["RAW_URI"] = "/api/search?" + env["QUERY_STRING"]
-        environs.append(env)
-    b"".join(web(environs[0], lambda *args: None))
+    environs = [search_environ(q) for q in [WARM_UP_QUERY, *queries]]
+    ask(web, environs[0])
     gc.freeze()  # as the service keeps an opened library
     started = time.process_time()
     for env in environs[1:]:
-        b"".join(web(env, lambda *args: None))
+        ask(web, env)
     return (time.process_time() - started) / len(queries)
 
 
 def measure(root: Path, count: int = 1500) -> dict:
     """The workers' CPU seconds a request (`process`, `handling`, `app`), the same calls' in
     this process (`in_process`), the requests the workers counted, and their profile."""
-    library = Library(current_folder(root))
+    library = Library(build_folder(root))
     queries = [q for _, q in generate(list(library.records.values()), count)]
     records = len(library.records)
     library.close()
@@ -191,7 +184,7 @@ def report(root: Path, count: int = 1500, top: int = 15) -> str:
              f"{inside / process:.0%}"]]
     shares = [[label, f"{share(stats, suffix, name):.0%}"] for label, suffix, name in PARTS]
     own = io.StringIO()
-    stats.stream = own  # type: ignore[attr-defined]
+    stats.stream = own
     stats.strip_dirs().sort_stats("tottime").print_stats(top)
     lines = [line for line in own.getvalue().splitlines() if line.strip()][-(top + 1):]
     return (f"{root} ({m['records']} records): {m['requests']} distinct generated queries, each asked once of "
@@ -209,11 +202,8 @@ def share(stats: pstats.Stats, suffix: str, name: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m benchmarks.worker_profile", description=__doc__.splitlines()[0])
-    ap.add_argument("index_root", type=Path, help="a folder of index builds (INDEX_ROOT)")
-    ap.add_argument("--queries", type=int, default=1500)
-    args = ap.parse_args(argv)
-    print(report(args.index_root, args.queries))
+    index_root, count = index_and_queries("python -m benchmarks.worker_profile", __doc__.splitlines()[0], 1500, argv)
+    print(report(index_root, count))
     return 0
 
 

@@ -45,9 +45,10 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
 
     Returns `latencies` (seconds, one per answer), `seconds` (from the first request sent to
     the last answer received), `asked` (requests sent), `statuses` (a Counter of the answers'
-    statuses), `cpu_seconds` (wrk's own, user and system) and `failures` (paths without a 2xx answer: error statuses, requests the server
-    dropped, paths never asked). A run that has not ended after `cap_seconds` (by default a
-    minute and a tenth of a second a path) is stopped, and what it did not ask counts as failed.
+    statuses), `cpu_seconds` (wrk's own, user and system) and `failures` (paths without a 2xx
+    answer: error statuses, requests the server dropped, paths never asked). A run that has not
+    ended after `cap_seconds` (by default a minute and a tenth of a second a path) is stopped,
+    and what it did not ask counts as failed.
     """
     if not paths:
         return {"latencies": [], "seconds": 0.0, "asked": 0, "statuses": Counter(), "cpu_seconds": 0.0, "failures": 0}
@@ -62,12 +63,14 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
         argv = [wrk, f"-t{threads}", f"-c{threads}", f"-d{int(cap) + 1}s", "--timeout", "10s", "-s", str(ASK_ONCE),
                 f"http://{HOST}:{port}", "--", str(paths_file), str(threads), str(sink.getsockname()[1])]
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert process.stdout and process.stderr  # both are pipes (PIPE above)
+        output, error_output = process.stdout, process.stderr
         lines: list[str] = []
         all_done = threading.Event()
 
         def read() -> None:
             done = 0
-            for line in process.stdout:
+            for line in output:
                 lines.append(line)
                 done += line.startswith("ASK-ONCE-DONE ")
                 if done == threads:
@@ -90,8 +93,8 @@ def ask_once(port: int, paths: list[str], connections: int = CONNECTIONS, cap_se
                 else:
                     time.sleep(0.01)
         reader.join()
-        errors = process.stderr.read()
-    report = next((l for l in lines if l.startswith("ASK-ONCE [")), None)
+        errors = error_output.read()
+    report = next((row for row in lines if row.startswith("ASK-ONCE [")), None)
     if process.returncode != 0 or report is None:
         raise RuntimeError(f"wrk exited with {process.returncode} and no figures:\n{errors[-2000:]}")
     figures = json.loads(report[len("ASK-ONCE "):])

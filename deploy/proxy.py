@@ -86,9 +86,16 @@ class ProxyProcess:
             time.sleep(0.05)
         raise ProxyError(f"{self.name} did not answer in 30 s: {self.log_tail()}")
 
+    @property
+    def running(self) -> subprocess.Popen:
+        """The program's master process, once `spawn` has started it."""
+        if self.process is None:
+            raise ProxyError(f"{self.name} is not running")
+        return self.process
+
     def workers(self) -> set[int]:
         """The processes the program's master started."""
-        out = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True)
+        out = subprocess.run(["pgrep", "-P", str(self.running.pid)], capture_output=True, text=True)
         return {int(pid) for pid in out.stdout.split()}
 
     def log_tail(self) -> str:
@@ -159,13 +166,13 @@ class Nginx(ProxyProcess):
         (until then they still route by it)."""
         self.write_config(servers)
         before = self.workers()
-        self.process.send_signal(signal.SIGHUP)
+        self.running.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             now = self.workers()
             if now and not now & before:
                 return
-            if self.process.poll() is not None:
+            if self.running.poll() is not None:
                 raise ProxyError(f"nginx exited on reload: {self.log_tail()}")
             time.sleep(0.02)
         raise ProxyError(f"nginx did not finish its reload in 30 s: {self.log_tail()}")

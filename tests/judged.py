@@ -118,7 +118,10 @@ def record(index_root: Path, path: Path = RANKS) -> None:
     from indexer.knowledge.library import Library
     from indexer.search.build import current_folder
 
-    library = Library(current_folder(index_root))
+    folder = current_folder(index_root)
+    if folder is None:
+        raise SystemExit(f"no index build in {index_root}")
+    library = Library(folder)
     lines = ["# Recorded ranks of the judged queries on the whole knowledge base (see judged.py).",
              "# set<TAB>query<TAB>rank ('-': not in the top 10). A query ranking lower fails the suite."]
     for name, rows_path in SETS.items():

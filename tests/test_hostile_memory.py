@@ -80,7 +80,7 @@ def test_distinct_long_queries_leave_memory_within_the_caches_budgets(small_inde
         grown = resident_mb() - warm
         for name, cached in lru_caches(library).items():
             assert cached.cache.currsize <= cached.cache.maxsize == 2**20, name
-        for cached in (analysis._stem, rule_sort_key, library._results.snippets._blocks):
+        for cached in (analysis.english_stem, rule_sort_key, library._results.snippets._blocks):
             assert cached.bytes() <= cached.max_bytes() == 2**20
         segmented = library.build.segmenter._words  # the build's Chinese runs' words
         assert 0 < segmented.bytes() <= segmented.max_bytes() == analysis.SEGMENTS_BYTES
@@ -94,8 +94,8 @@ def test_the_process_caches_take_their_budgets_from_the_settings():
     try:
         size_process_caches(dataclasses.replace(CacheSizes(), stems=10_000, traditional=20_000))
         for i in range(1_000):
-            analysis._stem(f"distinct{i}words")
-        assert 0 < analysis._stem.bytes() <= 10_000 and analysis._stem.entries() < 1_000
+            analysis.english_stem(f"distinct{i}words")
+        assert 0 < analysis.english_stem.bytes() <= 10_000 and analysis.english_stem.entries() < 1_000
         assert chinese._short_hant.max_bytes() == 20_000
     finally:
         size_process_caches(CacheSizes())

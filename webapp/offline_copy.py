@@ -43,7 +43,7 @@ import brotli  # type: ignore[import-untyped]
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
-from indexer.documents.references import _QUERY, REFERENCE_PATTERN, rule_sort_key
+from indexer.documents.references import REFERENCE_PATTERN, RULE_NUMBER_QUERY_PATTERN, rule_sort_key
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.knowledge import questions, statements
@@ -55,7 +55,7 @@ from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDID
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.knowledge.statements import Statements
 from indexer.search import query
-from indexer.search.analysis import _stem
+from indexer.search.analysis import english_stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
@@ -171,9 +171,9 @@ def build(library, name: str) -> dict:
                     "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
                     "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
                     "max_query_words": MAX_QUERY_WORDS},
-        "query": {"rule": _js(_QUERY), "range": _js(REFERENCE_PATTERN), "filter": _js(query._FILTER),
-                  "phrase": _js(query._PHRASE), "syntax": _js(query._SYNTAX), "kinds": KINDS,
-                  "kind_aliases": query._KIND_ALIASES,
+        "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
+                  "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
+                  "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
                   "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
         "scoring": scoring,
         "postings": postings,
@@ -386,7 +386,7 @@ def _patch(text: str, converted: str, script: str) -> str | list:
 def _stems(texts: list[str]) -> dict[str, str]:
     """Lower-case English words of the texts whose index token is not the word itself."""
     words = {w.lower() for text in texts for w in _LATIN_WORD.findall(text)}
-    return {w: s for w in sorted(words) if (s := _stem(w)) != w}
+    return {w: s for w in sorted(words) if (s := english_stem(w)) != w}
 
 
 def _characters(texts: list[str]) -> list[str]:

@@ -30,7 +30,9 @@ _REF = re.compile(
 # The pattern of a written rule reference, for callers that place links themselves (the forum
 # linker's script is sent this pattern so the browser and the server agree).
 REFERENCE_PATTERN = _REF
-_QUERY = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
+# A query that is one rule number and nothing else (a prefix before it and a full stop after
+# it allowed): `parse_rule_number` reads it, and the offline copy's script is sent it.
+RULE_NUMBER_QUERY_PATTERN = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
 _FULLWIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _FULLWIDTH_NUMBER = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} | {"．": ".", "\u3000": " "})
 
@@ -44,7 +46,7 @@ def parse_rule_number(query: str) -> str | None:
     """The rule number a query names, or None: `702.30a`, `702.30a.`, `rule 901.9`, `CR 702.82b`,
     `規則901.3a`, `规则 901.6`, `７０２．３０ａ`. A bare three-digit number needs no prefix here:
     a query of only `702` asks for that section."""
-    m = _QUERY.match(fold_fullwidth(query))
+    m = RULE_NUMBER_QUERY_PATTERN.match(fold_fullwidth(query))
     return m.group("num").lower() if m else None
 
 

@@ -103,7 +103,7 @@ def _number(name: str, text: str | float, kind: type[_Number]) -> _Number:
 
 def size_process_caches(caches: CacheSizes) -> None:
     """Give the process's own caches, shared by every build, their budgets (emptying them)."""
-    analysis._stem.resize(caches.stems)
+    analysis.english_stem.resize(caches.stems)
     references.rule_sort_key.resize(caches.rule_numbers)
     chinese._short_hans.resize(caches.simplified)
     chinese._short_hant.resize(caches.traditional)

@@ -60,6 +60,8 @@ from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import fold_homoglyphs
 
 __all__ = [
+    "SYMBOL_PART_PATTERN",
+    "TOKEN_PATTERN",
     "EnglishFilter",
     "MixedScriptTokenizer",
     "RuleParentFilter",
@@ -67,7 +69,9 @@ __all__ = [
     "UserDictionaryError",
     "attach_segmenter",
     "bigram_analyzer",
+    "english_stem",
     "load_user_dictionary",
+    "normalize_for_tokens",
     "query_texts",
     "read_user_dictionary",
     "same_outside_chinese",
@@ -83,7 +87,9 @@ __all__ = [
 # tokenises like 702.30a without changing any offset (NFKC would change lengths elsewhere).
 _FULLWIDTH_ASCII = str.maketrans({chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {"\u3000": " "})
 
-_TOKEN = re.compile(
+# The tokens of a text as `normalize_for_tokens` gives it, one named group a kind (the kinds of
+# MixedScriptTokenizer's docstring); highlighting reads a text's tokens with it too.
+TOKEN_PATTERN = re.compile(
     rf"(?P<symbol>\{{[^{{}}\s]{{1,15}}\}})"               # {藍/黑} {CHAOS} {PW} {重置} {X}
     rf"|(?P<pt>[+-]?\d+/[+-]?\d+)"                        # 2/2, +1/+1, -1/-1: power/toughness, counters
     rf"|(?P<number>\d+(?:\.\d+(?:[a-zA-Z](?![a-zA-Z]))?)?)"  # 702.30a, 2008, 3
@@ -91,10 +97,12 @@ _TOKEN = re.compile(
     rf"|(?P<latin>{LATIN_WORD})"                         # owner's, Two, Headed
     rf"|(?P<word>[^\W\d_{LATIN}{HAN}]+)"                  # Cyrillic and any other letters
 )
-_SYMBOL_PART = re.compile(rf"[{HAN}]+|[{LATIN}]+|\d+|[^\W\d_{LATIN}{HAN}]+")
+# The parts of a symbol in braces ({藍/黑}: 藍 and 黑; {CHAOS}), each an alternative of the whole
+# symbol's token (`_symbol_parts`), and marked when a query names one (highlighting).
+SYMBOL_PART_PATTERN = re.compile(rf"[{HAN}]+|[{LATIN}]+|\d+|[^\W\d_{LATIN}{HAN}]+")
 
 
-def _normalize(text: str) -> str:
+def normalize_for_tokens(text: str) -> str:
     """The text tokens are read from: Simplified Chinese, ASCII for full-width forms, Latin
     look-alike letters inside Latin words as Latin. Same length as `text`."""
     return fold_homoglyphs(to_hans(text).translate(_FULLWIDTH_ASCII))
@@ -128,7 +136,7 @@ class MixedScriptTokenizer(Tokenizer):
     def __call__(self, value: str, positions: bool = False, chars: bool = False,
                  keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
                  start_char: int = 0, tokenize: bool = True, mode: str = "", **kwargs) -> Iterator[Token]:
-        norm = _normalize(value)
+        norm = normalize_for_tokens(value)
         if not tokenize:
             yield _token(norm, value, "raw", start_pos, start_char, 0, len(value),
                          positions=positions, chars=chars, removestops=removestops, mode=mode)
@@ -141,9 +149,9 @@ class MixedScriptTokenizer(Tokenizer):
         """(text, start, end, position, kind) of each token of a normalised text, with the
         alternatives when asked (see the class docstring)."""
         pos = 0
-        for m in _TOKEN.finditer(norm):
+        for m in TOKEN_PATTERN.finditer(norm):
             kind = m.lastgroup
-            assert kind is not None, "every alternative of _TOKEN is a named group"
+            assert kind is not None, "every alternative of TOKEN_PATTERN is a named group"
             start = m.start()
             text = m.group()
             if kind == "han":
@@ -185,7 +193,7 @@ def _token(text: str, original: str, kind: str, pos: int, start_char: int, start
 def _symbol_parts(symbol: str) -> list[tuple[str, int, int, int, str]]:
     """The parts of `{藍/黑}` ({CHAOS}, {二/黑}) as alternatives of the whole symbol."""
     parts = []
-    for m in _SYMBOL_PART.finditer(symbol):
+    for m in SYMBOL_PART_PATTERN.finditer(symbol):
         part = m.group()
         kind = "han" if HAN_RUN.fullmatch(part) else "latin" if part[0].isascii() and part[0].isalpha() \
             else "number" if part.isdigit() else "word"
@@ -203,7 +211,7 @@ class EnglishFilter(Filter):
     def __call__(self, tokens: Iterable[Token]) -> Iterator[Token]:
         for t in tokens:
             if getattr(t, "kind", None) == "latin":
-                t.text = _stem(t.text)
+                t.text = english_stem(t.text)
             yield t
 
 
@@ -216,7 +224,9 @@ STEMS_BYTES = 8 * 2**20
 
 
 @cleared_when_full(STEMS_BYTES)
-def _stem(word: str) -> str:
+def english_stem(word: str) -> str:
+    """A Latin word's Snowball English stem, its accents folded (tapped -> tap): what the index
+    holds of it, and what highlighting and the offline copy stem a word to."""
     if not word.isascii():
         word = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
     return _STEMMER.stem(word)
@@ -252,9 +262,9 @@ def query_texts(analyzer, text: str) -> Iterator[str]:
     if tuple(map(type, parts)) != _CHAIN:
         yield from (token.text for token in analyzer(text, mode="query"))
         return
-    for piece, _, _, _, kind in parts[0]._pieces(_normalize(text), alternatives=False):
+    for piece, _, _, _, kind in parts[0]._pieces(normalize_for_tokens(text), alternatives=False):
         piece = piece.lower()
-        yield _stem(piece) if kind == "latin" else piece
+        yield english_stem(piece) if kind == "latin" else piece
 
 
 def text_analyzer():

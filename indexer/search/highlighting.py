@@ -31,7 +31,7 @@ from indexer.documents.records import Record, rule_parent
 from indexer.documents.references import is_rule_number
 from indexer.documents.script_ranges import CYRILLIC, GREEK, LATIN, LATIN_WORD
 
-from .analysis import _SYMBOL_PART, _TOKEN, _normalize, _stem
+from .analysis import SYMBOL_PART_PATTERN, TOKEN_PATTERN, english_stem, normalize_for_tokens
 
 MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
@@ -45,7 +45,8 @@ _LATIN_WORD = re.compile(LATIN_WORD)
 _LATIN_CHAR = re.compile(f"[{LATIN}]")
 _LATIN_CHARS = frozenset(chr(c) for c in range(0x250) if _LATIN_CHAR.match(chr(c)))
 _APOSTROPHES = ("'", "\u2019")
-# The digits a subrule letter follows in a rule number (603.6a is one token, as `_TOKEN` reads it).
+# The digits a subrule letter follows in a rule number (603.6a is one token, as `TOKEN_PATTERN`
+# reads it).
 _RULE_DIGITS = re.compile(r"\d+\.\d+$")
 # Where a mark opens and closes while a fragment is escaped: noncharacters, in no text.
 _OPEN, _CLOSE = "\ufdd0", "\ufdd1"
@@ -60,10 +61,10 @@ BLOCK_SEPARATOR = "\x1f"
 
 
 def marking_form(text: str) -> str:
-    """The form a text's words are found in: `_normalize`d (Simplified, ASCII for full-width
-    forms, Latin look-alikes as Latin) and lower case; same length as `text`, so offsets hold
+    """The form a text's words are found in: as `normalize_for_tokens` gives it (Simplified,
+    ASCII for full-width forms, Latin look-alikes as Latin) and lower case; same length as `text`, so offsets hold
     (as written where a letter's lower case is longer)."""
-    norm = _normalize(text)
+    norm = normalize_for_tokens(text)
     low = norm.lower()
     return low if len(low) == len(norm) else norm
 
@@ -176,7 +177,7 @@ class Marker:
             if before.isdecimal() and _subrule_letter(low, start):
                 continue
             word = _LATIN_WORD.match(low, start)
-            if word is not None and _stem(word.group()) in words:
+            if word is not None and english_stem(word.group()) in words:
                 found.append(word.span())
         found.sort()
         return found
@@ -195,7 +196,7 @@ class Marker:
                 return found
             first = low.rfind(" ", 0, min(a for a, _ in at)) + 1
             last = max(b for _, b in at)
-        for m in _TOKEN.finditer(form, first):
+        for m in TOKEN_PATTERN.finditer(form, first):
             kind = m.lastgroup
             start = m.start()
             if start > last:
@@ -206,13 +207,13 @@ class Marker:
                 continue
             low = m.group().lower()
             if kind == "latin":
-                hit = _stem(low) in words
+                hit = english_stem(low) in words
             elif kind == "number":
                 hit = low in words or (low[-1].isalpha() and is_rule_number(low) and rule_parent(low) in words)
             elif kind == "symbol":  # the whole symbol, else the parts of it that match
                 hit = low in words
                 if not hit:
-                    found.extend((start + p.start(), start + p.end()) for p in _SYMBOL_PART.finditer(low)
+                    found.extend((start + p.start(), start + p.end()) for p in SYMBOL_PART_PATTERN.finditer(low)
                                  if _part(p.group()) in words)
             else:
                 hit = low in words
@@ -244,7 +245,7 @@ class Marker:
 
 
 def _part(part: str) -> str:
-    return _stem(part) if part.isascii() and part.isalpha() else part
+    return english_stem(part) if part.isascii() and part.isalpha() else part
 
 
 def _start(text: str, start: int, limit: int) -> int:

@@ -27,10 +27,13 @@ MAX_LIMIT = 50
 # The filters a query may name (`kind:rule`), each a field of the index the engine matches
 # exactly (`indexer.search.schema`).
 FILTERS = ("kind", "source", "edition", "lang")
-_FILTER = re.compile(rf"(?<!\S)({'|'.join(FILTERS)}):(\S+)", re.IGNORECASE)
-_PHRASE = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
-_SYNTAX = re.compile(r"[()\[\]^~*?!:+\\]|(?<!\w)-|\b(?:AND|OR|NOT)\b")
-_KIND_ALIASES = {"plane": "planar_card", "planes": "planar_card", "cards": "card", "rules": "rule",
+# A query's filters (`kind:rule`), its quoted phrases ("..." 「...」), the query syntax its free
+# text is cleared of, and the other names of a kind: `parse_query` reads them, and the offline
+# copy's script is sent them (webapp/offline_copy.py) so that the browser parses as the server.
+FILTER_PATTERN = re.compile(rf"(?<!\S)({'|'.join(FILTERS)}):(\S+)", re.IGNORECASE)
+PHRASE_PATTERN = re.compile(r"[\"“”「」『』]([^\"“”「」『』]+)[\"“”「」『』]")
+SYNTAX_PATTERN = re.compile(r"[()\[\]^~*?!:+\\]|(?<!\w)-|\b(?:AND|OR|NOT)\b")
+KIND_ALIASES = {"plane": "planar_card", "planes": "planar_card", "cards": "card", "rules": "rule",
                  "terms": "term", "sections": "section", "planar": "planar_card"}
 
 
@@ -66,22 +69,22 @@ def parse_query(raw: str) -> ParsedQuery:
         text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = fix_conversion_errors(text)
     parsed = ParsedQuery(raw=raw)
-    for name, value in _FILTER.findall(text):
+    for name, value in FILTER_PATTERN.findall(text):
         name, value = name.lower(), value.strip().lower()
         if name == "kind":
-            value = _KIND_ALIASES.get(value, value)
+            value = KIND_ALIASES.get(value, value)
             if value not in KINDS:
                 raise QueryError(f"unknown kind {value!r}: use one of {', '.join(KINDS)}")
         parsed.filters[name] = value
-    text = _FILTER.sub(" ", text)
-    parsed.phrases = [p.strip() for p in _PHRASE.findall(text) if p.strip()]
-    text = _PHRASE.sub(" ", text)
+    text = FILTER_PATTERN.sub(" ", text)
+    parsed.phrases = [p.strip() for p in PHRASE_PATTERN.findall(text) if p.strip()]
+    text = PHRASE_PATTERN.sub(" ", text)
     number, end = parse_rule_number(text), None
     if not number:
         number, end = parse_rule_range(text) or (None, None)
     if number and not parsed.phrases:
         parsed.rule_number, parsed.rule_end = number, end
-    words = _SYNTAX.sub(" ", text).replace('"', " ").split()
+    words = SYNTAX_PATTERN.sub(" ", text).replace('"', " ").split()
     room, phrases = MAX_QUERY_WORDS, []
     for phrase in parsed.phrases:
         if len(phrase.split()) <= room:
