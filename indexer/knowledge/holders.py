@@ -31,8 +31,8 @@ class TodaysHolders:
         rules = [at for at, r in enumerate(catalogue.by_position)
                  if r.kind == "rule" and catalogue.of_todays_rules(r) and HAN_RUN.search(r.text.get("zh_hans", ""))]
         for at in rules:
-            for char in set(catalogue.folded_text(at)):
-                if HAN_RUN.fullmatch(char):
+            for run in HAN_RUN.findall("".join(set(catalogue.folded_text(at)))):
+                for char in run:
                     postings.setdefault(char, []).append(at)
         self._postings = {char: np.array(ats, np.int64) for char, ats in postings.items()}
         self.total = len(rules)

@@ -344,10 +344,15 @@ class QuestionReader:
         if split is None:
             return found
         words: list[tuple[str, int]] = []
+        pieces: list[str] = []
         for token, count in found:
-            pieces = split(token) if HAN_RUN.fullmatch(token) and token not in self.vocabulary.means else [token]
-            words.extend([(token, count)] if len(pieces) < 2 else self._frequencies(" ".join(pieces)))
-        return words
+            cut = split(token) if HAN_RUN.fullmatch(token) and token not in self.vocabulary.means else [token]
+            if len(cut) < 2:
+                words.append((token, count))
+            else:
+                pieces.extend(cut)
+        # The pieces analysed at once, after the other words (an analysis is most of a word's cost).
+        return words + self._frequencies(" ".join(pieces)) if pieces else words
 
 
 def is_question(text: str, concepts: tuple[Concept, ...]) -> bool:
