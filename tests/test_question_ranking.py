@@ -142,11 +142,62 @@ def test_a_questions_own_word_is_read_once_not_as_the_stem_of_its_stem(kb_librar
         library.close()
 
 
+def test_a_chinese_forms_weight_is_how_many_of_todays_rules_hold_it_as_written(kb_library):
+    holders = kb_library._ranker.questions._holders
+    catalogue = kb_library.catalogue
+    today = [at for at, r in enumerate(catalogue.by_position)
+             if r.kind == "rule" and catalogue.of_todays_rules(r) and r.text.get("zh_hans")]
+    assert holders.total == len(today)
+    for form in ("算", "结算", "离开战场", "跃离", "从战场进入坟墓场", "不在此规则中的词"):
+        assert holders.count(form.encode()) == len(catalogue.holding(today, form.encode())), form
+
+    # 算 is rare as the segmenter's word and held by every 结算: by the index's count it
+    # weighed more than 离开战场, by today's rules holding it far less.
+    def weights(library: Library) -> dict[bytes, float]:
+        return {c.forms[0][0]: c.weight for c in library._ranker.questions.read("跳離算離開戰場嗎")}
+
+    with_it = weights(kb_library)
+    assert with_it["算".encode()] < with_it["离开战场".encode()]
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, todays_holders=0.0))
+    try:
+        without = weights(library)
+        # An English question reads as it did.
+        english = "can a tapped creature block"
+        assert [c.weight for c in library._ranker.questions.read(english)] == \
+            [c.weight for c in kb_library._ranker.questions.read(english)]
+    finally:
+        library.close()
+    assert without["算".encode()] > without["离开战场".encode()]
+
+
+def test_a_word_the_segmenter_made_up_is_read_as_the_dictionarys_words_in_it(kb_library):
+    # jieba's HMM joins 会 and 输, which its dictionary does not, into 会输, a word no rule
+    # writes: the question form 会 and the rules' 输 are read instead.
+    def pieces(library: Library, text: str) -> set[bytes]:
+        return {piece for concept in library._ranker.questions.read(text) for form in concept.forms for piece in form}
+
+    def content(library: Library, text: str) -> str:
+        return library._ranker.questions.content(text)
+
+    assert "我放" in [w for w, _ in kb_library.engine.word_frequencies("我放了个咒语")]
+    with_it = pieces(kb_library, "被同一個指揮官打到幾點會輸")
+    assert "输".encode() in with_it and "会输".encode() not in with_it
+    assert "我" not in content(kb_library, "我放了个咒语能不能自己再响应一下")
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, dictionary_words=0.0))
+    try:
+        without = pieces(library, "被同一個指揮官打到幾點會輸")
+        assert "会输".encode() in without and "输".encode() not in without
+        assert "我放" in content(library, "我放了个咒语能不能自己再响应一下")
+        assert _tuning_mrr(library)["zh_hans"] < _tuning_mrr(kb_library)["zh_hans"]
+    finally:
+        library.close()
+
+
 # Each lever of question ranking set to what removes it.
 LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
           "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
           "word_matches": 0.0, "siblings": 0.0, "function_words": 0.0, "definition": 0.0,
-          "word_forms": 0.0, "statements": 0.0}
+          "word_forms": 0.0, "statements": 0.0, "todays_holders": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -154,14 +205,28 @@ def tuning_with_all_levers(kb_library):
     return _tuning_mrr(kb_library)
 
 
+def _whole_tuning_mrr(library: Library) -> dict[str, float]:
+    """MRR@10 of the tuning part, its sentences and its terse questions, per category."""
+    return {**_tuning_mrr(library), **{f"terse_{language}": mrr for language, mrr in
+                                      _tuning_mrr(library, questions_split.TERSE_TUNING).items()}}
+
+
+@pytest.fixture(scope="module")
+def whole_tuning_with_all_levers(kb_library):
+    return _whole_tuning_mrr(kb_library)
+
+
 @pytest.mark.parametrize("name", LEVERS)
-def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, tuning_with_all_levers, name):
+def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, whole_tuning_with_all_levers, name):
+    # The whole tuning part, sentences and terse: the glossary map's gain on the tuning
+    # sentences alone is nil since a Chinese form weighs by today's rules holding it
+    # (todays_holders), its gain on the terse ones stands (docs/benchmarks.md).
     library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **{name: LEVERS[name]}))
     try:
-        without = _tuning_mrr(library)
+        without = _whole_tuning_mrr(library)
     finally:
         library.close()
-    assert statistics.mean(without.values()) < statistics.mean(tuning_with_all_levers.values()), without
+    assert statistics.mean(without.values()) < statistics.mean(whole_tuning_with_all_levers.values()), without
 
 
 # The question levers' weights as they were set by hand, before they were learned on the

@@ -250,6 +250,10 @@ class Catalogue:
         are compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
         return self._folded_texts.holding(positions, needle)
 
+    def folded_text(self, position: int) -> str:
+        """The record's texts in the form queries are compared in, as `holding` searches them."""
+        return self._folded_texts[position]
+
     def marking_forms(self, record: Record) -> list[str]:
         """The marking form (`indexer.search.highlighting`) of each of the record's blocks, as the build wrote them."""
         return marking_forms(self._marking_lines[self.positions[record.id]])

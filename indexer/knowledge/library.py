@@ -33,6 +33,7 @@ from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .grouping import EditionGrouping
+from .holders import TodaysHolders
 from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results
@@ -101,7 +102,11 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
-                                   words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0)
+                                   words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0,
+                                   holders=TodaysHolders(self.catalogue, caches.queries)
+                                   if weights.todays_holders else None,
+                                   dictionary_words=self.build.segmenter.dictionary_words
+                                   if weights.dictionary_words else None)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)

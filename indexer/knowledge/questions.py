@@ -33,6 +33,8 @@ from indexer.documents.bounded_cache import bounded_cache
 from indexer.documents.chinese import HAN_RUN, to_hans
 from indexer.search.folding import fold_key
 
+from .holders import TodaysHolders
+
 DATA = Path(__file__).with_name("data")
 QUESTION_FORMS = DATA / "question_forms.tsv"
 THESAURUS = DATA / "thesaurus.tsv"
@@ -141,13 +143,21 @@ class QuestionReader:
 
     def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
                  doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool,
-                 words: Callable[[str], list[str]], word_forms: bool = True):
+                 words: Callable[[str], list[str]], word_forms: bool = True,
+                 holders: TodaysHolders | None = None,
+                 dictionary_words: Callable[[str], list[str]] | None = None):
         """`asks`: what a question form's asked-for words weigh against a word of the
         question's own (0: question forms are read as any other words); `thesaurus`: whether
         players' words stand with the rules' wording; `words`: the index's segmenter's words of
         a Simplified Chinese run, in order (`Segmenter.words_of`); `word_forms`: whether a
-        question's own word is read once (`_word`)."""
+        question's own word is read once (`_word`); `holders`: how many of today's rules hold
+        a Chinese form, which then weighs a Chinese question's Chinese forms (`_concept`;
+        None: the index's count of the word does); `dictionary_words`: a Chinese word as the
+        dictionary's words in it (`Segmenter.dictionary_words`), which a question's word the
+        segmenter made up is read as (`_read`; None: as it was cut)."""
         self.vocabulary = vocabulary
+        self._holders = holders
+        self._dictionary_words = dictionary_words
         self._frequencies = word_frequencies
         self._words = words
         self._doc_count = max(doc_count, 1)
@@ -188,7 +198,7 @@ class QuestionReader:
                 kept.append(key)
             at = end
         kept.append(normal[at:])
-        words = [token for token, _ in self._frequencies(" ".join(kept))
+        words = [token for token, _ in self._own_words(" ".join(kept))
                  if token in self.vocabulary.means or token not in self.vocabulary.asks]
         return " ".join(dict.fromkeys(words))
 
@@ -199,7 +209,8 @@ class QuestionReader:
         say how the query is asked, never what about: searched, they find whatever repeats 是
         or 什么 (a card's reminder text, 901.9a's 则什么事情都不发生). A form that asks for
         something (能: a permission, 几: a number) stays for the question's reading. A one-
-        character form is cut only where the segmenter makes it a word (的 of 目的 stays)."""
+        character form is cut only where the segmenter makes it a word (的 of 目的 stays), or
+        where the word the segmenter made up is the dictionary's words (我 of 我放: `_own_words`)."""
         vocabulary = self.vocabulary
         normal = _normal(text)
         if not HAN_RUN.search(normal):
@@ -214,7 +225,10 @@ class QuestionReader:
                 kept[start:end] = rest[start:end]
         for run in HAN_RUN.finditer("".join(rest)):
             at = run.start()
-            for word in self._words(run.group()):
+            words = self._words(run.group())
+            if self._dictionary_words is not None:
+                words = [piece for word in words for piece in self._dictionary_words(word)]
+            for word in words:
                 if word not in vocabulary.means and vocabulary.asks.get(word) == ():
                     kept[at:at + len(word)] = " " * len(word)
                 at += len(word)
@@ -251,60 +265,94 @@ class QuestionReader:
             pieces = [fold_key(text).encode()]
         return tuple(p for p in pieces if p), min(counts, default=0)
 
-    def _concept(self, forms: Iterable[tuple[tuple[bytes, ...], int]], share: float = 1.0) -> Concept | None:
-        """A concept of written forms as `_pieces` reads them: it weighs what its rarest
-        form says."""
-        alternatives, best = [], 0
+    def _concept(self, forms: Iterable[tuple[tuple[bytes, ...], int]], share: float = 1.0,
+                 chinese: bool = False) -> Concept | None:
+        """A concept of written forms as `_pieces` reads them: it weighs what its commonest
+        form says, the share of records holding it. For a Chinese question (`chinese`) a
+        Chinese form's share is of today's rules holding it as written, as the question's
+        share holds it (`TodaysHolders`): the index counts the segmenter's words, and 算 is
+        rare there though every 结算 holds it."""
+        alternatives, commonest = [], 0.0
         for pieces, count in dict.fromkeys(forms):
-            if pieces and count:
-                alternatives.append(pieces)
-                best = max(best, count)
+            if not (pieces and count):
+                continue
+            holders = self._holders
+            if chinese and holders is not None and all(HAN_RUN.fullmatch(p.decode()) for p in pieces):
+                # A form none of them holds weighs as the rarest: left out, the query would
+                # have fewer concepts and might not be read as a question at all (`asks`).
+                found = max(min(holders.count(p) for p in pieces), 1) / max(holders.total, 1)
+            else:
+                found = count / self._doc_count
+            alternatives.append(pieces)
+            commonest = max(commonest, found)
         if not alternatives:
             return None
-        return Concept(tuple(alternatives), share * math.log(1 + self._doc_count / best))
+        return Concept(tuple(alternatives), share * math.log(1 + 1 / commonest))
 
-    def _of_forms(self, forms: Iterable[str], share: float = 1.0) -> Concept | None:
+    def _of_forms(self, forms: Iterable[str], share: float = 1.0, chinese: bool = False) -> Concept | None:
         """A concept of written forms (a players' word and the rules' wording of it)."""
-        return self._concept(map(self._pieces, dict.fromkeys(forms)), share)
+        return self._concept(map(self._pieces, dict.fromkeys(forms)), share, chinese)
 
-    def _word(self, token: str, count: int) -> Concept | None:
+    def _word(self, token: str, count: int, chinese: bool = False) -> Concept | None:
         """A question's own word, as the analyzer read it (`Weights.word_forms`; 0: read again)."""
         if not self._word_forms:
-            return self._of_forms([token])
-        return self._concept([self._pieces(token, [(token, count)])])
+            return self._of_forms([token], chinese=chinese)
+        return self._concept([self._pieces(token, [(token, count)])], chinese=chinese)
 
     def _read(self, text: str) -> tuple[Concept, ...]:
         """The concepts of a question, in the order it names them (none for an empty text)."""
         normal = _normal(text)
+        chinese = bool(HAN_RUN.search(normal))
         concepts: list[Concept | None] = []
         rest = []
         at = 0
         for start, end, key in self.vocabulary.spans(normal):
             if key in self.vocabulary.means and self._thesaurus:
-                concepts.append(self._of_forms([key, *self.vocabulary.means[key]]))
+                concepts.append(self._of_forms([key, *self.vocabulary.means[key]], chinese=chinese))
             elif key in self.vocabulary.asks and self._forms:
                 asks = self.vocabulary.asks[key]
                 if asks:
-                    concepts.append(self._of_forms(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks, chinese))
             else:
                 continue
             rest.append(normal[at:start])
             at = end
         rest.append(normal[at:])
         seen: set[str] = set()
-        for token, count in self._frequencies(" ".join(rest)):
+        for token, count in self._own_words(" ".join(rest)):
             if token in seen:
                 continue
             seen.add(token)
             if self._thesaurus and token in self.vocabulary.means:
-                concepts.append(self._of_forms([token, *self.vocabulary.means[token]]))
+                concepts.append(self._of_forms([token, *self.vocabulary.means[token]], chinese=chinese))
             elif self._forms and token in self.vocabulary.asks:
                 asks = self.vocabulary.asks[token]
                 if asks:
-                    concepts.append(self._of_forms(asks, self._asks))
+                    concepts.append(self._of_forms(asks, self._asks, chinese))
             else:
-                concepts.append(self._word(token, count))
+                concepts.append(self._word(token, count, chinese))
         return tuple(c for c in concepts if c is not None)
+
+
+    def _own_words(self, text: str) -> list[tuple[str, int]]:
+        """The question's words as the analyzer reads them, with the index's counts; a
+        Chinese word jieba's HMM made of characters its dictionary does not join (再放, 会输,
+        减费能) read as the dictionary's words in it: its question form (再, 会, 能) is then
+        read as one, and the rest is the rules' word (放, 输), not a word no rule writes."""
+        found = self._frequencies(text)
+        split = self._dictionary_words
+        if split is None:
+            return found
+        words: list[tuple[str, int]] = []
+        pieces: list[str] = []
+        for token, count in found:
+            cut = split(token) if HAN_RUN.fullmatch(token) and token not in self.vocabulary.means else [token]
+            if len(cut) < 2:
+                words.append((token, count))
+            else:
+                pieces.extend(cut)
+        # The pieces analysed at once, after the other words (an analysis is most of a word's cost).
+        return words + self._frequencies(" ".join(pieces)) if pieces else words
 
 
 def is_question(text: str, concepts: tuple[Concept, ...]) -> bool:

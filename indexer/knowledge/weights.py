@@ -46,6 +46,14 @@ class Weights:
     # 什麼, 依存關係是什麼意思) asks what the term is: the rules its entry cites get this bonus,
     # as a keyword's defining rules get `keyword`; 0: none.
     definition: float = 2.5
+    # A Chinese question's Chinese forms weigh by how many of today's rules hold them as
+    # written (`TodaysHolders`), as its share holds them, not by the index's count of the
+    # segmenter's words (算: rare as a word, in every 结算); 0: by the index's count.
+    todays_holders: float = 1.0
+    # A Chinese question's word jieba's HMM made up of characters its dictionary does not
+    # join (再放, 会输: a question form glued to a word) read as the dictionary's words in it
+    # (`QuestionReader._own_words`); 0: as it was cut.
+    dictionary_words: float = 1.0
     # Players' words stand with the rules' wording for the same thing (data/thesaurus.tsv); 0: not.
     thesaurus: float = 1.0
     # An English question's words as the forms the rules write them in: each of its own words

@@ -384,6 +384,16 @@ class Segmenter:
         pieces = self.segment(run, alternatives=False) if remember else self._segment_words(run)
         return [word for word, *_ in pieces]
 
+    def dictionary_words(self, word: str) -> list[str]:
+        """A word as the dictionary's words in it (jieba's and the user words): itself when
+        the dictionary has it, else what jieba cuts without its HMM, which joins a run of
+        characters the dictionary does not join into a word of its own (再放, 会输, 我放:
+        a question form glued to the next character)."""
+        tokenizer = self.tokenizer()
+        if tokenizer.FREQ.get(word) or len(word) < 2:
+            return [word]
+        return list(tokenizer.cut(word, HMM=False))
+
     def _user_subwords(self, word: str, start: int) -> set[tuple[str, int, int]]:
         """User words of four or more characters inside a longer word (时空换境 inside
         时空换境异能), which jieba's search mode, looking only at two- and three-character
