@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     if folder is None:
         print(f"no index build in {args.index_root}", file=sys.stderr)
         return 2
-    library = Library(folder, weights=dataclasses.replace(Weights(), meanings=0))  # the table is being made
+    # The table is being made: no lever that reads it.
+    library = Library(folder, weights=dataclasses.replace(Weights(), meanings=0, word_matches=0))
     try:
         catalogue = library.catalogue
         rules = [r for r in catalogue.by_position if r.kind == "rule" and catalogue.of_todays_rules(r)]
