@@ -101,7 +101,8 @@ class Library:
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
-                                   words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0)
+                                   words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0,
+                                   short_english=weights.short_english > 0)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
         self._grouping = EditionGrouping(self.catalogue)

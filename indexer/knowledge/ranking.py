@@ -223,8 +223,9 @@ class Ranker:
             # Older editions' texts were folded into today's twins; they do not compete again.
             best = best[~self.catalogue.superseded_at[docs[best]]]
         best = best[:QUESTION_CANDIDATES]
-        share = self._answers.coverage(concepts, docs[best].tolist())
-        scores[best] += weights.question * share ** 2
+        if not self.questions.short(text):
+            share = self._answers.coverage(concepts, docs[best].tolist())
+            scores[best] += weights.question * share ** 2
         if self._statements is not None and not HAN_RUN.search(text):
             scores[best] += weights.statements * _share_of_best(self._statements.scores(concepts, docs[best]))
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
