@@ -42,7 +42,7 @@ THESAURUS = DATA / "thesaurus.tsv"
 MIN_CONCEPTS = 3
 MIN_ENGLISH_CONCEPTS = 4
 # An English query of `MIN_CONCEPTS` concepts is a question when it holds a question form (who
-# receives, when does, can a): a heading or a phrase of the rules holds none. Its candidates are
+# controls, when does, can a): a heading or a phrase of the rules holds none. Its candidates are
 # not ranked again by its share (`QuestionReader.short`, `Weights.short_english`).
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
@@ -173,7 +173,7 @@ class QuestionReader:
 
     def short(self, text: str) -> bool:
         """Whether a query is an English question of fewer concepts than `is_question` wants:
-        `MIN_CONCEPTS` of them and a question form (who receives priority first). Its share of
+        `MIN_CONCEPTS` of them and a question form (who controls a token creature). Its share of
         three concepts is too coarse to rank by (two of three, squared, is under half of
         all three, whatever the third is), so its candidates keep the engine's order with
         the meanings' and the statements' (`Ranker._rerank`); read as a question, it is
