@@ -203,7 +203,8 @@ class Ranker:
                 scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A question's best candidates again, by how much of the question each holds
         (`questions`): the share of its concepts' weight, squared, so that holding all of it
-        counts for much more than holding half; for an English question, how well each
+        counts for much more than holding half (not for an English question of three
+        concepts, whose share is too coarse: `QuestionReader.short`); for an English question, how well each
         rule's own statement holds its words (`statements`, BM25 over the statement alone,
         as a share of the best candidate's); a heading alone answers no question."""
         weights = self.weights
