@@ -126,6 +126,37 @@ def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library
     assert statistics.mean(without.values()) < statistics.mean(with_it.values()), without
 
 
+def test_an_english_question_of_three_concepts_with_a_form_is_a_question_not_ranked_by_its_share(kb_library):
+    questions = kb_library._ranker.questions
+    # Three concepts and a question form: a question, whose share is not ranked by.
+    for query in ("who controls a token creature", "who chooses the order of triggers"):
+        assert len(questions.read(query)) == 3 and questions.short(query), query
+        assert kb_library._ranker.asks(parse_query(query)), query
+    # Three concepts and no form: a heading or phrase of the rules, or terse words (read as
+    # they were); four concepts: a question ranked by its share; Chinese: as it was.
+    for query in ("starting life total", "minimum deck size", "trample deathtouch damage",
+                  "can a tapped creature block", "谁控制衍生物"):
+        assert not questions.short(query), query
+    assert not kb_library._ranker.asks(parse_query("starting life total"))
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_english=0.0))
+    try:
+        assert not library._ranker.questions.short("who controls a token creature")
+        assert not library._ranker.asks(parse_query("who controls a token creature"))
+    finally:
+        library.close()
+
+
+def test_removing_the_short_english_reading_lowers_the_terse_tuning_questions(kb_library):
+    # Terse tuning English MRR@10 0.809 with it, 0.790 without (docs/benchmarks.md).
+    with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_english=0.0))
+    try:
+        without = _tuning_mrr(library, questions_split.TERSE_TUNING)
+    finally:
+        library.close()
+    assert without["terse_en"] < with_it["terse_en"], (without, with_it)
+
+
 def test_a_questions_own_word_is_read_once_not_as_the_stem_of_its_stem(kb_library):
     # Snowball stems regeneration to regener, and regener to regen, which no record holds:
     # read again, the question's one word of its subject was lost.

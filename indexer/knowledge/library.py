@@ -103,6 +103,7 @@ class Library:
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
                                    asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
                                    words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0,
+                                   short_english=weights.short_english > 0,
                                    holders=TodaysHolders(self.catalogue, caches.queries)
                                    if weights.todays_holders else None,
                                    dictionary_words=self.build.segmenter.dictionary_words

@@ -43,6 +43,9 @@ THESAURUS = DATA / "thesaurus.tsv"
 # heading or a phrase of the rules (starting life total, minimum deck size) as a question.
 MIN_CONCEPTS = 3
 MIN_ENGLISH_CONCEPTS = 4
+# An English query of `MIN_CONCEPTS` concepts is a question when it holds a question form (who
+# controls, when does, can a): a heading or a phrase of the rules holds none. Its candidates are
+# not ranked again by its share (`QuestionReader.short`, `Weights.short_english`).
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
 # such words asks where they meet, which one rule holds together; one word is a look-up, and so
@@ -143,18 +146,20 @@ class QuestionReader:
 
     def __init__(self, vocabulary: Vocabulary, word_frequencies: Callable[[str], list[tuple[str, int]]],
                  doc_count: int, cache_bytes: int, *, asks: float, thesaurus: bool,
-                 words: Callable[[str], list[str]], word_forms: bool = True,
+                 words: Callable[[str], list[str]], word_forms: bool = True, short_english: bool = True,
                  holders: TodaysHolders | None = None,
                  dictionary_words: Callable[[str], list[str]] | None = None):
         """`asks`: what a question form's asked-for words weigh against a word of the
         question's own (0: question forms are read as any other words); `thesaurus`: whether
         players' words stand with the rules' wording; `words`: the index's segmenter's words of
         a Simplified Chinese run, in order (`Segmenter.words_of`); `word_forms`: whether a
-        question's own word is read once (`_word`); `holders`: how many of today's rules hold
-        a Chinese form, which then weighs a Chinese question's Chinese forms (`_concept`;
-        None: the index's count of the word does); `dictionary_words`: a Chinese word as the
-        dictionary's words in it (`Segmenter.dictionary_words`), which a question's word the
-        segmenter made up is read as (`_read`; None: as it was cut)."""
+        question's own word is read once (`_word`); `short_english`: whether an English query
+        of `MIN_CONCEPTS` concepts with a question form is a question (`short`); `holders`: how
+        many of today's rules hold a Chinese form, which then weighs a Chinese question's
+        Chinese forms (`_concept`; None: the index's count of the word does);
+        `dictionary_words`: a Chinese word as the dictionary's words in it
+        (`Segmenter.dictionary_words`), which a question's word the segmenter made up is read
+        as (`_read`; None: as it was cut)."""
         self.vocabulary = vocabulary
         self._holders = holders
         self._dictionary_words = dictionary_words
@@ -163,6 +168,7 @@ class QuestionReader:
         self._doc_count = max(doc_count, 1)
         self._asks, self._forms, self._thesaurus = asks, asks > 0, thesaurus
         self._word_forms = word_forms
+        self._short_english = short_english
         # Remembered per query text for this build (answers are shared: read only).
         self.read = bounded_cache(cache_bytes)(self._read)
         self.plain = bounded_cache(cache_bytes)(self._plain)
@@ -172,9 +178,21 @@ class QuestionReader:
         `terse`, from `MIN_TERSE_CONCEPTS` if it is words typed apart with no question form
         (`plain`)."""
         concepts = self.read(text)
-        if is_question(text, concepts):
+        if is_question(text, concepts) or self.short(text):
             return True
         return terse and len(concepts) >= MIN_TERSE_CONCEPTS and len(text.split()) > 1 and self.plain(text)
+
+    def short(self, text: str) -> bool:
+        """Whether a query is an English question of fewer concepts than `is_question` wants:
+        `MIN_CONCEPTS` of them and a question form (who controls a token creature). Its share of
+        three concepts is too coarse to rank by (two of three, squared, is under half of
+        all three, whatever the third is), so its candidates keep the engine's order with
+        the meanings' and the statements' (`Ranker._rerank`); read as a question, it is
+        grouped by subrule and gets those."""
+        if not self._short_english or HAN_RUN.search(text):
+            return False
+        concepts = self.read(text)
+        return MIN_CONCEPTS <= len(concepts) < MIN_ENGLISH_CONCEPTS and not self.plain(text)
 
     def wordings(self, text: str) -> list[str]:
         """The rules' wording of the players' words a question holds (下地: 使用地, play land),

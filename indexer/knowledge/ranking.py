@@ -203,7 +203,8 @@ class Ranker:
                 scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A question's best candidates again, by how much of the question each holds
         (`questions`): the share of its concepts' weight, squared, so that holding all of it
-        counts for much more than holding half; for an English question, how well each
+        counts for much more than holding half (not for an English question of three
+        concepts, whose share is too coarse: `QuestionReader.short`); for an English question, how well each
         rule's own statement holds its words (`statements`, BM25 over the statement alone,
         as a share of the best candidate's); a heading alone answers no question."""
         weights = self.weights
@@ -223,8 +224,9 @@ class Ranker:
             # Older editions' texts were folded into today's twins; they do not compete again.
             best = best[~self.catalogue.superseded_at[docs[best]]]
         best = best[:QUESTION_CANDIDATES]
-        share = self._answers.coverage(concepts, docs[best].tolist())
-        scores[best] += weights.question * share ** 2
+        if not self.questions.short(text):
+            share = self._answers.coverage(concepts, docs[best].tolist())
+            scores[best] += weights.question * share ** 2
         if self._statements is not None and not HAN_RUN.search(text):
             scores[best] += weights.statements * _share_of_best(self._statements.scores(concepts, docs[best]))
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading

@@ -94,6 +94,10 @@ class Weights:
     # it parts the candidates that hold the same share of the question, which the engine's
     # score of all a record holds ordered before. 0: not read, and no statements are kept.
     statements: float = 0.3
+    # An English query of three concepts with a question form (who, when, can a) read as a
+    # question, its candidates not ranked again by its coarse share of three concepts
+    # (`QuestionReader.short`); 0: a look-up, as an English query needs four concepts.
+    short_english: float = 1.0
     # What a rule or glossary entry of an edition older than today's keeps of its score,
     # unless the query names an edition.
     superseded: float = 0.3

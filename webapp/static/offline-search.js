@@ -882,9 +882,18 @@
   // its fewest concepts, or from two when `terse` and it is the game's words typed apart.
   OfflineIndex.prototype.asks = function (text, terse) {
     var Q = this.data.questions, concepts = this.read(text), han = this.patterns.hasHan.test(text);
-    if (concepts.length >= (han ? Q.min_concepts : Q.min_english_concepts)) return true;
+    if (concepts.length >= (han ? Q.min_concepts : Q.min_english_concepts) || this.short(text)) return true;
     return Boolean(terse) && concepts.length >= Q.min_terse_concepts &&
       text.split(/\s+/).filter(Boolean).length > 1 && this.plain(text);
+  };
+
+  // Whether a query is an English question of three concepts with a question form
+  // (QuestionReader.short): a question whose candidates are not ranked again by its share.
+  OfflineIndex.prototype.short = function (text) {
+    var Q = this.data.questions;
+    if (!Q.weights.short_english || this.patterns.hasHan.test(text)) return false;
+    var n = this.read(text).length;
+    return n >= Q.min_concepts && n < Q.min_english_concepts && !this.plain(text);
   };
 
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
@@ -1089,7 +1098,8 @@
     var docs = Array.from(scores.keys()).sort(function (a, b) {
       return scores.get(b) - scores.get(a) || a - b;
     }).slice(0, Q.candidates);
-    var share = this.coverage(concepts, docs), headings = this.questionVocabulary().headings;
+    var share = this.short(text) ? docs.map(function () { return 0; }) : this.coverage(concepts, docs);
+    var headings = this.questionVocabulary().headings;
     var statements = W.statements && !this.patterns.hasHan.test(text) ? this.statementScores(concepts, docs) : null;
     var bestStatement = statements ? Math.max.apply(null, statements.concat([0])) : 0;
     docs.forEach(function (doc, n) {
