@@ -5,8 +5,10 @@ it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) scor
 sealed questions are never scored here."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import statistics
+from collections.abc import Iterator
 
 import judged
 import numpy as np
@@ -26,6 +28,16 @@ from indexer.knowledge.questions import (
 from indexer.knowledge.siblings import Siblings
 from indexer.knowledge.statements import Statements
 from indexer.search.query import parse_query
+
+
+@contextlib.contextmanager
+def _weighed(kb_library: Library, **changes) -> Iterator[Library]:
+    """The knowledge base's library again with some weights changed (a lever at 0), closed after."""
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **changes))
+    try:
+        yield library
+    finally:
+        library.close()
 
 
 def test_vocabulary_files_parse_and_every_row_names_its_source():
@@ -106,23 +118,17 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
     # Words with a question form are a question only from MIN_CONCEPTS (an English heading
     # or phrase of three words is as often a look-up).
     assert not kb_library._ranker.questions.plain("can I concede")
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
-    try:
+    with _weighed(kb_library, terse=0.0) as library:
         assert not library._ranker.asks(parse_query("trample deathtouch damage"))
         assert not library._ranker.asks(parse_query("法术力异能 堆叠"))
         # Three Chinese concepts are a question with or without it (MIN_CONCEPTS).
         assert library._ranker.asks(parse_query("踐踏 死觸 傷害"))
-    finally:
-        library.close()
 
 
 def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library):
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, terse=0.0))
-    try:
+    with _weighed(kb_library, terse=0.0) as library:
         without = _tuning_mrr(library, questions_split.TERSE_TUNING)
-    finally:
-        library.close()
     assert statistics.mean(without.values()) < statistics.mean(with_it.values()), without
 
 
@@ -138,22 +144,16 @@ def test_an_english_question_of_three_concepts_with_a_form_is_a_question_not_ran
                   "can a tapped creature block", "谁控制衍生物"):
         assert not questions.short(query), query
     assert not kb_library._ranker.asks(parse_query("starting life total"))
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_english=0.0))
-    try:
+    with _weighed(kb_library, short_english=0.0) as library:
         assert not library._ranker.questions.short("who controls a token creature")
         assert not library._ranker.asks(parse_query("who controls a token creature"))
-    finally:
-        library.close()
 
 
 def test_removing_the_short_english_reading_lowers_the_terse_tuning_questions(kb_library):
     # Terse tuning English MRR@10 0.809 with it, 0.790 without (docs/benchmarks.md).
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, short_english=0.0))
-    try:
+    with _weighed(kb_library, short_english=0.0) as library:
         without = _tuning_mrr(library, questions_split.TERSE_TUNING)
-    finally:
-        library.close()
     assert without["terse_en"] < with_it["terse_en"], (without, with_it)
 
 
@@ -165,12 +165,9 @@ def test_a_questions_own_word_is_read_once_not_as_the_stem_of_its_stem(kb_librar
 
     assert forms(kb_library, "how does regeneration work") == [b"regener"]
     assert b"conced" in forms(kb_library, "can I concede in response to a spell")
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, word_forms=0.0))
-    try:
+    with _weighed(kb_library, word_forms=0.0) as library:
         assert forms(library, "how does regeneration work") == []
         assert b"conced" not in forms(library, "can I concede in response to a spell")
-    finally:
-        library.close()
 
 
 def test_a_chinese_forms_weight_is_how_many_of_todays_rules_hold_it_as_written(kb_library):
@@ -189,15 +186,12 @@ def test_a_chinese_forms_weight_is_how_many_of_todays_rules_hold_it_as_written(k
 
     with_it = weights(kb_library)
     assert with_it["算".encode()] < with_it["离开战场".encode()]
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, todays_holders=0.0))
-    try:
+    with _weighed(kb_library, todays_holders=0.0) as library:
         without = weights(library)
         # An English question reads as it did.
         english = "can a tapped creature block"
         assert [c.weight for c in library._ranker.questions.read(english)] == \
             [c.weight for c in kb_library._ranker.questions.read(english)]
-    finally:
-        library.close()
     assert without["算".encode()] > without["离开战场".encode()]
 
 
@@ -214,14 +208,11 @@ def test_a_word_the_segmenter_made_up_is_read_as_the_dictionarys_words_in_it(kb_
     with_it = pieces(kb_library, "被同一個指揮官打到幾點會輸")
     assert "输".encode() in with_it and "会输".encode() not in with_it
     assert "我" not in content(kb_library, "我放了个咒语能不能自己再响应一下")
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, dictionary_words=0.0))
-    try:
+    with _weighed(kb_library, dictionary_words=0.0) as library:
         without = pieces(library, "被同一個指揮官打到幾點會輸")
         assert "会输".encode() in without and "输".encode() not in without
         assert "我放" in content(library, "我放了个咒语能不能自己再响应一下")
         assert _tuning_mrr(library)["zh_hans"] < _tuning_mrr(kb_library)["zh_hans"]
-    finally:
-        library.close()
 
 
 # Each lever of question ranking set to what removes it.
@@ -252,11 +243,8 @@ def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, whole
     # The whole tuning part, sentences and terse: the glossary map's gain on the tuning
     # sentences alone is nil since a Chinese form weighs by today's rules holding it
     # (todays_holders), its gain on the terse ones stands (docs/benchmarks.md).
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **{name: LEVERS[name]}))
-    try:
+    with _weighed(kb_library, **{name: LEVERS[name]}) as library:
         without = _whole_tuning_mrr(library)
-    finally:
-        library.close()
     assert statistics.mean(without.values()) < statistics.mean(whole_tuning_with_all_levers.values()), without
 
 
@@ -267,11 +255,8 @@ HAND_SET = {"question": 2.0, "todays_candidates": 100, "todays_share": 0.5, "glo
 
 def test_the_learned_weights_score_the_tuning_questions_higher_than_the_hand_set_ones(
         kb_library, tuning_with_all_levers):
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **HAND_SET))
-    try:
+    with _weighed(kb_library, **HAND_SET) as library:
         hand_set = _tuning_mrr(library)
-    finally:
-        library.close()
     assert statistics.mean(hand_set.values()) < statistics.mean(tuning_with_all_levers.values()), hand_set
 
 
@@ -296,11 +281,8 @@ def test_a_questions_answer_subrule_is_its_own_result_not_hidden_in_its_rules(kb
 
     assert {"117.7", "117.3b"} <= set(shown(kb_library))
     # Without it, the rule's result is shown by 117.7 and 117.3b is hidden under it.
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, subrules=0.0))
-    try:
+    with _weighed(kb_library, subrules=0.0) as library:
         without = shown(library)
-    finally:
-        library.close()
     assert "117.7" in without and not any(n and n.startswith("117.3") for n in without)
 
 
@@ -337,11 +319,8 @@ def test_a_rules_own_statement_holding_the_questions_words_ranks_it_first(kb_lib
         return library.search(question, limit=10)["results"][0]["rule"]
 
     assert first(kb_library) == "603.3a"
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, statements=0.0))
-    try:
+    with _weighed(kb_library, statements=0.0) as library:
         assert first(library) != "603.3a"
-    finally:
-        library.close()
 
 
 # ---------------------------------------------------------------- the answer shown
@@ -410,11 +389,8 @@ def test_without_cutting_the_forms_they_are_searched_and_marked_as_the_questions
     # typed, the texts repeating 什么 (则什么事情都不发生) come among the first ten, marked.
     queries = ("从属关系是什么", "什么是连击", "踐踏是什麼意思")
     assert [_marked_forms(kb_library, q) for q in queries] == [0, 0, 0]
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, function_words=0.0))
-    try:
+    with _weighed(kb_library, function_words=0.0) as library:
         assert all(_marked_forms(library, q) >= 5 for q in queries)
-    finally:
-        library.close()
 
 
 def test_a_term_and_question_forms_ask_for_the_rule_the_glossary_cites(kb_library):
@@ -424,11 +400,8 @@ def test_a_term_and_question_forms_ask_for_the_rule_the_glossary_cites(kb_librar
         return library.search("法术力值是什么", limit=3)["results"][0]["rule"]
 
     assert first(kb_library) == "202.3"
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, definition=0.0))
-    try:
+    with _weighed(kb_library, definition=0.0) as library:
         assert first(library) != "202.3"
-    finally:
-        library.close()
 
 
 # Players' words of Taiwan and the rules' wordings of "dies" added together (docs/benchmarks.md,
@@ -449,9 +422,6 @@ def test_removing_the_players_words_of_taiwan_lowers_the_traditional_tuning_ques
     smaller = Vocabulary(QUESTION_FORMS, thesaurus)
     assert len(smaller.means) == len(Vocabulary().means) - len(TAIWAN_ROWS)
     monkeypatch.setattr("indexer.knowledge.library.vocabulary", lambda: smaller)
-    library = Library(kb_library.folder, weights=kb_library.weights)
-    try:
+    with _weighed(kb_library) as library:
         without = _tuning_mrr(library)
-    finally:
-        library.close()
     assert without["zh_hant"] < tuning_with_all_levers["zh_hant"], without
