@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import statistics
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import judged
@@ -46,6 +49,14 @@ def test_vocabulary_files_parse_and_every_row_names_its_source():
         assert len(rows) >= 100
         assert all(row[0] and row[-1] for row in rows), path.name
     assert all(lang in ("en", "zh") for _, _, lang, _ in data_rows(QUESTION_FORMS, 4))
+
+
+def test_the_vocabularys_pattern_is_the_same_whatever_the_hash_seed():
+    # The offline copy ships the pattern: the same files must give the same bytes.
+    code = "from indexer.knowledge.questions import Vocabulary; print(Vocabulary().latin.pattern)"
+    patterns = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(patterns) == 1 and "|" in patterns.pop()
 
 
 def test_a_bad_vocabulary_line_is_an_error_naming_the_file_and_line(tmp_path):

@@ -108,7 +108,9 @@ class Vocabulary:
         self.means: dict[str, tuple[str, ...]] = {}
         for word, means, _source in data_rows(thesaurus_path, 3):
             self.means[_normal(word)] = tuple(m.strip() for m in means.split("|") if m.strip())
-        keys = sorted(set(self.asks) | set(self.means), key=len, reverse=True)
+        # Longest first, and in one order whatever the hash seed: the pattern (and the offline
+        # copy that ships it) is the same bytes for the same files.
+        keys = sorted(set(self.asks) | set(self.means), key=lambda k: (-len(k), k))
         latin = [k for k in keys if not HAN_RUN.search(k)]
         # The English forms and words as whole words (the offline copy ships this pattern too).
         self.latin = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, latin)) + r")(?![a-z0-9])")
