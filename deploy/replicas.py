@@ -123,7 +123,8 @@ class Cluster:
     def roll(self, artifact: Path) -> str:
         """Switch every replica to the index artifact, monotonically (see the module's
         docstring); its name."""
-        name = [install_artifact(artifact, replica.root) for replica in self.replicas][0]
+        names = [install_artifact(artifact, replica.root) for replica in self.replicas]
+        name = names[0]
         half = len(self.replicas) // 2 or 1
         first, backups = self.replicas[:half], tuple(self.replicas[half:])
         self.reload(backups)
@@ -139,7 +140,7 @@ class Cluster:
         for replica in self.replicas:
             replica.stop()
 
-    def __enter__(self) -> "Cluster":
+    def __enter__(self) -> Cluster:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -162,9 +163,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"replicas: no index to serve: {exc}", file=sys.stderr)
             return 1
         print(f"replicas: serving the previous index: {exc}", file=sys.stderr)
+    folder = current_folder(args.index_root)
+    if folder is None:
+        print(f"replicas: no index to serve in {args.index_root}", file=sys.stderr)
+        return 1
     work = Path(tempfile.mkdtemp(prefix="replicas-"))
     try:
-        with Cluster(current_folder(args.index_root), work, args.replicas, args.workers, args.port) as cluster:
+        with Cluster(folder, work, args.replicas, args.workers, args.port) as cluster:
             ports = ", ".join(str(r.port) for r in cluster.replicas)
             print(f"replicas: nginx on {cluster.url}/ in front of {args.replicas} replicas (ports {ports})", flush=True)
             stop = {signal.SIGINT, signal.SIGTERM}

@@ -16,6 +16,7 @@ stopped, and so is this, with an error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import shutil
 import signal
@@ -41,10 +42,8 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent() -> None:
     """In a child, before it runs: SIGTERM when this process dies, however it dies."""
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
 
 
 def _child_setup(stop: set[signal.Signals]) -> Callable[[], None]:
@@ -129,7 +128,8 @@ def serve(bind: str, run: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="deploy.serve", description="Serve the app: gunicorn behind nginx behind HAProxy.")
+    ap = argparse.ArgumentParser(prog="deploy.serve",
+                                 description="Serve the app: gunicorn behind nginx behind HAProxy.")
     ap.add_argument("--bind", required=True, help="HOST:PORT HAProxy listens on ([HOST]:PORT for IPv6)")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
     args = ap.parse_args(argv)
