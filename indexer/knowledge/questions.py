@@ -353,7 +353,6 @@ class QuestionReader:
                 concepts.append(self._word(token, count, chinese))
         return tuple(c for c in concepts if c is not None)
 
-
     def _own_words(self, text: str) -> list[tuple[str, int]]:
         """The question's words as the analyzer reads them, with the index's counts; a
         Chinese word jieba's HMM made of characters its dictionary does not join (再放, 会输,
