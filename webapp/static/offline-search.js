@@ -783,24 +783,80 @@
     return [pieces.filter(Boolean), counts.length ? Math.min.apply(null, counts) : 0];
   };
 
-  // One thing a question names: its forms' pieces and its weight (QuestionReader._concept).
-  OfflineIndex.prototype.concept = function (forms, share) {
-    var self = this, alternatives = [], best = 0;
+  // Today's rules with Chinese text, their Simplified texts folded (as `folded` folds them;
+  // the text is Simplified already, so no conversion) one after another, a line break
+  // between two (folding leaves none in a text, so no form is found across two rules), and
+  // where each starts: what TodaysHolders counts, made at the first Chinese question. One
+  // string searched with indexOf, not postings per character: building those cost a phone
+  // a third of a second.
+  OfflineIndex.prototype.todaysHolders = function () {
+    if (this.holders) return this.holders;
+    var self = this, han = this.patterns.hasHan, texts = [], starts = [], at = 0;
+    this.records.forEach(function (r) {
+      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+      if (!(r.text && r.text.zh_hans && han.test(r.text.zh_hans))) return;
+      var folded = textsOf(r, "zh_hans").join(" ").normalize("NFKC").toLowerCase().replace(NOT_WORD, "");
+      starts.push(at);
+      texts.push(folded);
+      at += folded.length + 1;
+    });
+    this.holders = { text: texts.join("\n"), starts: starts, total: starts.length, counts: new Map() };
+    return this.holders;
+  };
+
+  // How many of today's rules hold a Chinese form (folded) as written (TodaysHolders.count):
+  // each match counts its rule once, and the search goes on from the next rule's start.
+  OfflineIndex.prototype.holderCount = function (form) {
+    var h = this.todaysHolders(), known = h.counts.get(form);
+    if (known !== undefined) return known;
+    var count = 0, from = 0, found;
+    while (form && (found = h.text.indexOf(form, from)) >= 0) {
+      var lo = 0, hi = h.starts.length - 1;
+      while (lo < hi) {
+        var mid = (lo + hi + 1) >> 1;
+        if (h.starts[mid] <= found) lo = mid; else hi = mid - 1;
+      }
+      count += 1;
+      from = lo + 1 < h.starts.length ? h.starts[lo + 1] : h.text.length;
+    }
+    return remember(h.counts, form, count, CACHE_SIZE);
+  };
+
+  // One thing a question names: its forms' pieces and its weight, by its commonest form's
+  // share of the records holding it; for a Chinese question (`chinese`) a Chinese form's
+  // share is of today's rules holding it as written (QuestionReader._concept).
+  OfflineIndex.prototype.concept = function (forms, share, chinese) {
+    var self = this, alternatives = [], commonest = 0, Q = this.data.questions;
+    var holders = chinese && Q.weights.todays_holders > 0, han = this.questionVocabulary().hanWord;
     Array.from(new Set(forms)).forEach(function (form) {
       var found = self.pieces(form);
-      if (found[0].length && found[1]) { alternatives.push(found[0]); best = Math.max(best, found[1]); }
+      if (!(found[0].length && found[1])) return;
+      var part;
+      if (holders && found[0].every(function (p) { return han.test(p); })) {
+        var h = self.todaysHolders();
+        var least = Math.min.apply(null, found[0].map(function (p) { return self.holderCount(p); }));
+        part = Math.max(least, 1) / Math.max(h.total, 1);
+      } else {
+        part = found[1] / Math.max(Q.documents, 1);
+      }
+      alternatives.push(found[0]);
+      commonest = Math.max(commonest, part);
     });
     if (!alternatives.length) return null;
-    var weight = (share === undefined ? 1 : share) * Math.log(1 + this.data.questions.documents / best);
-    return { forms: alternatives, weight: weight };
+    return { forms: alternatives, weight: (share === undefined ? 1 : share) * Math.log(1 + 1 / commonest) };
   };
 
   // A word of the question as the index analysed it, not analysed again
   // (QuestionReader._word).
-  OfflineIndex.prototype.wordConcept = function (token, count) {
+  OfflineIndex.prototype.wordConcept = function (token, count, chinese) {
     var Q = this.data.questions;
     if (!count || !(this.questionVocabulary().hanWord.test(token) || token.length >= Q.min_latin_needle)) return null;
-    return { forms: [[this.foldKey(asWritten(token))]], weight: Math.log(1 + Q.documents / count) };
+    var found = { forms: [[this.foldKey(asWritten(token))]], weight: Math.log(1 + Q.documents / count) };
+    if (chinese && Q.weights.todays_holders > 0 && this.questionVocabulary().hanWord.test(found.forms[0][0])) {
+      var h = this.todaysHolders();
+      found.weight = Math.log(1 + Math.max(h.total, 1) / Math.max(this.holderCount(found.forms[0][0]), 1));
+    }
+    return found;
   };
 
   // The concepts of a question, in the order it names them (QuestionReader._read).
@@ -808,11 +864,13 @@
     var v = this.questionVocabulary(), found = v.readings.get(text);
     if (found) return found;
     var W = this.data.questions.weights, self = this, normal = this.normal(text);
-    var forms = W.question_forms > 0, thesaurus = W.thesaurus > 0;
+    var forms = W.question_forms > 0, thesaurus = W.thesaurus > 0, chinese = this.patterns.hasHan.test(normal);
     var concepts = [], rest = [], at = 0;
     var reading = function (key) {
-      if (thesaurus && v.means.has(key)) return self.concept([key].concat(v.means.get(key)));
-      if (forms && v.asks.has(key)) return v.asks.get(key).length ? self.concept(v.asks.get(key), W.question_forms) : null;
+      if (thesaurus && v.means.has(key)) return self.concept([key].concat(v.means.get(key)), 1, chinese);
+      if (forms && v.asks.has(key)) {
+        return v.asks.get(key).length ? self.concept(v.asks.get(key), W.question_forms, chinese) : null;
+      }
       return undefined;
     };
     this.spans(normal).forEach(function (span) {
@@ -825,7 +883,7 @@
     rest.push(normal.slice(at));
     this.frequencies(rest.join(" ")).forEach(function (pair) {
       var concept = reading(pair[0]);
-      concepts.push(concept === undefined ? self.wordConcept(pair[0], pair[1]) : concept);
+      concepts.push(concept === undefined ? self.wordConcept(pair[0], pair[1], chinese) : concept);
     });
     return remember(v.readings, text, concepts.filter(Boolean), CACHE_SIZE);
   };
