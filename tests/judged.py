@@ -3,7 +3,8 @@ tests/judged_rules.tsv over the rules editions), and the ranks they are held to.
 
 The target grammar is the one of the development set the service is judged by: `rule:N` (N or
 a subrule), `rule=N`, `name:X` / `name=X`, `text:X`, `kind:K`, `edition:E` (the result's edition
-starts with E), `&` joining conditions and `|` separating alternatives. MRR@10 and hit@5 are computed overall and per category.
+starts with E), `&` joining conditions and `|` separating alternatives. MRR@10 and hit@5 are
+computed overall and per category.
 
 `judged_ranks.tsv` records the rank of every query of both sets on the whole knowledge base
 (corpus/ as shipped), a regression harness as Pyserini's are: the suite fails when any query
@@ -54,7 +55,7 @@ def _atom(result: dict, atom: str) -> bool:
     if field == "name":
         if op == "=":
             return any(v.strip() == want for v in names)
-        return any(want.casefold() in v.casefold() for v in names + [title])
+        return any(want.casefold() in v.casefold() for v in [*names, title])
     if field == "text":
         text = result.get("text") or ""
         return (len(text) <= MAX_TEXT and want in text) or want in title

@@ -8,9 +8,10 @@ import pytest
 from indexer.search.build import current_folder
 from webapp import create_app
 
-RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang", "definition",
-                 "source", "url", "subrules", "other_editions"]
-MULTIKICKER = "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。"
+RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang",
+                 "definition", "source", "url", "subrules", "other_editions"]
+MULTIKICKER = ("多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」"
+               "多重增幅的費用屬於增幅費用。")
 
 
 def get_json(client, url, status=200):
@@ -37,7 +38,8 @@ def test_search_answers_a_rule_number_with_the_whole_contract(client):
     assert result == {
         "id": "worldwake-faq:rule:702.30c", "kind": "rule", "rule": "702.30c", "edition": "2010-02-01",
         "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER, "current": None,
-        "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "definition": None, "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
+        "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "definition": None,
+        "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
         "url": "/rules/702.30c?edition=2010-02-01", "subrules": [], "other_editions": [],
     }
 
@@ -160,9 +162,9 @@ def test_rule_twin_lists_subrules_and_references(client):
 def test_rule_twin_with_the_rules_file_has_english_beside_chinese(cr_client):
     rule = get_json(cr_client, "/api/rules/702.30c")
     assert rule["text"] == [
-        {"lang": "en", "text": 'Multikicker is a variant of the kicker ability. "Multikicker [cost]" means "You may pay '
-                               'an additional [cost] any number of times as you cast this spell." A multikicker cost is '
-                               'a kicker cost.'},
+        {"lang": "en", "text": 'Multikicker is a variant of the kicker ability. "Multikicker [cost]" means '
+                               '"You may pay an additional [cost] any number of times as you cast this spell." '
+                               'A multikicker cost is a kicker cost.'},
         {"lang": "zh_hant", "text": MULTIKICKER},
     ]
     assert [s["id"] for s in rule["sources"]] == ["cr-2010-02-01", "worldwake-faq"]
@@ -194,10 +196,12 @@ def test_card_twin(client):
     assert card["names"] == {"zh_hant": "奪魂紅帽客", "en": "Murderous Redcap", "zh_hans": "夺魂红帽客"}
     assert card["attrs"] == {"mana_cost": "{二}{黑/紅}{黑/紅}", "type_line": "生物～精靈／殺手",
                              "power_toughness": "2/2", "set": "Shadowmoor"}
-    assert card["text"][0]["text"].startswith("當奪魂紅帽客進場時，它對目標生物或牌手造成傷害，其數量等同於其力量。\n留存（")
+    assert card["text"][0]["text"].startswith(
+        "當奪魂紅帽客進場時，它對目標生物或牌手造成傷害，其數量等同於其力量。\n留存（")
     assert len(card["rulings"]) == 8
     assert card["rulings"][-1] == [{"lang": "zh_hant",
-                                    "text": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
+                                    "text": "此異能結算時，才會檢查奪魂紅帽客之力量。"
+                                            "如果當時它已離場，則會使用其已知的最後資訊。"}]
     assert card["source"] == {"id": "shadowmoor-faq", "title": "暗影荒原常見問題集 / Shadowmoor FAQ",
                               "url": "/sources/shadowmoor-faq?page=1#shadowmoor-faq:card:murderous-redcap", "line": 3,
                               "section": {"title": "新關鍵字異能：留存(Persist)",
@@ -226,7 +230,8 @@ def test_plane_twin(client):
     assert plane["attrs"] == {"type_line": "Phenomenon", "type_line_zh_hant": "奇跡"}
     assert plane["abilities"] == [[
         {"lang": "en", "text": "When you encounter Chaotic Aether, each blank roll of the planar die is a chaos symbol "
-                               "until a player planeswalks away from a plane. (Then planeswalk away from this phenomenon.)"},
+                               "until a player planeswalks away from a plane. "
+                               "(Then planeswalk away from this phenomenon.)"},
         {"lang": "zh_hant", "text": "當你遭遇Chaotic Aether 混亂乙太時，每個時空骰子的空白面都視作混亂標記，"
                                     "直到一個玩家從一個地域時空旅行離開。（然後時空旅行離開這個奇跡。）"},
     ]]
@@ -269,7 +274,8 @@ def test_source_twin_has_metadata_and_every_record_in_order(client, library):
 def test_suggest(client):
     answer = get_json(client, "/api/suggest?q=奪魂")
     assert answer["query"] == "奪魂"
-    assert answer["suggestions"][0] == {"text": "奪魂紅帽客", "kind": "card", "id": "shadowmoor-faq:card:murderous-redcap",
+    assert answer["suggestions"][0] == {"text": "奪魂紅帽客", "kind": "card",
+                                        "id": "shadowmoor-faq:card:murderous-redcap",
                                         "url": "/cards/shadowmoor-faq:card:murderous-redcap"}
     numbers = get_json(client, "/api/suggest?q=702.30&limit=3")["suggestions"]
     assert [s["text"] for s in numbers] == ["702.30 增幅", "702.30a 增幅", "702.30b 增幅"]
@@ -339,11 +345,15 @@ def test_arguments_and_cookies_answer_like_werkzeugs_without_raising():
     assert isinstance(request.args, Arguments) and isinstance(request.cookies, Arguments)
     assert (request.args.get("format"), request.cookies.get("script"), request.new_script) == (None, "hant", "hans")
     # An API answer sets no cookie: its caller names the script in the address.
-    assert AnswerRequest.from_values("/api/search?q=x&script=hans", headers={"Cookie": "script=hant"}).new_script is None
+    assert AnswerRequest.from_values("/api/search?q=x&script=hans",
+                                     headers={"Cookie": "script=hant"}).new_script is None
 
 
-@pytest.mark.parametrize("payload", [{"query": "中文 \"x\"", "total": 2, "results": [{"id": "a", "score": 2.5, "url": None}]},
-                                     {1: "a number key", "nested": {2: [True, {"3.5": 3.5}]}}, [{}, [], ""]])
+@pytest.mark.parametrize("payload", [
+    {"query": "中文 \"x\"", "total": 2, "results": [{"id": "a", "score": 2.5, "url": None}]},
+    {1: "a number key", "nested": {2: [True, {"3.5": 3.5}]}},
+    [{}, [], ""],
+])
 def test_json_answers_are_the_standard_encoders_bytes(app, payload):
     """Keys that are not strings too, which orjson only takes when asked to."""
     from flask.json.provider import DefaultJSONProvider
@@ -352,4 +362,5 @@ def test_json_answers_are_the_standard_encoders_bytes(app, payload):
     standard.ensure_ascii, standard.sort_keys = False, False
     assert app.json.dumps(payload) == standard.dumps(payload, separators=(",", ":"))
     with app.app_context():
-        assert app.json.response(payload).get_data(as_text=True) == standard.dumps(payload, separators=(",", ":")) + "\n"
+        assert (app.json.response(payload).get_data(as_text=True)
+                == standard.dumps(payload, separators=(",", ":")) + "\n")

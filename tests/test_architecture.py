@@ -117,10 +117,10 @@ def test_no_import_cycles():
             node, path = stack.pop()
             for nxt in GRAPH.get(node, ()):
                 if nxt == start:
-                    return path + [nxt]
+                    return [*path, nxt]
                 if nxt not in seen:
                     seen.add(nxt)
-                    stack.append((nxt, path + [nxt]))
+                    stack.append((nxt, [*path, nxt]))
         return None
 
     cycles = [cycle for module in sorted(GRAPH) if (cycle := reaches(module))]

@@ -68,7 +68,7 @@ def test_every_result_is_one_tap_target_of_at_least_44_px(live_server, phone, qu
         # Results scrolled out of view are measured only where they are on the screen.
         visible = phone.evaluate("""() => [...document.querySelectorAll('#results .result')].map(r => {
             const b = r.getBoundingClientRect(); return b.top >= 0 && b.bottom <= innerHeight; })""")
-        missed = [t for t, shown in zip(targets, visible) if shown and t["missed"]]
+        missed = [t for t, shown in zip(targets, visible, strict=True) if shown and t["missed"]]
         assert missed == [], missed
         phone.mouse.wheel(0, 600)
         phone.wait_for_timeout(100)
@@ -122,7 +122,8 @@ def test_the_book_opens_offline_as_the_server_draws_it(live_server, phone):
         theirs["editions"] = [e for e in theirs["editions"] if e["current"]]
         assert mine == theirs, path
     for number in ("510", "702.79", "702.79a", "100"):
-        mine, theirs = offline(f"/api/rules/{number}?script=hant"), online(live_server, f"/api/rules/{number}?script=hant")
+        mine, theirs = (offline(f"/api/rules/{number}?script=hant"),
+                        online(live_server, f"/api/rules/{number}?script=hant"))
         for key in ("place", "previous", "next", "contents"):
             assert mine[key] == theirs[key], (number, key)
 

@@ -20,7 +20,8 @@ def test_build_switches_only_when_the_corpus_changes(tmp_path):
     root = tmp_path / "index"
     first = build([corpus], root=root)
     assert first.built and current_folder(root) == first.folder
-    assert {p.name for p in first.folder.iterdir()} >= {"records.jsonl", "sources.json", "userdict.txt", "folded.txt", "meta.json"}
+    assert {p.name for p in first.folder.iterdir()} >= {"records.jsonl", "sources.json", "userdict.txt", "folded.txt",
+                                                        "meta.json"}
     again = build([corpus], root=root)
     assert not again.built and again.folder == first.folder
 

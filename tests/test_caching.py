@@ -74,7 +74,8 @@ def test_an_answer_that_sets_the_script_cookie_is_private(client, url):
 
 
 def test_a_stale_validator_gets_the_whole_answer(client):
-    response = client.get("/api/search?q=persist", headers={"If-None-Match": 'W/"20000101T000000-000000000000.asis.json.x"'})
+    response = client.get("/api/search?q=persist",
+                          headers={"If-None-Match": 'W/"20000101T000000-000000000000.asis.json.x"'})
     assert response.status_code == 200
     assert json.loads(response.data)["results"]
 

@@ -28,9 +28,9 @@ def test_to_hans_keeps_every_offset_and_folds_what_t2s_leaves_apart(name, change
     text = DOCS[name]
     hans = to_hans(text)
     assert len(hans) == len(text)
-    assert sum(a != b for a, b in zip(text, hans)) == changed
+    assert sum(a != b for a, b in zip(text, hans, strict=True)) == changed
     t2s = opencc.OpenCC("t2s.json").convert(text)
-    assert collections.Counter((a, b) for a, b in zip(t2s, hans) if a != b) == folded
+    assert collections.Counter((a, b) for a, b in zip(t2s, hans, strict=True) if a != b) == folded
     # converting again changes nothing, so Simplified queries and documents meet the same form
     assert to_hans(hans) == hans
     # and the way back has the same length too

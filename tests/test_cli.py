@@ -32,7 +32,8 @@ def test_a_rule_with_its_text_source_and_parent(runner):
     assert lines[0] == "702.30c 增幅  · 2010-02-01"
     assert lines[1] == "  天地醒轉常見問題集 / Worldwake FAQ › 關鍵字異能變化：多重增幅"
     assert lines[3] == "  [繁體]"
-    assert "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」" in unwrapped(result.output)
+    assert ("多重增幅是增幅異能的變化。「多重增幅[費用]」意指："
+            "「你施放此咒語時，可以任意次數地額外支付[費用]。」") in unwrapped(result.output)
     assert "上層規則 Parent rule: 702.30 增幅" in lines
 
 
@@ -124,7 +125,8 @@ def test_json_is_the_api_payload(runner, client):
 
 @pytest.mark.parametrize("args, code, message", [
     (["rule", "999.9"], 1, "Error: no rule 999.9; no edition has it"),
-    (["rule", "702.30c", "--edition", "2008-05-01"], 1, "Error: no rule 702.30c in edition 2008-05-01; it is in: 2010-02-01"),
+    (["rule", "702.30c", "--edition", "2008-05-01"], 1,
+     "Error: no rule 702.30c in edition 2008-05-01; it is in: 2010-02-01"),
     (["rule", "persist"], 2, "Error: 'persist' is not a rule number (rule numbers look like 702.30a)"),
     (["card", "No Such Card"], 1, "Error: no card named 'No Such Card'"),
     (["card", "留存"], 1, "Error: no card named '留存'"),
@@ -147,7 +149,8 @@ def test_no_index_is_a_clear_error(tmp_path):
 
 def test_wrapping_counts_chinese_as_two_columns():
     assert width("增幅 kicker") == 4 + 1 + 6
-    text = "增幅屬於靜止式異能，當該咒語在堆疊中時生效。「增幅[費用]」意指：「你施放此咒語時，可以額外支付[費用]。」 Paying a spell's kicker cost(s) follows the rules."
+    text = ("增幅屬於靜止式異能，當該咒語在堆疊中時生效。「增幅[費用]」意指：「你施放此咒語時，可以額外支付[費用]。」"
+            " Paying a spell's kicker cost(s) follows the rules.")
     lines = wrap(text, "  ", columns=31).splitlines()
     # 30 columns, or 32 where punctuation that may not start a line (，。」) stayed on this one
     assert all(width(line) <= 30 or (width(line) == 32 and line[-1] in "，。」") for line in lines), lines

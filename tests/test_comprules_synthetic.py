@@ -259,7 +259,8 @@ def test_bilingual_pair_is_one_edition(tmp_path):
          "zh_hans": "具有留存异能的生物死去；它返回时其上有一个-1/-1指示物。"},
         {"en": "It won’t return a second time.", "zh_hans": "它不会第二次返回。"}]
     assert [(r.number, r.lang) for r in persist.references] == [("702.1", "en"), ("702.1", "zh_hans")]
-    assert found["702.79b"].text["zh_hans"] == "如果一个永久物具有多个留存异能，则每个都分别触发。\n每一个都各自检查指示物。"
+    assert found["702.79b"].text["zh_hans"] == ("如果一个永久物具有多个留存异能，则每个都分别触发。\n"
+                                                "每一个都各自检查指示物。")
     terms = {r.names["en"]: r for r in result.records if r.kind == "term"}
     assert terms["Persist"].names == {"en": "Persist", "zh_hans": "留存"}
     assert terms["Player"].names == {"en": "Player", "zh_hans": "牌手"}
@@ -271,7 +272,8 @@ def test_bilingual_pair_is_one_edition(tmp_path):
 def test_chinese_file_alone(tmp_path):
     result = read_rules_files([write(tmp_path, "zh.txt", ZH)])
     found = rules(result.records)
-    assert found["702.79a"].text == {"zh_hans": "留存属于触发式异能。“留存”意指“当此永久物死去时，将它移回。”参见规则702.1。"}
+    assert found["702.79a"].text == {"zh_hans": "留存属于触发式异能。“留存”意指“当此永久物死去时，将它移回。”"
+                                                "参见规则702.1。"}
     assert found["702.79a"].title == {"zh_hans": "留存"}
     assert found["702.79a"].keyword is None  # the keyword identity is English
     assert result.sources[0]["languages"] == ["zh_hans"]
@@ -280,7 +282,8 @@ def test_chinese_file_alone(tmp_path):
 def test_translation_missing_a_rule_is_reported(tmp_path):
     zh = ZH.replace("100.1a 双人游戏指在游戏开始时只有两位牌手的游戏。", "")
     result = read_rules_files([write(tmp_path, "en.txt", EN), write(tmp_path, "zh.txt", zh)])
-    assert rules(result.records)["100.1a"].text == {"en": "A two-player game is a game that begins with only two players."}
+    assert rules(result.records)["100.1a"].text == {
+        "en": "A two-player game is a game that begins with only two players."}
     assert result.warnings == [f"{tmp_path / 'zh.txt'}: lacks 1 rules that the other language of edition "
                                "2026-04-17 has (first: 100.1a)"]
 
@@ -384,10 +387,12 @@ def test_broken_utf16(tmp_path):
     ("\n702. Keyword Abilities\n\n702.1.", "\n702. Keyword Abilities\nStray words.\n702.1.", 32,
      "text outside any rule: 'Stray words.'"),
     ("7. Additional Rules\n\n702. Keyword Abilities\n\n702.1. Most",
-     "7. Additional Rules\n\n702. Keyword Abilities\n\nExample: lost.\n\n702.1. Most", 33, "an example outside any rule"),
+     "7. Additional Rules\n\n702. Keyword Abilities\n\nExample: lost.\n\n702.1. Most", 33,
+     "an example outside any rule"),
     ("These rules are effective as of April 17, 2026.", "These rules are effective.", 1, "no effective date"),
     ("\nGlossary\n\nCredits\n\n1. Game", "\n\n1. Game", 11, "the Contents do not end with the Glossary"),
-    ("Player\nOne of the people in the game. See rule 100.1a.", "Player", 49, "glossary term 'Player' has no definition"),
+    ("Player\nOne of the people in the game. See rule 100.1a.", "Player", 49,
+     "glossary term 'Player' has no definition"),
 ])
 def test_broken_structure(tmp_path, old, new, line, words):
     assert old in EN

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ def test_haproxys_own_answers_are_whole_answers_in_the_apps_error_shape(tmp_path
     for form, entries in lines.items():
         for line in entries:
             _, status, path = line.split()
-            head, _, body = open(path, "rb").read().partition(b"\r\n\r\n")
+            head, _, body = Path(path).read_bytes().partition(b"\r\n\r\n")
             status_line, *fields = head.decode("latin-1").split("\r\n")
             headers = {name.lower(): value for name, value in (field.split(": ", 1) for field in fields)}
             assert status_line.startswith(f"HTTP/1.1 {status} ")

@@ -13,7 +13,6 @@ import re
 import pytest
 from corpus_support import CR
 
-
 # file, Python codec, edition
 FILES = {
     "2008": ("MagicCompRules-2008-05-01.txt", "ascii"),

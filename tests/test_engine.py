@@ -29,7 +29,7 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
         ours = corpus_library.engine.search(engine_query, limit)
         theirs = corpus_library.engine.search_with_whoosh(engine_query, limit)
         assert [record_id for record_id, _ in ours] == [record_id for record_id, _ in theirs], text
-        assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, theirs)), text
+        assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(ours, theirs, strict=True)), text
         compared += bool(ours)
     assert compared > 0.8 * len(queries)  # most queries found something to compare
 
@@ -37,7 +37,8 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
 def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
     engine = corpus_library.engine
     reader = engine._searcher.reader()
-    must = engine._clauses(corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\""))).must
+    must = engine._clauses(
+        corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\""))).must
     assert must and all(reader.doc_frequency("body", tok) <= 0.05 * reader.doc_count() for tok in must[0])
     assert "the" not in must[0] and "of" not in must[0]
     must = engine._clauses(corpus_library.engine_query(parse_query("\"of the\""))).must

@@ -99,7 +99,8 @@ def test_every_route_needing_the_index_answers_503_without_one(no_index_app):
     unavailable = "The search index is not available right now; please try again in a moment."
     needing = 0
     for rule in routes(no_index_app):
-        url = url_for_rule(rule, "702.30c") + ("?q=persist" if rule.rule in ("/", "/api/search", "/api/suggest") else "")
+        url = url_for_rule(rule, "702.30c") + (
+            "?q=persist" if rule.rule in ("/", "/api/search", "/api/suggest") else "")
         if rule.rule == "/api/linkify":
             response = client.post(url, json={"text": "702.30a"})
         else:

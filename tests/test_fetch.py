@@ -93,7 +93,7 @@ def test_what_is_not_a_rules_file_leaves_the_corpus_unchanged(server, corpus, pa
 def test_a_broken_rules_file_is_refused_naming_its_line(corpus, tmp_path):
     broken = tmp_path / "broken.txt"
     broken.write_bytes(SHIPPED.read_bytes()[:200])
-    with pytest.raises(FetchError, match="broken.txt"):
+    with pytest.raises(FetchError, match=r"broken\.txt"):
         fetch(str(broken), corpus)
     assert not (corpus / "rules").exists()
 
@@ -111,7 +111,7 @@ class Misbehaving(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def do_GET(self):  # noqa: N802  (the stdlib's name)
+    def do_GET(self):
         path = self.path
         try:
             if path == "/slow-head":

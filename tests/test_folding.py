@@ -22,9 +22,11 @@ def test_fold_key(text, key):
 
 def records():
     return [
-        Record(id="a", kind="card", source="s", edition=None, line=1, offset=0, names={"zh_hant": "奪魂紅帽客", "en": "Murderous Redcap"},
+        Record(id="a", kind="card", source="s", edition=None, line=1, offset=0,
+               names={"zh_hant": "奪魂紅帽客", "en": "Murderous Redcap"},
                text={"zh_hant": "當奪魂紅帽客進場時，\n它對任一目標造成傷害。", "en": "When it enters, deal damage."}),
-        Record(id="b", kind="rule", source="s", edition="2026-01-01", line=2, offset=9, number="702.79", text={"en": "Persist\nis a triggered ability."}),
+        Record(id="b", kind="rule", source="s", edition="2026-01-01", line=2, offset=9, number="702.79",
+               text={"en": "Persist\nis a triggered ability."}),
         Record(id="c", kind="section", source="s", edition=None, line=3, offset=20, text={}),
     ]
 

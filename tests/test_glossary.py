@@ -22,7 +22,8 @@ CR = CORPUS / "rules"
 ALL_SOURCES = load_sources(CORPUS)
 SOURCES = [s for s in ALL_SOURCES if s.family != comprules.FAMILY]  # the documents
 DOCS = {s.id: s.path.read_text(encoding="utf-8") for s in SOURCES}
-DOCS.update({s.id: comprules.decode(s.path.read_bytes(), s.path)[0] for s in ALL_SOURCES if s.family == comprules.FAMILY})
+DOCS.update({s.id: comprules.decode(s.path.read_bytes(), s.path)[0]
+             for s in ALL_SOURCES if s.family == comprules.FAMILY})
 DOCS_HANS = {sid: to_hans(text) for sid, text in DOCS.items()}
 
 
@@ -196,7 +197,8 @@ def test_english_for_gives_the_keyword_identity(glossary):
 def test_all_forms_feed_the_user_dictionary(glossary):
     forms = glossary.all_forms()
     assert len(forms) == len(set(forms)) == 649
-    for word in ("多重增幅", "時空骰", "時空骰子", "奪魂紅帽客", "移出對戰", "persist", "{CHAOS}", "多明纳里亚", "瑞格沙"):
+    for word in ("多重增幅", "時空骰", "時空骰子", "奪魂紅帽客", "移出對戰", "persist", "{CHAOS}", "多明纳里亚",
+                 "瑞格沙"):
         assert word in forms
 
 
@@ -239,7 +241,8 @@ def test_a_wrong_header_and_a_missing_file_are_errors(tmp_path):
 def test_world_and_card_names_agree_with_the_rules_and_the_cards(glossary):
     """Simplified world names as the Simplified Chinese rules write them, beside the guide's
     Traditional ones; a card's name without the colour heading glued to it in its FAQ."""
-    assert [glossary.lookup(w).zh_hans for w in ("Innistrad", "Dominaria", "Regatha")] == ["依尼翠", "多明纳里亚", "瑞格沙"]
+    assert [glossary.lookup(w).zh_hans for w in ("Innistrad", "Dominaria", "Regatha")] == [
+        "依尼翠", "多明纳里亚", "瑞格沙"]
     assert glossary.lookup("多明納尼亞").english == "Dominaria"
     pool = glossary.lookup("Reflecting Pool")
     assert (pool.zh_hant, pool.zh_hans) == ("映景明湖", "映景明湖")

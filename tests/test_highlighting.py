@@ -77,7 +77,7 @@ def test_the_builds_marking_forms_mark_as_the_texts_themselves(corpus_records, t
         for position, record in enumerate(sample):
             forms = highlighting.marking_forms(lines[position])
             assert [len(f) for f in forms] == [len(block) for _, block in record.blocks()], record.id
-            for (_, block), form in zip(record.blocks(), forms):
+            for (_, block), form in zip(record.blocks(), forms, strict=True):
                 tokens = [t.text for t in analyzer(block[:400], mode="query")]
                 marker = highlighting.Marker(frozenset(rng.sample(tokens, min(3, len(tokens)))))
                 assert marker.matches(block, form) == marker.matches(block), (record.id, marker.words)

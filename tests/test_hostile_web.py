@@ -126,6 +126,6 @@ def test_a_chunked_body_over_the_limit_is_a_413(client, over):
 
 
 def test_a_chunked_body_within_the_limit_is_read_whole(client):
-    response, body = chunked_post(client, 50_000)
+    response, _body = chunked_post(client, 50_000)
     assert response.status_code == 200
     assert [link["target"] for link in response.get_json()["links"]] == ["702.30c"]  # at the body's end

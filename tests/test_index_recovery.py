@@ -11,6 +11,7 @@ it rebuilds although the corpus did not change, and the new index answers).
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
@@ -77,7 +78,7 @@ def answers_multikicker(root: Path) -> None:
 
 @pytest.mark.parametrize("share", [0.0, 0.1, 0.5, 0.99])
 def test_truncated_segment_is_index_unavailable_naming_folder_and_cause(damaged, share):
-    root, folder = damaged
+    _root, folder = damaged
     size = segment(folder).stat().st_size
     truncate(segment(folder), share)
     with pytest.raises(IndexUnavailable) as caught:
@@ -93,7 +94,7 @@ def test_truncated_segment_is_index_unavailable_naming_folder_and_cause(damaged,
 @pytest.mark.parametrize("name", ["records.jsonl", "folded.txt", "marking.txt", "userdict.txt", "meta.json", "*.seg",
                                   "*.toc"])
 def test_a_changed_byte_in_any_file_is_index_unavailable(damaged, name):
-    root, folder = damaged
+    _root, folder = damaged
     (path,) = folder.glob(name)
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0x01
@@ -103,14 +104,14 @@ def test_a_changed_byte_in_any_file_is_index_unavailable(damaged, name):
 
 
 def test_a_build_without_a_manifest_is_index_unavailable(damaged):
-    root, folder = damaged
+    _root, folder = damaged
     (folder / MANIFEST).unlink()
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: incomplete index \(no readable {MANIFEST}"):
         Library(folder)
 
 
 def test_missing_toc_is_index_unavailable(damaged):
-    root, folder = damaged
+    _root, folder = damaged
     for toc in folder.glob("*.toc"):
         toc.unlink()
     write_manifest(folder)  # damage the build itself wrote: past the checksums
@@ -119,7 +120,7 @@ def test_missing_toc_is_index_unavailable(damaged):
 
 
 def test_garbage_toc_is_index_unavailable(damaged):
-    root, folder = damaged
+    _root, folder = damaged
     (toc,) = folder.glob("*.toc")
     toc.write_bytes(b"not a table of contents")
     write_manifest(folder)  # damage the build itself wrote: past the checksums
@@ -128,7 +129,7 @@ def test_garbage_toc_is_index_unavailable(damaged):
 
 
 def test_unreadable_records_are_index_unavailable(damaged):
-    root, folder = damaged
+    _root, folder = damaged
     (folder / "records.jsonl").write_text('{"id": "x"}\nnot json\n', encoding="utf-8")
     write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: records unreadable \("):
@@ -137,7 +138,7 @@ def test_unreadable_records_are_index_unavailable(damaged):
 
 @pytest.mark.parametrize("name, what", [("folded.txt", "folded texts"), ("marking.txt", "marking forms")])
 def test_line_files_of_another_index_are_index_unavailable(damaged, name, what):
-    root, folder = damaged
+    _root, folder = damaged
     (folder / name).write_text("only\ntwo lines\n", encoding="utf-8")
     write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}: {what} unreadable \({name} holds 2 lines"):
@@ -148,7 +149,7 @@ def test_line_files_of_another_index_are_index_unavailable(damaged, name, what):
 
 
 def test_unreadable_user_dictionary_is_index_unavailable(damaged):
-    root, folder = damaged
+    _root, folder = damaged
     (folder / "userdict.txt").write_bytes(b"\xff\xfe not UTF-8")
     write_manifest(folder)  # damage the build itself wrote: past the checksums
     with pytest.raises(IndexUnavailable, match=rf"^{folder}.*userdict.txt"):
@@ -159,7 +160,7 @@ def test_scribbled_segment_answers_or_is_unavailable_never_another_error(damaged
     """Whoosh keeps no checksums, so bytes changed inside a segment before the manifest was
     written may go unnoticed when the index opens; what must not follow is any other
     exception (a 500) for a judged query."""
-    root, folder = damaged
+    _root, folder = damaged
     seg = segment(folder)
     data = bytearray(seg.read_bytes())
     for tenth in range(1, 10):
@@ -172,10 +173,8 @@ def test_scribbled_segment_answers_or_is_unavailable_never_another_error(damaged
     except IndexUnavailable:
         return
     for _, query, _ in judged_rows():
-        try:
+        with contextlib.suppress(IndexUnavailable):
             library.search(query, 10)
-        except IndexUnavailable:
-            pass
 
 
 def test_current_naming_a_deleted_folder_is_a_clear_error(damaged):
@@ -186,7 +185,7 @@ def test_current_naming_a_deleted_folder_is_a_clear_error(damaged):
 
 
 def test_empty_current_means_no_index_yet(damaged):
-    root, folder = damaged
+    root, _folder = damaged
     (root / CURRENT).write_text("\n", encoding="utf-8")
     with pytest.raises(IndexUnavailable, match=r"no index built yet \(run: python -m indexer build\)"):
         LiveLibrary(root).get()
@@ -194,7 +193,7 @@ def test_empty_current_means_no_index_yet(damaged):
 
 @pytest.mark.parametrize("garbage", [b"\xff\xfe\x00garbage\n", b"x" * 300 + b"\n"])
 def test_garbage_in_current_is_a_clear_error(damaged, garbage):
-    root, folder = damaged
+    root, _folder = damaged
     (root / CURRENT).write_bytes(garbage)
     with pytest.raises(IndexUnavailable, match=rf"^{root}"):
         LiveLibrary(root).get()
@@ -202,7 +201,7 @@ def test_garbage_in_current_is_a_clear_error(damaged, garbage):
 
 def test_live_library_keeps_serving_when_current_turns_bad(damaged, monkeypatch):
     """A switch to a broken index is not taken: requests keep the index they had."""
-    root, folder = damaged
+    root, _folder = damaged
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 0.0)
     live = LiveLibrary(root)
     serving = live.get()
@@ -410,7 +409,7 @@ def test_a_search_that_fails_on_a_damaged_build_marks_it_damaged(damaged, monkey
 
 def test_a_search_that_fails_on_a_whole_build_is_a_500_and_the_build_serves_on(damaged, monkeypatch):
     monkeypatch.setattr(LiveLibrary, "CHECK_SECONDS", 3600.0)
-    root, folder = damaged
+    root, _folder = damaged
     client = create_app({"TESTING": True, "INDEX_ROOT": root}).test_client()
     with monkeypatch.context() as patch:
         fail_searches(patch)
@@ -482,7 +481,7 @@ def test_build_repairs_unreadable_records_dictionary_or_line_files(damaged, corp
 
 
 def test_build_repairs_garbage_in_current(damaged, corpus):
-    root, folder = damaged
+    root, _folder = damaged
     (root / CURRENT).write_bytes(b"\xff\xfe\x00garbage\n")
     outcome = build([corpus], root=root)
     assert outcome.built

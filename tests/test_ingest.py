@@ -137,11 +137,12 @@ def test_cli_prints_a_summary_per_document(tmp_path, bundled):
 def test_a_file_without_an_entry_and_an_entry_without_a_file_are_named(tmp_path):
     folder = corpus_copy(tmp_path)
     (folder / "stray.txt").write_text("hello", encoding="utf-8")
-    with pytest.raises(CorpusError, match="stray.txt: has no entry in sources.toml"):
+    with pytest.raises(CorpusError, match=r"stray\.txt: has no entry in sources\.toml"):
         load_sources(folder)
     (folder / "stray.txt").unlink()
     (folder / "worldwake-faq-zh-hant.txt").unlink()
-    with pytest.raises(CorpusError, match=r"worldwake-faq-zh-hant.txt: described in sources.toml \(id 'worldwake-faq'\)"):
+    with pytest.raises(CorpusError,
+                       match=r"worldwake-faq-zh-hant.txt: described in sources.toml \(id 'worldwake-faq'\)"):
         load_sources(folder)
 
 

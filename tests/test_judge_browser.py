@@ -236,7 +236,8 @@ def test_everything_tapped_is_at_least_44_px(live_server, phone):
     for path in ("/?q=" + quote("留存"), "/rules/702.30", REDCAP_CARD):
         phone.goto(live_server.url + path)
         small = phone.evaluate("""min => [...document.querySelectorAll(
-              '.script-toggle a, input[type=search], button, .subrules .num, .neighbours a, .result, .skip, .also summary')]
+              '.script-toggle a, input[type=search], button, .subrules .num, .neighbours a, .result, .skip, ' +
+              '.also summary')]
             .filter(el => el.offsetParent !== null || el.classList.contains('skip'))
             .map(el => [el.className || el.tagName, el.getBoundingClientRect().height])
             .filter(([name, h]) => h < min)""", MIN_TARGET_PX)
@@ -259,12 +260,14 @@ def test_keyboard_focus_skip_link_and_one_tab_stop_per_result(live_server, page)
     first.focus()
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.closest('.result') && "
-                         "[...document.querySelectorAll('#results .result')].indexOf(document.activeElement.closest('.result'))") == 1
+                         "[...document.querySelectorAll('#results .result')]"
+                         ".indexOf(document.activeElement.closest('.result'))") == 1
     # The count is announced; the results themselves are not (nor anything inside them).
     assert page.locator("#count").get_attribute("aria-live") == "polite"
     assert page.evaluate("document.getElementById('results').closest('[aria-live]')") is None
     assert page.locator("#results [aria-live]").count() == 0
-    assert page.evaluate("getComputedStyle(document.querySelector('#results .kind span[lang^=zh]')).fontStyle") == "normal"
+    assert page.evaluate("getComputedStyle(document.querySelector('#results .kind span[lang^=zh]'))"
+                         ".fontStyle") == "normal"
 
 
 @pytest.mark.parametrize("how", ["page", "live"])
@@ -322,7 +325,8 @@ def test_axe_finds_no_serious_or_critical_violation(live_server, phone, name, pa
     phone.goto(live_server.url + path)
     phone.add_script_tag(content=AXE.read_text(encoding="utf-8"))
     found = phone.evaluate("axe.run(document).then(r => ({passes: r.passes.length, violations: r.violations.map(v => "
-                           "({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)}))}))")
+                           "({id: v.id, impact: v.impact, "
+                           "nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)}))}))")
     assert found["passes"] > 20  # axe ran its rules on the page
     serious = [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
     assert serious == [], json.dumps(serious, ensure_ascii=False, indent=1)

@@ -37,7 +37,8 @@ def test_a_wrong_form_is_found_but_never_searched_for_the_official_one(client):
 def test_a_prefix_that_finds_nothing_gets_the_names_it_starts(client):
     answer = client.get("/api/search?q=Murd").get_json()
     assert answer["total"] == 0
-    assert answer["suggestions"][0] == {"text": "Murderous Redcap", "kind": "card", "id": "shadowmoor-faq:card:murderous-redcap",
+    assert answer["suggestions"][0] == {"text": "Murderous Redcap", "kind": "card",
+                                        "id": "shadowmoor-faq:card:murderous-redcap",
                                         "url": "/cards/shadowmoor-faq:card:murderous-redcap"}
     html = main(page(client, "/?q=Murd"))
     assert '<div class="perhaps">' in html and 'href="/cards/shadowmoor-faq:card:murderous-redcap"' in html
@@ -112,8 +113,8 @@ def test_rulings_are_cited_by_section_not_line(client):
     assert '新關鍵字異能：留存(Persist)</a>' in rulings
     assert "line" not in rulings and "(行" not in rulings
     card = main(page(client, "/cards/shadowmoor-faq:card:murderous-redcap"))
-    assert ('<a class="section" href="/sources/shadowmoor-faq#shadowmoor-faq:section:8" lang="zh-Hant">新關鍵字異能：留存(Persist)</a>'
-            in card)
+    assert ('<a class="section" href="/sources/shadowmoor-faq#shadowmoor-faq:section:8" lang="zh-Hant">'
+            '新關鍵字異能：留存(Persist)</a>' in card)
 
 
 def test_keywords_in_card_text_link_to_their_terms(client):

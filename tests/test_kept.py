@@ -65,7 +65,7 @@ def test_two_entries_of_each_are_kept(tmp_path):
         (tmp_path / f"numbers-{n:016x}").mkdir()
         (tmp_path / f"numbers-other-{n:016x}").mkdir()
     kept_value(tmp_path, "numbers", lambda: [1])
-    (value,) = tmp_path.glob(f"numbers-*/{kept.VALUE}")  # the one in use is kept
+    (_value,) = tmp_path.glob(f"numbers-*/{kept.VALUE}")  # the one in use is kept
     left = sorted(p.name for p in tmp_path.glob("numbers-*"))
     assert len([name for name in left if not name.startswith("numbers-other")]) == kept.KEEP
     assert len([name for name in left if name.startswith("numbers-other")]) == 4

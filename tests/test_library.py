@@ -133,7 +133,8 @@ def test_suggestions_from_names_terms_and_numbers(corpus_library):
 
 
 @pytest.mark.parametrize("q", ["", "   ", "*", "AND", "OR NOT", "(((", '"', '"unbalanced', "~^:", "kind:", "a" * 500,
-                               "\x00\x01", "<script>alert(1)</script>", "702.30a AND (", "\ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace")])
+                               "\x00\x01", "<script>alert(1)</script>", "702.30a AND (",
+                               "\ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace")])
 def test_any_string_is_a_query(corpus_library, q):
     answer = corpus_library.search(q)
     assert isinstance(answer["results"], list)

@@ -96,7 +96,8 @@ def test_a_range_links_where_the_rules_file_has_it(cr_library):
     assert out.unknown == []
 
 
-@pytest.mark.parametrize("written", ["[[奪魂紅帽客]]", "[[夺魂红帽客]]", "[[Murderous Redcap]]", "[[ murderous  redcap ]]"])
+@pytest.mark.parametrize("written", ["[[奪魂紅帽客]]", "[[夺魂红帽客]]", "[[Murderous Redcap]]",
+                                     "[[ murderous  redcap ]]"])
 def test_card_names_link_in_any_language_script_or_case(resolver, written):
     out = linkify(f"Play {written} now", "markdown", resolver)
     name = written[2:-2].strip()

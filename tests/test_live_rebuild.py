@@ -2,7 +2,8 @@
 indexes, and a failed build leaves the index in use serving.
 
 A real gunicorn (two workers, the production entry point) serves a copy of corpus/'s
-documents (without the rules editions, so that each build takes seconds) on a loopback port; four clients query it continuously while the index is rebuilt from a copy with
+documents (without the rules editions, so that each build takes seconds) on a loopback port;
+four clients query it continuously while the index is rebuilt from a copy with
 one document changed and switched, then rebuilt from a copy with a broken document, which
 fails (benchmarks/live_rebuild.py does the work; scripts/soak runs the same for 60 s with 16
 clients). The run lasts as long as the builds take, about half a minute on two cores.

@@ -63,9 +63,9 @@ def constants(path: Path) -> list[tuple[int, object, str | None]]:
                         named[id(inner)] = target.id
     found = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and id(node) not in docstrings and not isinstance(node.value, bool):
-            if isinstance(node.value, (str, int, float)):
-                found.append((node.lineno, node.value, named.get(id(node))))
+        if (isinstance(node, ast.Constant) and id(node) not in docstrings and not isinstance(node.value, bool)
+                and isinstance(node.value, (str, int, float))):
+            found.append((node.lineno, node.value, named.get(id(node))))
     return found
 
 

@@ -11,11 +11,8 @@ machine's load, are asserted against the budget, and the times against theirs on
 margin a loaded two-core machine leaves."""
 from __future__ import annotations
 
-import json
 import time
-import urllib.parse
 
-import pytest
 from browser_support import ACTION_TIMEOUT_MS
 
 # Event Wi-Fi as the budget is set for: 1.6 Mbps down, 750 kbps up, 150 ms latency.
@@ -42,8 +39,10 @@ class Link:
         self.session = page.context.new_cdp_session(page)
         self.bytes: dict[str, int] = {}
         self.urls: dict[str, str] = {}
-        self.session.on("Network.requestWillBeSent", lambda e: self.urls.__setitem__(e["requestId"], e["request"]["url"]))
-        self.session.on("Network.loadingFinished", lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])))
+        self.session.on("Network.requestWillBeSent",
+                        lambda e: self.urls.__setitem__(e["requestId"], e["request"]["url"]))
+        self.session.on("Network.loadingFinished",
+                        lambda e: self.bytes.__setitem__(e["requestId"], int(e["encodedDataLength"])))
         self.session.send("Network.enable")
         self.session.send("Network.emulateNetworkConditions", conditions())
 

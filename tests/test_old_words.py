@@ -91,7 +91,8 @@ def test_an_obsolete_terms_rule_is_the_most_specific_or_the_entry_it_sends_to(kb
     entry no edition held alive names the rules of the entry it sends the reader to ("See
     Exile."); one that names none (Interrupt) links none."""
     def linked(term_id):
-        return [(r["number"], r["edition"]) for r in term_view(kb_library, kb_library.get(term_id), None)["defining_rules"]]
+        return [(r["number"], r["edition"])
+                for r in term_view(kb_library, kb_library.get(term_id), None)["defining_rules"]]
 
     assert linked("cr-2026-04-17:term:in-play-obsolete") == [("217.5", "2008-05-01")]
     assert kb_library.rule_records("217.5", "2008")[0].text["en"] == "In Play"

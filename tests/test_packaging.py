@@ -41,7 +41,8 @@ def pins(requirements: list[str]) -> dict[str, str]:
 
 
 def locked(path: Path) -> dict[str, str]:
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line and not line.lstrip().startswith("#")]
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+             if line and not line.lstrip().startswith("#")]
     return pins(lines)
 
 

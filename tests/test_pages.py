@@ -16,7 +16,8 @@ from werkzeug.serving import make_server
 from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.search.query import MAX_QUERY_WORDS
 
-PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c", "/cards/shadowmoor-faq:card:murderous-redcap",
+PAGES = ["/", "/?q=留存", "/?q=702.30c", "/rules/702.30", "/rules/702.30c",
+         "/cards/shadowmoor-faq:card:murderous-redcap",
          "/planes/planechase-guide:planar_card:chaotic-aether", "/terms/glossary:term:persist",
          "/sources/worldwake-faq", "/forum-sample", "/forum", "/rules/999.9"]
 
@@ -79,7 +80,8 @@ def test_results_are_one_ranked_list_each_saying_what_it_is(client):
     assert '<span class="edition">2016-01</span>' in main(page(client, "/?q=競逐時空&limit=50"))
     assert '<a tabindex="-1" href="/rules/502.79a?edition=2008-05-01">502.79a</a>' in first  # in the same result
     total = client.get("/api/search?q=留存").get_json()["total"]
-    assert f'<p id="count" class="count" role="status" aria-live="polite">{total} <span lang="zh-Hant">筆結果</span>' in html
+    assert (f'<p id="count" class="count" role="status" aria-live="polite">{total} '
+            '<span lang="zh-Hant">筆結果</span>') in html
     assert html.count("aria-live") == 1
 
 
@@ -134,9 +136,11 @@ def test_rule_page_shows_its_chinese_text_and_parent(client):
     html = main(page(client, "/rules/702.30c"))
     assert '<h1 lang="zh-Hant">702.30c 增幅</h1>' in html
     assert ('<div class="texts main"><div class="text" lang="zh-Hant">多重增幅是增幅異能的變化。'
-            '「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」多重增幅的費用屬於增幅費用。</div></div>') in html
+            '「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」'
+            '多重增幅的費用屬於增幅費用。</div></div>') in html
     assert '<a href="/rules/702.30?edition=2010-02-01">702.30 增幅</a>' in html
-    assert ('<a href="/sources/worldwake-faq#worldwake-faq:rule:702.30c">天地醒轉常見問題集 / Worldwake FAQ</a>') in html
+    assert ('<a href="/sources/worldwake-faq#worldwake-faq:rule:702.30c">'
+            '天地醒轉常見問題集 / Worldwake FAQ</a>') in html
     # No rules file of 2010 is in this index to give the English: the page says so.
     assert '<p class="note languages-note"><span lang="zh-Hant">此規則的文件只提供中文' in html
 
@@ -210,7 +214,8 @@ def test_plane_page_has_its_ability_in_english_and_chinese(client):
     assert '<dd lang="en">Phenomenon <span lang="zh-Hant">奇跡</span></dd>' in html
     assert ('<div class="texts side-by-side"><div class="text" lang="en">When you encounter Chaotic Aether, each '
             'blank roll of the planar die is a chaos symbol') in html
-    assert '<div class="text" lang="zh-Hant">當你遭遇Chaotic Aether 混亂乙太時，每個時空骰子的空白面都視作混亂標記' in html
+    assert ('<div class="text" lang="zh-Hant">'
+            '當你遭遇Chaotic Aether 混亂乙太時，每個時空骰子的空白面都視作混亂標記') in html
 
 
 def test_a_typed_card_name_finds_the_card_page(client):
@@ -222,7 +227,8 @@ def test_a_typed_card_name_finds_the_card_page(client):
 def test_term_page_has_forms_defining_rules_and_occurrences(client):
     html = main(page(client, "/terms/glossary:term:persist"))
     assert '<li lang="en">persist</li><li lang="zh-Hant">留存</li><li lang="zh-Hans">留存</li>' in html
-    assert '<li><a href="/rules/502.79?edition=2008-05-01">502.79</a> <span class="edition">2008-05-01</span></li>' in html
+    assert ('<li><a href="/rules/502.79?edition=2008-05-01">502.79</a> '
+            '<span class="edition">2008-05-01</span></li>') in html
     assert '<li>702.79 <span class="edition">2026-04-17</span></li>' in html  # that edition is not indexed
     occurrences = html[html.index('<section class="mentions">'):]
     assert '<a href="/cards/shadowmoor-faq:card:murderous-redcap">奪魂紅帽客 / Murderous Redcap</a>' in occurrences
@@ -274,7 +280,8 @@ def test_the_toggle_links_keep_the_page(client):
     html = page(client, "/?q=留存&limit=5")
     assert ('<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hant" lang="zh-Hant" hreflang="zh-Hant" '
             'aria-current="true">繁</a>') in html
-    assert '<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hans" lang="zh-Hans" hreflang="zh-Hans">简</a>' in html
+    assert ('<a href="/?q=%E7%95%99%E5%AD%98&amp;limit=5&amp;script=hans" lang="zh-Hans" '
+            'hreflang="zh-Hans">简</a>') in html
 
 
 # --- every page -------------------------------------------------------------------------
@@ -346,7 +353,7 @@ def phone(browser):
     assert errors == []
 
 
-@pytest.mark.parametrize("url", PAGES + ["/sources/shadowmoor-faq", "/?q=Murderous+Redcap&limit=50&script=hans"])
+@pytest.mark.parametrize("url", [*PAGES, "/sources/shadowmoor-faq", "/?q=Murderous+Redcap&limit=50&script=hans"])
 def test_no_page_scrolls_sideways_at_360_px(served, phone, url):
     phone.goto(served + url)
     assert phone.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]") == [360, 360]

@@ -61,9 +61,11 @@ def test_702_82a_texts_exactly(rec):
 def test_english_starts_where_the_chinese_ends(rec):
     devour = rec["keyword-digest:rule:702.79a"].text
     assert devour["zh_hant"].endswith("它上面便有N 個+1/+1指示物。」")
-    assert devour["en"].startswith('Devour is a static ability. "Devour N" means "As this object enters the battlefield,')
+    assert devour["en"].startswith('Devour is a static ability. "Devour N" means '
+                                   '"As this object enters the battlefield,')
     alone = rec["keyword-digest:rule:702.80b"].text
-    assert alone["zh_hant"] == "在戰鬥階段中，若沒有其他生物與之同時進行攻擊，則此攻擊生物便是單獨攻擊。請參見規則506.5。"
+    assert alone["zh_hant"] == ("在戰鬥階段中，若沒有其他生物與之同時進行攻擊，則此攻擊生物便是單獨攻擊。"
+                                "請參見規則506.5。")
     assert alone["en"] == ('A creature "attacks alone" if it\'s the only creature declared as an attacker in a given '
                            "combat phase. See rule 506.5.")
     assert split_languages("單獨攻擊。請參見規則506.5。A creature") == ("單獨攻擊。請參見規則506.5。", "A creature")
@@ -71,7 +73,8 @@ def test_english_starts_where_the_chinese_ends(rec):
 
 def test_702_80b_references_506_5_in_both_languages(rec):
     rule = rec["keyword-digest:rule:702.80b"]
-    assert [(r.number, r.lang, r.where) for r in rule.references] == [("506.5", "zh_hant", "text"), ("506.5", "en", "text")]
+    assert [(r.number, r.lang, r.where) for r in rule.references] == [
+        ("506.5", "zh_hant", "text"), ("506.5", "en", "text")]
     for ref in rule.references:
         assert rule.text[ref.lang][ref.start:ref.stop] == "506.5"
 
@@ -90,7 +93,8 @@ def test_preamble_paragraphs_are_unwrapped_sections(parsed, rec):
         "另外部份語言的常見問題集網址也為此。"
     )
     # the article the colon announces belongs to its paragraph
-    assert rec["keyword-digest:section:2"].text["zh_hant"].endswith("這篇文章︰\n文章代碼(AID): #1AOpAfP7 (Magic) [ptt.cc] [問題] 許多新的技能")
+    assert rec["keyword-digest:section:2"].text["zh_hant"].endswith(
+        "這篇文章︰\n文章代碼(AID): #1AOpAfP7 (Magic) [ptt.cc] [問題] 許多新的技能")
     preface = rec["keyword-digest:section:5"]
     assert preface.title == {"zh_hant": "序言"} and preface.line == 13
     assert preface.text["zh_hant"].endswith("於正式比賽中，主審有最高的規則解釋權。")

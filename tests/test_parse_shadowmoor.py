@@ -13,7 +13,8 @@ from indexer.documents.references import is_rule_number
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENT = "shadowmoor-faq"
-CJK_NEXT_TO_SPACE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+CJK_NEXT_TO_SPACE = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]"
+                               r"|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def test_the_family_is_read_by_this_parser(source):
@@ -65,7 +66,8 @@ def test_wasp_lancer(rec):
                           "power_toughness": "3/2", "set": "Shadowmoor"}
     assert card.text == {"zh_hant": "飛行"}
     assert len(card.rulings) == 6
-    assert card.rulings[0] == {"zh_hant": "混血法術力符號只會出現在費用中，例如牌張右上角的法術力費用，或是起動式異能的費用。"}
+    assert card.rulings[0] == {"zh_hant": "混血法術力符號只會出現在費用中，"
+                                          "例如牌張右上角的法術力費用，或是起動式異能的費用。"}
     # `{藍}{ 藍}` of the export is the symbol {藍}.
     assert card.rulings[3]["zh_hant"].endswith("你可以用{白}{白}，{白}{藍}，或是{藍}{藍}來支付。")
     assert card.rulings[5] == {"zh_hant": "混血法術力符號並不是新的顏色。你無法將混血法術力加入你的法術力池中。"}
@@ -90,14 +92,17 @@ def test_murderous_redcap_is_one_card_from_both_sections(rec, text):
     # seven bullets after them are the rule's and the card's; the card part adds one more.
     persist = rec["shadowmoor-faq:rule:502.79"]
     assert len(persist.rulings) == 7
-    assert card.rulings == persist.rulings + [
+    assert card.rulings == [
+        *persist.rulings,
         {"zh_hant": "此異能結算時，才會檢查奪魂紅帽客之力量。如果當時它已離場，則會使用其已知的最後資訊。"}]
-    assert card.rulings[0] == {"zh_hant": "所有暗影荒原中具留存異能的牌都是生物。如果這類牌在場上時因故不再是生物，留存依舊會生效。"}
+    assert card.rulings[0] == {"zh_hant": "所有暗影荒原中具留存異能的牌都是生物。"
+                                          "如果這類牌在場上時因故不再是生物，留存依舊會生效。"}
 
 
 def test_cards_described_twice_collect_the_rulings_of_both_places(rec):
     shield = rec["shadowmoor-faq:card:shield-of-the-oversoul"]
-    assert [r["zh_hant"][:12] for r in shield.rulings] == ["若受此結界的生物具有所列", "如果某效應將同時消滅超靈", "如果超靈之盾所結附的綠色"]
+    assert [r["zh_hant"][:12] for r in shield.rulings] == [
+        "若受此結界的生物具有所列", "如果某效應將同時消滅超靈", "如果超靈之盾所結附的綠色"]
     torrent = rec["shadowmoor-faq:card:torrent-of-souls"]
     assert len(torrent.rulings) == 5
     assert torrent.rulings[0]["zh_hant"].startswith("此咒語在乎的是支付其總費用時用了哪種法術力")
@@ -105,7 +110,7 @@ def test_cards_described_twice_collect_the_rulings_of_both_places(rec):
     knight = rec["shadowmoor-faq:card:kulrath-knight"]  # the wither section's example card
     wither = rec["shadowmoor-faq:rule:502.80"]
     assert len(wither.rulings) == 5
-    assert knight.rulings == wither.rulings + [{"zh_hant": "這會檢查對手的生物上是否有指示物，而不只檢查-1/-1指示物。"}]
+    assert knight.rulings == [*wither.rulings, {"zh_hant": "這會檢查對手的生物上是否有指示物，而不只檢查-1/-1指示物。"}]
 
 
 def test_colour_headings_are_not_part_of_card_names(rec, text):
@@ -118,7 +123,7 @@ def test_colour_headings_are_not_part_of_card_names(rec, text):
     firsts = {"barrenton-medic": "八連屯醫護員", "advice-from-the-fae": "仙兒建言", "blowfly-infestation": "綠蠅侵擾",
               "cragganwick-cremator": "喀幹偉火葬師", "devoted-druid": "虔誠德魯伊", "cemetery-puca": "墓地鋪卡",
               "cauldron-of-souls": "靈魂鼎鑊", "reflecting-pool": "映景明湖"}
-    for (key, zh), colour in zip(firsts.items(), COLOUR_HEADINGS):
+    for (key, zh), colour in zip(firsts.items(), COLOUR_HEADINGS, strict=True):
         card = rec[f"shadowmoor-faq:card:{key}"]
         assert card.names["zh_hant"] == zh
         assert text[card.offset - len(colour):card.offset] == colour
@@ -137,7 +142,8 @@ def test_type_lines_glued_to_rules_text_are_taken_apart(rec):
     assert burn.text["zh_hant"].startswith("焚跡對目標生物或牌手造成3點傷害。\n協力（")
     knight = rec["shadowmoor-faq:card:kulrath-knight"]
     assert knight.text["zh_hant"].split("\n") == [
-        "飛行", "乾枯（此來源會以-1/-1指示物的方式對生物造成傷害。）", "由對手操控、且上面有指示物的生物不能進行攻擊或阻擋。"]
+        "飛行", "乾枯（此來源會以-1/-1指示物的方式對生物造成傷害。）",
+        "由對手操控、且上面有指示物的生物不能進行攻擊或阻擋。"]
     oona = rec["shadowmoor-faq:card:oona-queen-of-the-fae"]
     assert oona.names["en"] == "Oona, Queen of the Fae"
     assert oona.attrs["type_line"] == "傳奇生物～仙靈／法術師"
@@ -152,12 +158,14 @@ def test_persist_rule(rec):
     assert rule.text == {"zh_hant": "留存"}
     assert (rule.number, rule.parent, rule.keyword) == ("502.79", "502", "persist")
     assert len(rule.rulings) == 7
-    assert rule.rulings[0] == {"zh_hant": "所有暗影荒原中具留存異能的牌都是生物。如果這類牌在場上時因故不再是生物，留存依舊會生效。"}
+    assert rule.rulings[0] == {"zh_hant": "所有暗影荒原中具留存異能的牌都是生物。"
+                                          "如果這類牌在場上時因故不再是生物，留存依舊會生效。"}
     sub = rec["shadowmoor-faq:rule:502.79a"]
     assert sub.title == {"zh_hant": "留存", "en": "Persist"}
     assert (sub.parent, sub.keyword, sub.rulings) == ("502.79", "persist", [])
-    assert sub.text == {"zh_hant": "留存屬於觸發式異能。「留存」意指「當此永久物從場上置入墳墓場時，若其上沒有-1/-1指示物，"
-                                   "則將它在其擁有者的操控下返回場上，且其上有一個-1/-1指示物。」"}
+    assert sub.text == {"zh_hant": "留存屬於觸發式異能。「留存」意指「當此永久物從場上置入墳墓場時，"
+                                   "若其上沒有-1/-1指示物，則將它在其擁有者的操控下返回場上，"
+                                   "且其上有一個-1/-1指示物。」"}
 
 
 def test_keyword_titles_and_other_rules(rec):
@@ -197,7 +205,8 @@ def test_errata_section(rec):
     assert errata[0] == "1.河流凱爾比規則誤植：簡體中文版之河流凱爾比牌上印製的內文敘述有誤。以下是該牌正確的規則敘述："
     assert errata[2].startswith("River Kelpie Whenever River Kelpie or another permanent is put into play")
     assert errata[5:8] == ["英文名稱｜中文名稱｜系列", "Put Away｜封貯｜暗影荒原", "Envelop｜封存｜神譴"]
-    assert errata[9:12] == ["英文名稱｜中文名稱｜系列", "Torture｜酷刑｜暗影荒原，第五版，家鄉", "Afflict｜折磨｜奧德賽"]
+    assert errata[9:12] == ["英文名稱｜中文名稱｜系列", "Torture｜酷刑｜暗影荒原，第五版，家鄉",
+                            "Afflict｜折磨｜奧德賽"]
     assert errata[-1] == "Graven Cairns｜銘刻石標｜暗影荒原，預知將來"
     kelpie = rec["shadowmoor-faq:card:river-kelpie"]
     assert kelpie.text["en"].startswith("Whenever River Kelpie or another permanent is put into play from a graveyard")

@@ -47,7 +47,8 @@ def test_sections(parsed):
 
 def test_multikicker_rule_text(rec):
     rule = rec["worldwake-faq:rule:702.30c"]
-    assert rule.text == {"zh_hant": "多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」"
+    assert rule.text == {"zh_hant": "多重增幅是增幅異能的變化。「多重增幅[費用]」意指："
+                                    "「你施放此咒語時，可以任意次數地額外支付[費用]。」"
                                     "多重增幅的費用屬於增幅費用。"}
     assert (rule.parent, rule.title, rule.edition, rule.line) == ("702.30", {"zh_hant": "增幅"}, "2010-02-01", 27)
 
@@ -73,7 +74,8 @@ def test_references_of_702_30a(rec):
 def test_gnarlid_pack(rec):
     card = rec["worldwake-faq:card:咆哮獸群"]
     assert card.names == {"zh_hant": "咆哮獸群"}
-    assert card.attrs == {"mana_cost": "{一}{綠}", "type_line": "生物～野獸", "power_toughness": "2/2", "set": "Worldwake"}
+    assert card.attrs == {"mana_cost": "{一}{綠}", "type_line": "生物～野獸", "power_toughness": "2/2",
+                          "set": "Worldwake"}
     assert card.text == {"zh_hant": "多重增幅{一}{綠}（你施放此咒語時，可以任意次數地額外支付{一}{綠}。）\n"
                                     "咆哮獸群進場時上面有數個+1/+1指示物，其數量為它增幅過的次數。"}
     # the multikicker section's example card: the bullets after the quoted 702.30 are its rulings too
@@ -100,7 +102,8 @@ def test_other_cards(rec):
     zendikon = rec["worldwake-faq:card:行風贊迪肯"]
     assert zendikon.attrs == {"mana_cost": "{藍}", "type_line": "結界～靈氣", "set": "Worldwake"}
     assert zendikon.text["zh_hant"].split("\n") == [
-        "結附於地", "所結附的地是2/2藍色，具飛行異能的元素生物。它仍然是地。", "當所結附的地置入墳墓場時，將該牌移回其擁有者手上。"]
+        "結附於地", "所結附的地是2/2藍色，具飛行異能的元素生物。它仍然是地。",
+        "當所結附的地置入墳墓場時，將該牌移回其擁有者手上。"]
     assert len(zendikon.rulings) == 12
     summary = zendikon.rulings[8]["zh_hant"].split("\n")
     assert summary[0] == "以下用幾個特殊例子來總結最後幾點："
@@ -116,8 +119,8 @@ def test_positions_point_at_the_original_text(parsed, text):
     for r in parsed.records:
         assert (r.line, r.offset) == position(text, r.offset)
         at = text[r.offset:]
-        expected = {"card": lambda: r.names["zh_hant"] + "\n", "rule": lambda: r.number,
-                    "section": lambda: "***" + r.title["zh_hant"] + "***"}[r.kind]()
+        expected = {"card": lambda record: record.names["zh_hant"] + "\n", "rule": lambda record: record.number,
+                    "section": lambda record: "***" + record.title["zh_hant"] + "***"}[r.kind](r)
         assert at.startswith(expected), r.id
 
 
@@ -127,12 +130,14 @@ def test_texts_are_clean(parsed):
             for value in r.texts(lang):
                 assert "*" not in value and "_" not in value, (r.id, value)
                 assert not re.search(r"(?m)^-{1,2}\s|^\s|\s$|\n\n", value), (r.id, value)
-                assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", value), (r.id, value)
+                assert not re.search(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef][ \t]"
+                                     r"|[ \t][\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]", value), (r.id, value)
 
 
 def test_conversion_mistakes_are_repaired_as_in_every_document(rec, text):
     assert "一部分隻會" in text
-    assert rec["worldwake-faq:rule:702.30g"].text["zh_hant"].startswith("如果某異能的一部分只會在該咒語增幅過後才會生效")
+    assert rec["worldwake-faq:rule:702.30g"].text["zh_hant"].startswith(
+        "如果某異能的一部分只會在該咒語增幅過後才會生效")
 
 
 def test_references_are_rule_numbers(parsed):

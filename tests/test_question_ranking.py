@@ -337,7 +337,8 @@ def test_a_rules_own_statement_holding_the_questions_words_ranks_it_first(kb_lib
 # ---------------------------------------------------------------- the answer shown
 
 def test_a_keywords_result_shows_its_definition(kb_library):
-    for query, script, words in (("persist", None, "Persist is a triggered ability"), ("留存", "hant", "留存屬於觸發式異能")):
+    for query, script, words in (("persist", None, "Persist is a triggered ability"),
+                                 ("留存", "hant", "留存屬於觸發式異能")):
         result = kb_library.search(query, limit=3, script=script)["results"][0]
         assert (result["rule"], result["definition"]) == ("702.79", "702.79a")
         assert words in result["snippet"].replace("<mark>", "").replace("</mark>", "")

@@ -36,7 +36,7 @@ def rows(path=questions_split.SOURCE):
                                   questions_split.HERE / "questions_held_out_4.tsv"], ids=lambda p: p.name)
 def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
-    for language, question, targets in rows(path):
+    for _language, question, targets in rows(path):
         for target in targets.split("|"):
             match = TARGET.match(target)
             assert match, f"{question!r}: target {target!r} is not rule:N&edition:{TODAY}"

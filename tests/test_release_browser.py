@@ -30,7 +30,8 @@ STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
 def release(static: Path, marker: str) -> None:
     """A release's static files: the repository's, with its offline search and search box marked."""
     shutil.copytree(STATIC, static)
-    for name, global_name in (("offline-search.js", "self.OFFLINE_SEARCH_RELEASE"), ("search.js", "window.SEARCH_RELEASE")):
+    for name, global_name in (("offline-search.js", "self.OFFLINE_SEARCH_RELEASE"),
+                              ("search.js", "window.SEARCH_RELEASE")):
         with open(static / name, "a", encoding="utf-8") as fh:
             fh.write(f"\n{global_name} = {marker!r};\n")
 

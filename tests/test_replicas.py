@@ -102,7 +102,8 @@ def test_a_killed_replica_and_a_rolled_index_lose_no_request_and_never_go_back(a
         for thread in threads:
             thread.join(timeout=60)
 
-    assert not failures, f"{len(failures)} of {len(failures) + sum(map(len, seen))} requests failed, e.g. {failures[:5]}"
+    assert not failures, (f"{len(failures)} of {len(failures) + sum(map(len, seen))} requests failed, "
+                          f"e.g. {failures[:5]}")
     for n, builds in enumerate(seen):
         assert builds and builds[0] == old.name and builds[-1] == new.name, f"client {n}"
         switch = builds.index(new.name)

@@ -87,7 +87,8 @@ def test_bad_arguments_exit_2_with_a_message(args, message):
 
 def test_bad_port_in_environment_is_refused():
     result = dry_run(port_env="eighty")
-    assert (result.returncode, result.stderr.strip()) == (2, "serve: port must be a number from 1 to 65535, got 'eighty'")
+    assert (result.returncode, result.stderr.strip()) == (
+        2, "serve: port must be a number from 1 to 65535, got 'eighty'")
 
 
 def test_running_server_has_two_workers(live_server):

@@ -2,10 +2,11 @@
 
 On the documents alone (their own index): MRR@10 >= 0.9 and hit@5 >= 0.95 overall, no
 category below 0.8. On the whole knowledge base (corpus/ as shipped), both sets: every
-category at least 0.9; no query ranks lower than
-`judged_ranks.tsv` records (a regression harness); no two of the top ten results belong to one
-rule (to one subrule, for a question), and a rule or glossary entry of a superseded edition comes after today's unless asked. Removing any ranking
-bonus lowers some recorded rank (one ablation test each), so no bonus goes unpinned.
+category at least 0.9; no query ranks lower than `judged_ranks.tsv` records (a regression
+harness); no two of the top ten results belong to one rule (to one subrule, for a question),
+and a rule or glossary entry of a superseded edition comes after today's unless asked.
+Removing any ranking bonus lowers some recorded rank (one ablation test each), so no bonus
+goes unpinned.
 """
 import dataclasses
 
@@ -127,7 +128,7 @@ def test_superseded_editions_come_after_todays_rules_unless_asked(kb_answers, kb
     result, unless the query names an edition, a rule number only older editions have, or a
     quoted wording."""
     late = []
-    for (name, query), results in kb_answers.items():
+    for (_name, query), results in kb_answers.items():
         if "edition:" in query or query.startswith('"') or kb_library.search(query)["rule_jump"]:
             continue
         today = kb_library.catalogue.current_edition

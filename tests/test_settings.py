@@ -22,7 +22,8 @@ def test_every_setting_from_the_environment(tmp_path):
                                   "KB_CACHE_ANSWERS": "10", "KB_CHECK_SECONDS": "0.25",
                                   "PUBLIC_URL": "https://rules.example/"})
     assert settings.index_root == tmp_path
-    assert settings.weights.title == 0.0 and settings.weights.candidates == 50 and settings.weights.name == Weights().name
+    assert (settings.weights.title == 0.0 and settings.weights.candidates == 50
+            and settings.weights.name == Weights().name)
     assert settings.caches.answers == 10 and settings.caches.results == CacheSizes().results
     assert settings.check_seconds == 0.25 and settings.public_url == "https://rules.example"
 

@@ -15,7 +15,7 @@ def test_the_window_starts_before_the_first_needle_whatever_the_needles_order():
     rng = random.Random(7)
     words = ["tap", "kicke", "增幅", "mana", "attacking", "x"]
     for _ in range(300):
-        form = "".join(rng.choice(words + ["." * rng.randrange(1, 60)]) for _ in range(40))
+        form = "".join(rng.choice([*words, "." * rng.randrange(1, 60)]) for _ in range(40))
         chosen = rng.sample(words, rng.randrange(1, len(words)))
         found = [form.find(w) for w in chosen if w in form]
         expected = 0 if len(form) <= WINDOW or not found else max(0, min(found) - LEAD)

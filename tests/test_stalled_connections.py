@@ -46,7 +46,8 @@ def served(kb_index, tmp_path, monkeypatch):
 def test_thousands_of_stalled_connections_neither_stop_the_service_nor_outlive_the_deadline(served):
     held = hold(served.port, STALLED, REQUEST_SECONDS + CLOSE_MARGIN)
     closed_times = {kind: [lasted for lasted, _ in ends] for kind, ends in held.closed.items() if ends}
-    answered_408 = {kind: sum(got.startswith(b"HTTP/1.1 408 ") for _, got in ends) for kind, ends in held.closed.items()}
+    answered_408 = {kind: sum(got.startswith(b"HTTP/1.1 408 ") for _, got in ends)
+                    for kind, ends in held.closed.items()}
     print(f"\n{held.per_kind} stalled connections of each of {len(KINDS) - 1} kinds and "
           f"{len(held.closed[IDLE]) + held.left.get(IDLE, 0)} whole requests, then idle, "
           f"KB_REQUEST_SECONDS={REQUEST_SECONDS}: /healthz and a search answered in "

@@ -92,10 +92,10 @@ def test_every_rule_is_its_files_text(served, name):
     for number, written in rules.items():
         expected = plain(written.replace("_", "") if edition in ITALIC_MARKED else written)
         shown = served_text(served[(edition, number)], lang)
-        if edition == LOST and len(shown) == len(expected):
-            # The same text but where the file has '?' for a lost character.
-            if all(a == b or (a == "?" and b in RESTORED) for a, b in zip(expected, shown)):
-                continue
+        # The same text but where the file has '?' for a lost character.
+        if edition == LOST and len(shown) == len(expected) and all(
+                a == b or (a == "?" and b in RESTORED) for a, b in zip(expected, shown, strict=True)):
+            continue
         if shown != expected:
             different.append(f"{number}: {shown[:160]!r}\n   file: {expected[:160]!r}")
     assert not different, f"{len(different)} rules differ:\n" + "\n".join(different[:10])

@@ -50,7 +50,8 @@ def test_fix_conversion_errors_turns_the_bit_back_into_the_classifier():
 
 
 def test_fix_conversion_errors_repairs_only_and_numerals():
-    assert fix_conversion_errors("如果某異能的一部分隻會在該咒語增幅過後才會生效") == "如果某異能的一部分只會在該咒語增幅過後才會生效"
+    assert (fix_conversion_errors("如果某異能的一部分隻會在該咒語增幅過後才會生效")
+            == "如果某異能的一部分只會在該咒語增幅過後才會生效")
     assert fix_conversion_errors("{三}，{四}之類的數位記號；") == "{三}，{四}之類的數字記號；"
     # 隻 as a classifier and 數位 "digital" elsewhere stay.
     assert fix_conversion_errors("一隻會飛的鳥") == "一隻會飛的鳥"

@@ -32,8 +32,8 @@ def test_an_edition_with_other_words_or_without_the_numbers_does_not_confirm():
 
 def test_chinese_only_rules_are_confirmed_by_their_numbers():
     quoted = rule("guide", "2016-01", "901.9c", zh_hant="時空骰")
-    records = [*rules_file("2016-09-30", {"901.9c": "Planar die."}), *rules_file("2026-04-17", {"901.9c": "Planar die."}),
-               quoted]
+    records = [*rules_file("2016-09-30", {"901.9c": "Planar die."}),
+               *rules_file("2026-04-17", {"901.9c": "Planar die."}), quoted]
     assert resolve_editions(records) == {"2016-01": "2016-09-30"}
 
 
