@@ -28,7 +28,7 @@ def test_judged_sets_are_large_and_cover_every_category():
     rules = judged.load(judged.RULES)
     assert len(rules) >= 80
     assert {cat for cat, _, _ in rules} == {"kw-en", "kw-hans", "kw-hant", "concept-cr", "question", "obsolete",
-                                            "typo-cr", "rule-edition", "words-cr"}
+                                            "typo-cr", "rule-edition", "words-cr", "era-cr"}
     assert len({query for _, query, _ in rules}) == len(rules), "a query is judged twice"
 
 
