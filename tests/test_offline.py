@@ -266,6 +266,8 @@ def test_offline_answer_shows_the_subrule_with_the_question_words_marked(rules_s
     top = answer["results"][0]
     assert answer["offline"] and top["rule"] == "702.79" and top["definition"] == "702.79a"
     assert "<mark>Persist</mark> is a triggered ability" in top["snippet"]
+    answer = offline_fetch(page, "/api/search?limit=3&q=" + urllib.parse.quote("what is ward"))
+    assert answer["offline"] and [r["rule"] for r in answer["results"]][:1] == ["702.21a"]
     for script, lang, written in (("hant", "zh_hant", "回合"), ("hans", "zh_hans", "回合")):
         answer = offline_fetch(page, f"/api/search?limit=3&script={script}&q="
                                      + urllib.parse.quote("對手回合可以下地嗎"))

@@ -345,6 +345,24 @@ def test_a_keywords_result_shows_its_definition(kb_library):
     assert kb_library.search("persist")["results"][0]["text"].startswith("Persist is a triggered ability")
 
 
+def test_a_look_up_asked_as_a_question_answers_with_the_subrule_defining_its_keyword(kb_library):
+    """What is ward, 留存是什么: the heading shown by its definition is that subrule (with its
+    title and its other editions' same subrule), and the heading is not also a result; the
+    keyword typed alone still finds its heading."""
+    for query, script, rule, earlier in (("what is ward", None, "702.21a", "702.21a"),
+                                         ("留存是什么", "hant", "702.79a", "502.79a"),
+                                         ("how does regeneration work", None, "701.19a", None)):
+        results = kb_library.search(query, limit=5, script=script)["results"]
+        top = results[0]
+        assert (top["rule"], top["definition"]) == (rule, None), (query, top["rule"])
+        heading = rule[:-1]
+        assert heading in top["title"] and heading not in [r["rule"] for r in results], query
+        assert heading not in [o["rule"] for o in top["other_editions"] if o["source"].startswith("cr-")]
+        if earlier:
+            assert earlier in [o["rule"] for o in top["other_editions"]], query
+    assert kb_library.search("ward")["results"][0]["rule"] == "702.21"
+
+
 def test_a_questions_snippet_marks_its_words_in_the_readers_script_not_its_question_forms(kb_library):
     hans = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hans")["results"]
     hant = kb_library.search("威慑能被一个生物挡吗", limit=5, script="hant")["results"]

@@ -279,6 +279,10 @@ class Library:
         if page:  # (a page with no results marks nothing)
             marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
-            answer["results"] = [self._results.result([by_position[at] for at in group], plan, script)
-                                 for group in page]
+            groups_shown = [[by_position[at] for at in group] for group in page]
+            if not asked and not answer["rule_jump"] and not self._ranker.questions.plain(parsed.typed or parsed.text):
+                # A look-up asked as a question (what is ward): a keyword's heading answers
+                # as the subrule defining it (`Results.answering`).
+                groups_shown = [self._results.answering(group) for group in groups_shown]
+            answer["results"] = [self._results.result(group, plan, script) for group in groups_shown]
         return answer

@@ -58,6 +58,18 @@ class Results:
             ],
         }
 
+    def answering(self, group: list[Record]) -> list[Record]:
+        """A group as it answers a query asking about its rule (what is ward, 重生是怎么回事):
+        a heading rule shown by its definition (701.19 Regenerate, shown by 701.19a's text)
+        is that subrule, as a question's result is the subrule that answers it; the heading,
+        which says nothing more, is left out, and another edition is shown by its subrules
+        before its heading. Any other group as it is."""
+        definition = self._definition(group[0])
+        if definition is None:
+            return group
+        rest = [r for r in group[1:] if r.id != definition.id]
+        return [definition, *sorted(rest, key=lambda r: only_heading(r))]
+
     def _definition(self, record: Record) -> Record | None:
         """The subrule a heading rule is defined by (702.79a of 702.79 Persist): its first
         subrule, for a rule whose text is only its title; else None."""

@@ -1322,10 +1322,11 @@
              url: r.url, source: { id: r.source, title: this.data.sources[r.source] || r.source } };
   };
 
-  // The subrule a keyword's heading rule is defined by (702.79a of 702.79 Persist), as the
-  // server's results show it (indexer/knowledge/results.py): the first subrule of a rule
-  // whose text is only its title and that has nothing else of its own; else null.
-  OfflineIndex.prototype.definition = function (r) {
+  // The index of the subrule a keyword's heading rule is defined by (702.79a of 702.79
+  // Persist), as the server's results show it (indexer/knowledge/results.py): the first
+  // subrule of a rule whose text is only its title and that has nothing else of its own;
+  // else null.
+  OfflineIndex.prototype.definitionAt = function (r) {
     if (r.kind !== "rule" || !r.number || r.number.indexOf(".") < 0) return null;
     if ((r.abilities || []).length || (r.rulings || []).length || (r.examples || []).length) return null;
     var titles = Object.keys(r.title || {}).map(function (k) { return r.title[k].trim(); });
@@ -1338,7 +1339,25 @@
       var c = self.records[i];
       return c.edition === r.edition && c.source === r.source;
     });
-    return first.length ? this.records[first[0]] : null;
+    return first.length ? first[0] : null;
+  };
+
+  // That subrule's record, or null.
+  OfflineIndex.prototype.definition = function (r) {
+    var at = this.definitionAt(r);
+    return at === null ? null : this.records[at];
+  };
+
+  // A group as it answers a query asking about its rule (Results.answering): a heading rule
+  // shown by its definition is that subrule, the heading left out, and another edition shown
+  // by its subrules before its heading.
+  OfflineIndex.prototype.answering = function (group) {
+    var at = this.definitionAt(this.records[group[0]]);
+    if (at === null) return group;
+    var headings = this.questionVocabulary().headings;
+    var rest = group.slice(1).filter(function (i) { return i !== at; });
+    return [at].concat(rest.filter(function (i) { return !headings.has(i); }),
+                       rest.filter(function (i) { return headings.has(i); }));
   };
 
   OfflineIndex.prototype.result = function (group, query, script) {
@@ -1389,7 +1408,9 @@
       : this.collapse(ranked, asked && this.data.questions.weights.subrules ? this.subruleGroup.bind(this) : null);
     var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
-    answer.results = groups.slice(0, limit).map(function (group) { return self.result(group, marking, script); });
+    var page = groups.slice(0, limit);
+    if (!asked && !answer.rule_jump && !this.plain(parsed.typed || parsed.text)) page = page.map(this.answering, this);
+    answer.results = page.map(function (group) { return self.result(group, marking, script); });
     answer.took_ms = Date.now() - started;
     return answer;
   };
