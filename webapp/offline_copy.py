@@ -53,7 +53,6 @@ from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExp
 from indexer.knowledge.library import Library
 from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
-from indexer.knowledge.statements import Statements
 from indexer.search import query
 from indexer.search.analysis import english_stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
@@ -220,7 +219,7 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         "candidates": QUESTION_CANDIDATES, "documents": library.engine.doc_count(),
         # An English question's statement scores' constants (`statements.Statements`).
         "statements": {"k1": statements.K1, "b": statements.B,
-                       "mean_length": Statements(catalogue).mean_length if weights.statements else 1.0},
+                       "mean_length": library.statements.mean_length if library.statements is not None else 1.0},
         # Every number of `Weights` (a new one reaches the copy with no change here).
         "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
                     if isinstance(getattr(weights, f.name), int | float)},

@@ -110,6 +110,8 @@ class Library:
                                    if weights.dictionary_words else None)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
                               self.build.segmenter)
+        # The ranking's statements of today's rules (None when `Weights.statements` is 0).
+        self.statements = self._ranker.statements
         self._grouping = EditionGrouping(self.catalogue)
         # A question asks about one subrule, a look-up about a rule (`Weights.subrules`).
         self._question_groups = self.catalogue.subrule_group_at if weights.subrules else None

@@ -70,7 +70,9 @@ class Ranker:
         self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
                           if weights.meanings or weights.word_matches else None)
         self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
-        self._statements = Statements(catalogue) if weights.statements else None
+        # Today's rules' English statements as an English question's words are scored in
+        # them (`statements`; None when that weight is 0); the offline copy ships their mean length.
+        self.statements = Statements(catalogue) if weights.statements else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
@@ -227,8 +229,8 @@ class Ranker:
         if not self.questions.short(text):
             share = self._answers.coverage(concepts, docs[best].tolist())
             scores[best] += weights.question * share ** 2
-        if self._statements is not None and not HAN_RUN.search(text):
-            scores[best] += weights.statements * _share_of_best(self._statements.scores(concepts, docs[best]))
+        if self.statements is not None and not HAN_RUN.search(text):
+            scores[best] += weights.statements * _share_of_best(self.statements.scores(concepts, docs[best]))
         scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
