@@ -282,7 +282,7 @@ class Library:
             marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
             groups_shown = [[by_position[at] for at in group] for group in page]
-            if not asked and not answer["rule_jump"] and not self._ranker.questions.plain(parsed.typed or parsed.text):
+            if not asked and not answer["rule_jump"] and self._ranker.asks_about(parsed):
                 # A look-up asked as a question (what is ward): a keyword's heading answers
                 # as the subrule defining it (`Results.answering`).
                 groups_shown = [self._results.answering(group) for group in groups_shown]

@@ -304,6 +304,15 @@ class Ranker:
             return False
         return self.questions.asks(text, terse=self.weights.terse > 0)
 
+    def asks_about(self, parsed: ParsedQuery) -> bool:
+        """Whether a query not read as a question (`asks`) still asks about what it names
+        (what is ward, 留存是什么): it holds a question form and is not itself a heading, a
+        name or a glossary term (remove from the game is an old term's name, not a question)."""
+        text = parsed.typed or parsed.text
+        if not text or self._looked_up(text) or self.expander.glossary.lookup(text) is not None:
+            return False
+        return not self.questions.plain(text)
+
     def _looked_up(self, text: str) -> bool:
         """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""
         key, catalogue = fold_key(text), self.catalogue

@@ -1348,6 +1348,14 @@
     return at === null ? null : this.records[at];
   };
 
+  // Whether a query not read as a question still asks about what it names (Ranker.asks_about):
+  // it holds a question form and is not itself a heading, a name or a glossary term.
+  OfflineIndex.prototype.asksAbout = function (parsed) {
+    var text = parsed.typed || parsed.text;
+    if (!text || this.lookedUp(text) || this.lookup(text)) return false;
+    return !this.plain(text);
+  };
+
   // A group as it answers a query asking about its rule (Results.answering): a heading rule
   // shown by its definition is that subrule, the heading left out, and another edition shown
   // by its subrules before its heading.
@@ -1409,7 +1417,7 @@
     var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
     var page = groups.slice(0, limit);
-    if (!asked && !answer.rule_jump && !this.plain(parsed.typed || parsed.text)) page = page.map(this.answering, this);
+    if (!asked && !answer.rule_jump && this.asksAbout(parsed)) page = page.map(this.answering, this);
     answer.results = page.map(function (group) { return self.result(group, marking, script); });
     answer.took_ms = Date.now() - started;
     return answer;
