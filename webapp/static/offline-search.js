@@ -1417,7 +1417,10 @@
     var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
     var page = groups.slice(0, limit);
-    if (!asked && !answer.rule_jump && this.asksAbout(parsed)) page = page.map(this.answering, this);
+    if (!asked && !answer.rule_jump) {
+      var answering = page.map(this.answering, this);
+      if (answering.some(function (g, n) { return g !== page[n]; }) && this.asksAbout(parsed)) page = answering;
+    }
     answer.results = page.map(function (group) { return self.result(group, marking, script); });
     answer.took_ms = Date.now() - started;
     return answer;
