@@ -241,6 +241,18 @@ class Catalogue:
         self.subrule_group_at = _numbered([self._subrule_key(r, n) for n, r in enumerate(records)])
         newness = {key: n for n, key in enumerate(sorted({_newness(r) for r in records}))}
         self.newness_at = np.array([newness[_newness(r)] for r in records], np.int64)
+        # A rule that is only its heading (502 Untap Step, 702.79 Persist: `only_heading`): it
+        # names what a question is about but answers nothing, and a keyword's is shown by its
+        # definition.
+        self.heading_at = np.array([only_heading(r) for r in records], bool)
+        # A numbered heading rule's definition (702.79a of 702.79 Persist: its first subrule in
+        # its document), by position; -1: none.
+        self.definition_at = np.full(len(records), -1, np.int64)
+        for n in np.flatnonzero(self.heading_at).tolist():
+            r = records[n]
+            children = self.children(r.number, r.edition, r.source) if r.number and "." in r.number else []
+            if children:
+                self.definition_at[n] = self.positions[children[0].id]
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)

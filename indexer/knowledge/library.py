@@ -282,13 +282,11 @@ class Library:
             marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
             groups_shown = [[by_position[at] for at in group] for group in page]
-            if not asked and not answer["rule_jump"]:
+            defined = self.catalogue.definition_at[[group[0] for group in page]] >= 0
+            if not asked and not answer["rule_jump"] and defined.any() and self._ranker.asks_about(parsed):
                 # A look-up asked as a question (what is ward): a keyword's heading answers
                 # as the subrule defining it (`Results.answering`); whether it asks is read
-                # only when the page has such a heading.
-                answering = [self._results.answering(group) for group in groups_shown]
-                if any(a is not g for a, g in zip(answering, groups_shown, strict=True)) \
-                        and self._ranker.asks_about(parsed):
-                    groups_shown = answering
+                # only when a result of the page is such a heading.
+                groups_shown = [self._results.answering(group) for group in groups_shown]
             answer["results"] = [self._results.result(group, plan, script) for group in groups_shown]
         return answer

@@ -25,7 +25,7 @@ from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery
 
-from .catalogue import Catalogue, only_heading
+from .catalogue import Catalogue
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .meanings import Meanings, WordVectors
@@ -75,9 +75,6 @@ class Ranker:
         self.statements = Statements(catalogue) if weights.statements else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
-        # A rule that is only its heading (502 Untap Step, 702.65 Aura Swap): it names what a
-        # question is about but answers nothing.
-        self._heading_at = np.array([only_heading(r) for r in catalogue.by_position], bool)
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> Ranked:
         """The candidates ranked, best first, as record positions: the engine's score by kind,
@@ -231,7 +228,7 @@ class Ranker:
             scores[best] += weights.question * share ** 2
         if self.statements is not None and not HAN_RUN.search(text):
             scores[best] += weights.statements * _share_of_best(self.statements.scores(concepts, docs[best]))
-        scores[best[self._heading_at[docs[best]]]] *= weights.question_heading
+        scores[best[self.catalogue.heading_at[docs[best]]]] *= weights.question_heading
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
         return docs, scores

@@ -7,7 +7,7 @@ from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
 
-from .catalogue import Catalogue, only_heading
+from .catalogue import Catalogue
 from .display import display, display_title, names_in_all_scripts, plain_text
 from .snippets import SnippetPlan, Snippets
 
@@ -68,15 +68,14 @@ class Results:
         if definition is None:
             return group
         rest = [r for r in group[1:] if r.id != definition.id]
-        return [definition, *sorted(rest, key=lambda r: only_heading(r))]
+        heading_at, positions = self.catalogue.heading_at, self.catalogue.positions
+        return [definition, *sorted(rest, key=lambda r: bool(heading_at[positions[r.id]]))]
 
     def _definition(self, record: Record) -> Record | None:
         """The subrule a heading rule is defined by (702.79a of 702.79 Persist): its first
-        subrule, for a rule whose text is only its title; else None."""
-        if not record.number or "." not in record.number or not only_heading(record):
-            return None
-        children = self.catalogue.children(record.number, record.edition, record.source)
-        return children[0] if children else None
+        subrule, for a rule whose text is only its title (`Catalogue.definition_at`); else None."""
+        at = int(self.catalogue.definition_at[self.catalogue.positions[record.id]])
+        return self.catalogue.by_position[at] if at >= 0 else None
 
     def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict, Record, bool | None, str | None]:
         """What a result shows of its record whatever the query: the fields it starts with,
