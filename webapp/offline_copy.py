@@ -47,7 +47,6 @@ from indexer.documents.references import REFERENCE_PATTERN, RULE_NUMBER_QUERY_PA
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.knowledge import questions, statements
-from indexer.knowledge.catalogue import only_heading
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
@@ -227,7 +226,7 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
         "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
                                              len(paragraphs)) for r in records],
-        "headings": [at for at, r in enumerate(records) if only_heading(r)],
+        "headings": [at for at, r in enumerate(records) if catalogue.heading_at[catalogue.positions[r.id]]],
         "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited
                                                                 if catalogue.by_position[c].id in position]
                   for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},

@@ -282,8 +282,9 @@ class Library:
             marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
             groups_shown = [[by_position[at] for at in group] for group in page]
-            defined = self.catalogue.definition_at[[group[0] for group in page]] >= 0
-            if not asked and not answer["rule_jump"] and defined.any() and self._ranker.asks_about(parsed):
+            if (not asked and not answer["rule_jump"]
+                    and (self.catalogue.definition_at[[group[0] for group in page]] >= 0).any()
+                    and self._ranker.asks_about(parsed)):
                 # A look-up asked as a question (what is ward): a keyword's heading answers
                 # as the subrule defining it (`Results.answering`); whether it asks is read
                 # only when a result of the page is such a heading.

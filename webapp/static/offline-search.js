@@ -822,25 +822,27 @@
     return remember(h.counts, form, count, CACHE_SIZE);
   };
 
+  // The share of records a form as `pieces` is held by, which weighs it (QuestionReader._concept):
+  // `count` of the whole index's records hold its rarest piece; for a Chinese question
+  // (`chinese`) a Chinese form's share is of today's rules holding it as written.
+  OfflineIndex.prototype.heldShare = function (pieces, count, chinese) {
+    var Q = this.data.questions, han = this.questionVocabulary().hanWord, self = this;
+    if (chinese && Q.weights.todays_holders > 0 && pieces.every(function (p) { return han.test(p); })) {
+      var least = Math.min.apply(null, pieces.map(function (p) { return self.holderCount(p); }));
+      return Math.max(least, 1) / Math.max(this.todaysHolders().total, 1);
+    }
+    return count / Math.max(Q.documents, 1);
+  };
+
   // One thing a question names: its forms' pieces and its weight, by its commonest form's
-  // share of the records holding it; for a Chinese question (`chinese`) a Chinese form's
-  // share is of today's rules holding it as written (QuestionReader._concept).
+  // share (QuestionReader._concept).
   OfflineIndex.prototype.concept = function (forms, share, chinese) {
-    var self = this, alternatives = [], commonest = 0, Q = this.data.questions;
-    var holders = chinese && Q.weights.todays_holders > 0, han = this.questionVocabulary().hanWord;
+    var self = this, alternatives = [], commonest = 0;
     Array.from(new Set(forms)).forEach(function (form) {
       var found = self.pieces(form);
       if (!(found[0].length && found[1])) return;
-      var part;
-      if (holders && found[0].every(function (p) { return han.test(p); })) {
-        var h = self.todaysHolders();
-        var least = Math.min.apply(null, found[0].map(function (p) { return self.holderCount(p); }));
-        part = Math.max(least, 1) / Math.max(h.total, 1);
-      } else {
-        part = found[1] / Math.max(Q.documents, 1);
-      }
       alternatives.push(found[0]);
-      commonest = Math.max(commonest, part);
+      commonest = Math.max(commonest, self.heldShare(found[0], found[1], chinese));
     });
     if (!alternatives.length) return null;
     return { forms: alternatives, weight: (share === undefined ? 1 : share) * Math.log(1 + 1 / commonest) };
@@ -851,12 +853,8 @@
   OfflineIndex.prototype.wordConcept = function (token, count, chinese) {
     var Q = this.data.questions;
     if (!count || !(this.questionVocabulary().hanWord.test(token) || token.length >= Q.min_latin_needle)) return null;
-    var found = { forms: [[this.foldKey(asWritten(token))]], weight: Math.log(1 + Q.documents / count) };
-    if (chinese && Q.weights.todays_holders > 0 && this.questionVocabulary().hanWord.test(found.forms[0][0])) {
-      var h = this.todaysHolders();
-      found.weight = Math.log(1 + Math.max(h.total, 1) / Math.max(this.holderCount(found.forms[0][0]), 1));
-    }
-    return found;
+    var pieces = [this.foldKey(asWritten(token))];
+    return { forms: [pieces], weight: Math.log(1 + 1 / this.heldShare(pieces, count, chinese)) };
   };
 
   // The concepts of a question, in the order it names them (QuestionReader._read).
