@@ -216,6 +216,18 @@ def test_offline_reads_a_query_as_a_question_as_the_server_does(rules_server, co
     assert sum(online) > len(rows) / 2 and share >= ASKS_AGREEMENT
 
 
+def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_naming_them(rules_server, context):
+    """As online (`Ranker._share`): 122.1b lists trample and deathtouch among the keyword
+    counters, and holds them offline too only as items of its list."""
+    queries = ["trample deathtouch", "flying vigilance", "lifelink menace", "践踏 死触", "踐踏 死觸", "飛行 警戒"]
+    online = [online_top(rules_server, q) for q in queries]
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    offline = offline_tops(page, queries)
+    assert offline == online
+    assert all(top and "122.1b" not in top for top in offline), offline
+
+
 def test_todays_rules_open_offline_in_both_languages_and_scripts(rules_server, context):
     page = first_visit(context, rules_server.url + "/")
     meta = json.loads(urllib.request.urlopen(rules_server.url + "/api/offline").read())

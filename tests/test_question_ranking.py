@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import os
 import statistics
 import subprocess
@@ -332,6 +333,42 @@ def test_a_rules_own_statement_holding_the_questions_words_ranks_it_first(kb_lib
     assert first(kb_library) == "603.3a"
     with _weighed(kb_library, statements=0.0) as library:
         assert first(library) != "603.3a"
+
+
+def test_the_rules_that_list_keyword_abilities_are_found_in_the_rules_text(kb_library):
+    """122.1b (the keywords a keyword counter can be) names twelve to fifteen keyword abilities,
+    in the 2022 edition and both of 2026 (read from the rules files); no other rule names more
+    than six (601.2b names five), so no rule that says something of a keyword is a list."""
+    catalogue = kb_library.catalogue
+    lists = {(catalogue.by_position[at].edition, catalogue.by_position[at].number)
+             for at in np.flatnonzero(catalogue.listing_at).tolist()}
+    assert lists == {("2022-11-18", "122.1b"), ("2026-01-16", "122.1b"), ("2026-04-17", "122.1b")}
+    listed = set(catalogue.listed_keywords)
+    assert {"trample", "deathtouch", "first strike", "践踏", "死触", "先攻"} <= listed
+    assert "kicker" not in listed and "persist" not in listed
+
+
+def _list_first(library: Library, names: list[str]) -> int:
+    """How many pairs of the names, typed together, find the list rule first."""
+    return sum(library.search(f"{a} {b}", limit=1)["results"][0]["rule"] == "122.1b"
+               for a, b in itertools.combinations(names, 2))
+
+
+def test_two_keywords_typed_together_find_their_rules_not_the_list_naming_them(kb_library):
+    """trample deathtouch, 践踏 死触: a judge asks how the two meet, and 122.1b, which only lists
+    them among the keyword counters, held the whole question; now it holds them as list items
+    (`Weights.list_items`), and comes first only where the query is written in it as typed
+    (haste hexproof: "haste, hexproof"). A question about the list itself still finds it."""
+    names = [n for n in kb_library.catalogue.listed_keywords if n.isascii() and n.islower()]
+    chinese = [n for n in kb_library.catalogue.listed_keywords if not n.isascii()][:10]
+    pairs = len(names) * (len(names) - 1) // 2
+    assert _list_first(kb_library, names) <= 5
+    assert _list_first(kb_library, chinese) <= 2
+    with _weighed(kb_library, list_items=1.0) as library:
+        assert _list_first(library, names) > pairs / 2
+        assert _list_first(library, chinese) > 20
+    for question in ("what can a keyword counter be", "关键字指示物可以是哪些关键字"):
+        assert kb_library.search(question, limit=1)["results"][0]["rule"] == "122.1b", question
 
 
 # ---------------------------------------------------------------- the answer shown

@@ -202,7 +202,8 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
     `Ranker._rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
     the data files give them (read here, so an edit of them reaches the copy at the next
     build), the reading's and ranking's constants and weights, and per record its numbered
-    paragraph's group (a subrule's siblings), which rules are only their heading, the rules
+    paragraph's group (a subrule's siblings), which rules are only their heading or list keyword
+    abilities (with the abilities they list), the rules
     today's glossary entries cite and the rules its two-word terms name. Not shipped: the
     words' meaning vectors (`meanings`, 3.75 MB), which a phone does without."""
     catalogue, weights = library.catalogue, library.weights
@@ -227,6 +228,10 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
                                              len(paragraphs)) for r in records],
         "headings": [at for at, r in enumerate(records) if catalogue.heading_at[catalogue.positions[r.id]]],
+        # The rules that list keyword abilities, and the abilities' names, read as a question's
+        # concepts by the copy itself (`Catalogue.listing_at`, `Ranker._share`).
+        "lists": [at for at, r in enumerate(records) if catalogue.listing_at[catalogue.positions[r.id]]],
+        "listed_keywords": catalogue.listed_keywords,
         "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited
                                                                 if catalogue.by_position[c].id in position]
                   for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import overload
@@ -28,6 +29,13 @@ from indexer.search.record_lines import RecordLines
 from .editions import EditionTables
 
 NAMED_KINDS = ("card", "planar_card", "term")
+# The section of keyword abilities (702 in every edition held): what a list of them names.
+KEYWORD_ABILITIES = "702"
+# The fewest keyword abilities a rule names in its English text to be a list of them
+# (`Catalogue.listing_at`): 122.1b, the keywords a keyword counter can be, names 12 (2022) to
+# 15 (2026); a rule that says something of several (601.2b, the costs announced in casting a
+# spell) names at most 6.
+LIST_NAMES = 10
 
 
 def is_titled_rule(rule: Record) -> bool:
@@ -99,6 +107,7 @@ class Catalogue:
         self.cited_at: dict[int, list[int]] = {}
         self.concepts = self._todays_concepts(records)
         self._place_in_results(records)
+        self._find_lists(records)
         self._quoted = self._quotations_by_rule(records)
 
     def _quotations_by_rule(self, records: list[Record]) -> dict[tuple, list[Record]]:
@@ -253,6 +262,31 @@ class Catalogue:
             children = self.children(r.number, r.edition, r.source) if r.number and "." in r.number else []
             if children:
                 self.definition_at[n] = self.positions[children[0].id]
+
+    def _find_lists(self, records: list[Record]) -> None:
+        """The rules that list keyword abilities (`LIST_NAMES` of them or more, as whole words
+        of the English text), by position, and the abilities they list, by their English name
+        and their heading rules' titles (践踏, 踐踏): a question names these as a list item only
+        (`Ranker._share`). Only a text with a comma between each two names is read."""
+        names = {r.keyword for r in records if r.kind == "rule" and r.keyword and r.number
+                 and r.number.split(".")[0] == KEYWORD_ABILITIES}
+        self.listing_at = np.zeros(len(records), bool)
+        found: set[str] = set()
+        if not names:
+            self.listed_keywords: list[str] = []
+            return
+        ordered = sorted(names, key=lambda n: (-len(n), n))
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, ordered)) + r")(?![\w-])")
+        for n, r in enumerate(records):
+            text = r.text.get("en", "") if r.kind == "rule" else ""
+            if text.count(",") >= LIST_NAMES - 1:
+                listed = set(pattern.findall(text.lower()))
+                if len(listed) >= LIST_NAMES:
+                    self.listing_at[n] = True
+                    found |= listed
+        titles = {title for keyword in found for head in self.keyword_heads.get(keyword, ())
+                  for title in self.records[head].title.values() if title.lower() not in found}
+        self.listed_keywords = sorted(found | titles)
 
     def get(self, record_id: str) -> Record | None:
         return self.records.get(record_id)

@@ -388,6 +388,12 @@ class QuestionRanker:
     def coverage(self, concepts: tuple[Concept, ...], positions: list[int]) -> np.ndarray:
         """For each candidate (positions), the weight of the concepts its text holds over the
         weight of all the question's concepts."""
+        total = sum(c.weight for c in concepts)
+        held = self.held(concepts, positions)
+        return held / total if total else held
+
+    def held(self, concepts: tuple[Concept, ...], positions: list[int]) -> np.ndarray:
+        """For each candidate (positions), the weight of the concepts its text holds."""
         held = np.zeros(len(positions))
         index = {p: i for i, p in enumerate(positions)}
         for concept in concepts:
@@ -401,5 +407,4 @@ class QuestionRanker:
                 holders.update(found)
             for p in holders:
                 held[index[p]] += concept.weight
-        total = sum(c.weight for c in concepts)
-        return held / total if total else held
+        return held

@@ -29,7 +29,7 @@ from .catalogue import Catalogue
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
 from .meanings import Meanings, WordVectors
-from .questions import QuestionRanker, QuestionReader
+from .questions import Concept, QuestionRanker, QuestionReader
 from .siblings import Siblings
 from .statements import Statements
 from .weights import Weights
@@ -70,6 +70,10 @@ class Ranker:
         self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
                           if weights.meanings or weights.word_matches else None)
         self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
+        # The forms of the keyword abilities a list rule names, as a question's concepts have
+        # them (`_share`).
+        self._listed_forms = {form for name in catalogue.listed_keywords
+                              for concept in questions.read(name)[:1] for form in concept.forms}
         # Today's rules' English statements as an English question's words are scored in
         # them (`statements`; None when that weight is 0); the offline copy ships their mean length.
         self.statements = Statements(catalogue) if weights.statements else None
@@ -224,14 +228,31 @@ class Ranker:
             best = best[~self.catalogue.superseded_at[docs[best]]]
         best = best[:QUESTION_CANDIDATES]
         if not self.questions.short(text):
-            share = self._answers.coverage(concepts, docs[best].tolist())
-            scores[best] += weights.question * share ** 2
+            scores[best] += weights.question * self._share(concepts, docs[best]) ** 2
         if self.statements is not None and not HAN_RUN.search(text):
             scores[best] += weights.statements * _share_of_best(self.statements.scores(concepts, docs[best]))
         scores[best[self.catalogue.heading_at[docs[best]]]] *= weights.question_heading
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
         return docs, scores
+
+    def _share(self, concepts: tuple[Concept, ...], positions: np.ndarray) -> np.ndarray:
+        """The share of the question each candidate holds (`QuestionRanker.coverage`), but a
+        rule that lists keyword abilities (`Catalogue.listing_at`: 122.1b, the keywords a
+        keyword counter can be) holds the question's keyword abilities as items of its list
+        only, each at `Weights.list_items` of its weight: two keywords typed together ask how
+        they meet, which a list of fifteen does not say, and its other words (a keyword
+        counter) still count in full."""
+        share = self._answers.coverage(concepts, positions.tolist())
+        listing = np.flatnonzero(self.catalogue.listing_at[positions])
+        items = tuple(c for c in concepts if self._listed_forms.intersection(c.forms))
+        if not len(listing) or not items:
+            return share
+        others = tuple(c for c in concepts if c not in items)
+        lists = positions[listing].tolist()
+        held = self._answers.held(others, lists) + self.weights.list_items * self._answers.held(items, lists)
+        share[listing] = held / sum(c.weight for c in concepts)
+        return share
 
     def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """A question's candidates, each with its nearness in meaning to it added, as a whole

@@ -690,6 +690,7 @@
       latin: new RegExp(Q.latin, "g"), han: hanKeys, longestHan: longest, hanWord: han,
       questionWords: new Set(Q.question_words), queryWord: new RegExp(Q.query_word, "g"),
       headings: new Set(Q.headings), lookedUp: new Set(Q.looked_up), readings: new Map(),
+      lists: new Set(Q.lists), listedForms: null,
     };
     return this.questionWords;
   };
@@ -1045,9 +1046,14 @@
   // For each candidate, the weight of the question's concepts its text holds over that of
   // all of them (QuestionRanker.coverage).
   OfflineIndex.prototype.coverage = function (concepts, docs) {
-    var self = this, held = docs.map(function () { return 0; }), total = 0;
+    var total = weightOf(concepts);
+    return this.held(concepts, docs).map(function (h) { return total ? h / total : h; });
+  };
+
+  // For each candidate, the weight of the question's concepts its text holds (QuestionRanker.held).
+  OfflineIndex.prototype.held = function (concepts, docs) {
+    var self = this, held = docs.map(function () { return 0; });
     concepts.forEach(function (concept) {
-      total += concept.weight;
       docs.forEach(function (doc, n) {
         var text = self.folded(doc);
         var holds = concept.forms.some(function (pieces) {
@@ -1056,7 +1062,47 @@
         if (holds) held[n] += concept.weight;
       });
     });
-    return held.map(function (h) { return total ? h / total : h; });
+    return held;
+  };
+
+  function weightOf(concepts) {
+    return concepts.reduce(function (total, concept) { return total + concept.weight; }, 0);
+  }
+
+  // The share of the question each candidate holds, a rule that lists keyword abilities
+  // holding the question's ones as items of its list only, at `list_items` of their weight
+  // (Ranker._share).
+  OfflineIndex.prototype.share = function (concepts, docs) {
+    var share = this.coverage(concepts, docs), lists = this.questionVocabulary().lists;
+    var listing = [];
+    docs.forEach(function (doc, n) { if (lists.has(doc)) listing.push(n); });
+    if (!listing.length) return share;
+    var listed = this.listedForms();
+    var items = concepts.filter(function (c) {
+      return c.forms.some(function (pieces) { return listed.has(pieces.join("\t")); });
+    });
+    if (!items.length) return share;
+    var others = concepts.filter(function (c) { return items.indexOf(c) < 0; });
+    var at = listing.map(function (n) { return docs[n]; }), total = weightOf(concepts);
+    var heldOthers = this.held(others, at), heldItems = this.held(items, at);
+    var w = this.data.questions.weights.list_items;
+    listing.forEach(function (n, i) { share[n] = (heldOthers[i] + w * heldItems[i]) / total; });
+    return share;
+  };
+
+  // The forms of the keyword abilities a list rule names, as the question's concepts have
+  // them: each name's first concept, read once (Ranker._listed_forms).
+  OfflineIndex.prototype.listedForms = function () {
+    var v = this.questionVocabulary(), self = this;
+    if (!v.listedForms) {
+      var forms = new Set();
+      this.data.questions.listed_keywords.forEach(function (name) {
+        var first = self.read(name)[0];
+        if (first) first.forms.forEach(function (pieces) { forms.add(pieces.join("\t")); });
+      });
+      v.listedForms = forms;
+    }
+    return v.listedForms;
   };
 
   // For an English question, each candidate's BM25 over its own statement, today's rule's
@@ -1154,7 +1200,7 @@
     var docs = Array.from(scores.keys()).sort(function (a, b) {
       return scores.get(b) - scores.get(a) || a - b;
     }).slice(0, Q.candidates);
-    var share = this.short(text) ? docs.map(function () { return 0; }) : this.coverage(concepts, docs);
+    var share = this.short(text) ? docs.map(function () { return 0; }) : this.share(concepts, docs);
     var headings = this.questionVocabulary().headings;
     var statements = W.statements && !this.patterns.hasHan.test(text) ? this.statementScores(concepts, docs) : null;
     var bestStatement = statements ? Math.max.apply(null, statements.concat([0])) : 0;
