@@ -99,6 +99,14 @@ def test_a_players_word_stands_with_the_translations_word_for_it():
         assert rules_word in vocabulary.means[_normal(typed)], typed
 
 
+def test_a_taiwanese_players_word_for_activate_finds_the_rules_of_activating(kb_library):
+    # Taiwanese players activate an ability with 發動; the rules write 起动 for activate and
+    # 发动 for a scheme's Set in Motion (701.32), which the question found first.
+    assert "起动" in Vocabulary().means[_normal("發動")]
+    first = kb_library.search("對手回合可以發動異能嗎", limit=1)["results"][0]["rule"]
+    assert first.startswith("602."), first  # 602: Activating Activated Abilities
+
+
 # ---------------------------------------------------------------- the whole knowledge base
 
 def _tuning_mrr(library: Library, path=questions_split.TUNING) -> dict[str, float]:
