@@ -32,13 +32,15 @@ from .measure import ROOT, SHARED_CR, WARM_UP_QUERY, build_folder, percentile, t
 
 CHUNK = 100
 # Runs inside each version's tree: answers lines of JSON query lists with lists of
-# [elapsed, CPU] seconds.
+# [elapsed, CPU] seconds. The opened library is kept from the garbage collector as the service
+# keeps it (`LiveLibrary`), or one full collection's walk of it (170 ms) is some query's time.
 WORKER = """
-import json, sys, time
+import gc, json, sys, time
 from pathlib import Path
 from indexer.knowledge.library import Library
 library = Library(Path(sys.argv[1]))
 library.search(sys.argv[2])
+gc.freeze()  # as the service keeps an opened library: no full collection walks it
 for line in sys.stdin:
     times = []
     for query in json.loads(line):

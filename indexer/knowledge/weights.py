@@ -35,8 +35,8 @@ class Weights:
     question: float = 1.0
     question_heading: float = 0.5
     # What a keyword ability a question names counts for in its share held by a rule that only
-    # lists it with ten others (`Catalogue.listing_at`, 122.1b): 0, nothing; 1, as any rule
-    # holding it (`Ranker._share`).
+    # lists it among ten or more (`Catalogue.listing_at`, 122.1b): 0, nothing; 1, as in any
+    # rule holding it (`Ranker._share`).
     list_items: float = 0.0
     # What a question form's asked-for words (how many: a number) weigh against the question's
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
