@@ -5,13 +5,15 @@ scripts/serve runs nginx (behind HAProxy) in front of gunicorn (deploy/serve.py)
 every request whole, whatever the client sends or withholds, and reads every answer whole, so
 gunicorn's plain synchronous worker meets only complete requests over a unix socket, one at a
 time, as the app runs them (the search engine's readers share file positions). `Worker` is that
-worker with two changes:
+worker with three changes:
 
 - A response's head goes out in the same write as the first part of its body (`_HeadWithBody`).
 - gunicorn's own answers to a request it cannot read (a request line over its limit: 414,
   too many or too large header fields: 431, a malformed request: 400) come in the app's one
   error shape, JSON or an HTML page as the path and `Accept` ask, instead of gunicorn's bare
   page. gunicorn still chooses the status and logs the refusal.
+- The garbage collector's older generations are collected between requests, after a
+  request's connection is closed, never inside one (webapp/collection.py).
 
 `error_document` gives the same shape to the pages nginx answers with itself (a request it
 refuses, an app server that does not answer), and `error_answer` to HAProxy's (a request that
@@ -26,6 +28,7 @@ from flask import Flask
 from gunicorn.workers.sync import SyncWorker
 from werkzeug.http import HTTP_STATUS_CODES
 
+from . import collection
 from .views.errors import MESSAGES, error_response
 
 _STATUS = re.compile(rb"HTTP/1\.1 ([0-9]{3}) ")
@@ -115,10 +118,18 @@ class _Recorded:
 
 class Worker(SyncWorker):
     """gunicorn's synchronous worker writing a response's head with its body, whose refusals
-    are in the app's error shape (see the module's docstring)."""
+    are in the app's error shape, and which collects the garbage collector's older
+    generations between requests (see the module's docstring)."""
+
+    def init_process(self):
+        collection.collect_older_between_requests()
+        super().init_process()
 
     def handle(self, listener, client, addr):
-        return super().handle(listener, _Recorded(client), addr)
+        try:
+            return super().handle(listener, _Recorded(client), addr)
+        finally:
+            collection.between_requests()
 
     def handle_request(self, listener, req, client, addr):
         one_write = _HeadWithBody(client)
