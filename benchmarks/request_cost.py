@@ -1,17 +1,17 @@
 """Request cost: the server CPU each address of the site costs, over the whole knowledge base.
 
 Every kind of address the site answers is asked, as a browser asks it (Accept-Encoding of
-Chromium), through the WSGI app in this process, with `time.process_time()` around the call
-and the reading of its body, the garbage collector kept as a worker keeps it (what is open
-frozen, the older generations collected between requests: webapp/collection.py): every page
-type and its JSON twin, every page of every source, every rule of today's edition and the
-sections of the older ones, cards, planes, terms, searches (the judged queries and hostile
-ones: the longest query, many distinct words), suggestions, rule batches, the offline copy,
-static files, error pages, and the linker's largest posts. Each address is asked once, as a crawler or a hostile client asks addresses
-no cache holds; the ten most expensive, their cost when asked again, and the worst of each
-kind are printed, with every address over the budget of LIMIT_MS; then the ten asked again of
-the real app under gunicorn (one worker, as scripts/serve runs it), each first and then again,
-with its worker's CPU around each request.
+Chromium), through the WSGI app in this process, with `time.process_time()` around the call and
+the reading of its body, the garbage collector kept as a worker keeps it (what is open frozen,
+the older generations collected between requests: webapp/collection.py): every page type and
+its JSON twin, every page of every source, every rule of today's edition and the sections of
+the older ones, cards, planes, terms, searches (the judged queries and hostile ones: the
+longest query, many distinct words), suggestions, rule batches, the offline copy, static files,
+error pages, and the linker's largest posts. Each address is asked once, as a crawler or a
+hostile client asks addresses no cache holds; the ten most expensive, their cost when asked
+again, and the worst of each kind are printed, with every address over the budget of LIMIT_MS;
+then the ten asked again of the real app under gunicorn (one worker, as scripts/serve runs it),
+each first and then again, with its worker's CPU around each request.
 
     python -m benchmarks.request_cost INDEX_ROOT    # an index built with its offline copy
     ./scripts/bench cost                             # builds the whole knowledge base first
