@@ -5,10 +5,10 @@ A worker keeps its opened library out of the collector's reach (`gc.freeze`: Liv
 what the bounded caches fill with after that is the collector's to walk, and a collection of an
 older generation falls on whichever request allocated the object that tipped its count: a full
 one costs nearly what a request may cost in all (docs/benchmarks.md, "Garbage collection
-between requests"). In a worker (`webapp.serving.Worker`) the youngest generation, a few
-milliseconds at most, is still collected by Python inside a request; the two older ones are
-collected after a request's answer is written and its connection closed, as often as Python's
-default thresholds would collect them.
+between requests"). In a worker (`webapp.serving.Worker`) the youngest generation, which holds
+only what was made since its last collection, is still collected by Python inside a request;
+the two older ones are collected after a request's answer is written and its connection
+closed, as often as Python's default thresholds would collect them.
 """
 from __future__ import annotations
 
