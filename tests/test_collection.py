@@ -4,7 +4,11 @@ socket pair, with an app that allocates enough to start many young collections."
 from __future__ import annotations
 
 import gc
+import json
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 from gunicorn.config import Config
@@ -100,3 +104,42 @@ def test_the_worker_collects_the_older_generations_after_the_request_not_during_
         client.close()
     assert seen["during"][0] > before[0] and seen["during"][1:] == before[1:]
     assert after[1] == before[1] + 1 and gc.get_count()[1] == 0
+
+
+THRESHOLD_APP = '''
+import gc, json
+
+def app(environ, start_response):
+    body = json.dumps(gc.get_threshold()).encode()
+    start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+    return [body]
+'''
+
+
+def test_a_gunicorn_worker_leaves_only_the_youngest_generation_to_python(tmp_path):
+    """gunicorn itself, with the worker: the app inside it sees the older generations' thresholds
+    out of reach and the youngest's as Python's."""
+    (tmp_path / "threshold_app.py").write_text(THRESHOLD_APP, encoding="utf-8")
+    address = tmp_path / "app.sock"
+    server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--worker-class", "webapp.serving.Worker",
+                               "--workers", "1", "--bind", f"unix:{address}", "--chdir", str(tmp_path),
+                               "threshold_app:app"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        answer = b""
+        deadline = time.monotonic() + 30
+        while not answer and time.monotonic() < deadline:
+            try:
+                with socket.socket(socket.AF_UNIX) as client:
+                    client.connect(str(address))
+                    client.sendall(b"GET / HTTP/1.1\r\nHost: kb\r\n\r\n")
+                    client.settimeout(10)
+                    while chunk := client.recv(65536):
+                        answer += chunk
+            except OSError:
+                time.sleep(0.2)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200"), answer
+    assert json.loads(body) == [gc.get_threshold()[0], collection.NEVER, collection.NEVER]
