@@ -11,11 +11,9 @@ import sys
 import time
 
 import pytest
-from gunicorn.config import Config
-from gunicorn.glogging import Logger
+from worker_support import Listener, worker_of
 
 from webapp import collection
-from webapp.serving import Worker
 
 # Objects a request keeps until it answers: enough for dozens of young collections.
 KEPT = 50_000
@@ -26,11 +24,6 @@ def allocating_app(environ, start_response):
     body = str(len(kept)).encode()
     start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
     return [body]
-
-
-class Listener:
-    def getsockname(self):
-        return ("127.0.0.1", 8000)
 
 
 @pytest.fixture
@@ -45,11 +38,8 @@ def collector():
 
 @pytest.fixture
 def worker():
-    cfg = Config()
-    worker = Worker(0, 0, [], None, 30, cfg, Logger(cfg))
-    worker.wsgi = allocating_app
-    yield worker
-    worker.tmp.close()
+    with worker_of(allocating_app) as worker:
+        yield worker
 
 
 def collections() -> list[int]:

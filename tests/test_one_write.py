@@ -12,10 +12,7 @@ import socket
 
 import pytest
 from gunicorn import http
-from gunicorn.config import Config
-from gunicorn.glogging import Logger
-
-from webapp.serving import Worker
+from worker_support import Listener, worker_of
 
 BODY = b'{"answer": "' + b"x" * 600 + b'"}'
 
@@ -42,20 +39,10 @@ def app(environ, start_response):
     return [BODY]
 
 
-class Listener:
-    """The listening socket a request came in on, as the worker asks it."""
-
-    def getsockname(self):
-        return ("127.0.0.1", 8000)
-
-
 @pytest.fixture
 def worker():
-    cfg = Config()
-    worker = Worker(0, 0, [], None, 30, cfg, Logger(cfg))
-    worker.wsgi = app
-    yield worker
-    worker.tmp.close()
+    with worker_of(app) as worker:
+        yield worker
 
 
 @pytest.fixture
