@@ -204,8 +204,8 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
     build), the reading's and ranking's constants and weights, and per record its numbered
     paragraph's group (a subrule's siblings), which rules are only their heading and which
     list keyword abilities (with the abilities they list), the rules today's glossary entries
-    cite and the rules its two-word terms name. Not shipped: the
-    words' meaning vectors (`meanings`, 3.75 MB), which a phone does without."""
+    cite and the rules its two-word terms name. Not shipped: the words' meaning vectors
+    (`meanings`, 3.75 MB), which a phone does without."""
     catalogue, weights = library.catalogue, library.weights
     vocabulary = questions.vocabulary()
     paragraphs: dict[int, int] = {}

@@ -268,13 +268,14 @@ class Catalogue:
         of the English text), by position, and the abilities they list, by their English name
         and their heading rules' titles (践踏, 踐踏): a question names these as a list item only
         (`Ranker._share`). Only a text with a comma between each two names is read."""
-        names = {r.keyword for r in records if r.kind == "rule" and r.keyword and r.number
-                 and r.number.split(".")[0] == KEYWORD_ABILITIES}
+        names = {keyword for keyword, heads in self.keyword_heads.items() for head in heads
+                 if self.records[head].keyword == keyword
+                 and (self.records[head].number or "").split(".")[0] == KEYWORD_ABILITIES}
         self.listing_at = np.zeros(len(records), bool)
-        found: set[str] = set()
+        self.listed_keywords: list[str] = []
         if not names:
-            self.listed_keywords: list[str] = []
             return
+        found: set[str] = set()
         ordered = sorted(names, key=lambda n: (-len(n), n))
         pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, ordered)) + r")(?![\w-])")
         for n, r in enumerate(records):

@@ -245,8 +245,10 @@ class Ranker:
         counter) still count in full."""
         share = self._answers.coverage(concepts, positions.tolist())
         listing = np.flatnonzero(self.catalogue.listing_at[positions])
+        if not len(listing):
+            return share
         items = tuple(c for c in concepts if self._listed_forms.intersection(c.forms))
-        if not len(listing) or not items:
+        if not items:
             return share
         others = tuple(c for c in concepts if c not in items)
         lists = positions[listing].tolist()
