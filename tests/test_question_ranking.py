@@ -479,6 +479,48 @@ def test_a_term_and_question_forms_ask_for_the_rule_the_glossary_cites(kb_librar
         assert first(library) != "202.3"
 
 
+# Terms of today's glossary and the rules their entries cite, read in
+# corpus/rules/bilingual-2026-04-17-en.txt and -zh-hans.txt: "X / A placeholder for a number that
+# needs to be determined. See rule 107.3.", "Opponent ... See rules 102.2 and 102.3." (对手),
+# "Characteristics / Information that defines an object. See rule 109.3." (特征), "Control,
+# Controller ... See rule 108.4."
+TERMS_CITING = {"X": {"107.3"}, "opponent": {"102.2", "102.3"}, "對手": {"102.2", "102.3"},
+                "对手": {"102.2", "102.3"}, "characteristics": {"109.3"}, "特徵": {"109.3"},
+                "controller": {"108.4"}}
+
+
+def test_a_term_looked_up_by_its_name_finds_the_rule_its_glossary_entry_cites(kb_library):
+    # Typed alone, a term asks what it is, as with question forms (法术力值是什么). Without the
+    # reading, rules that only use the word come first: 118.4 (costs with an X), 701.30b
+    # (clash: each opponent), 110.5a.
+    def firsts(library: Library) -> dict[str, str]:
+        return {q: library.search(q, limit=1)["results"][0]["rule"] for q in TERMS_CITING}
+
+    assert all(first in TERMS_CITING[q] for q, first in firsts(kb_library).items()), firsts(kb_library)
+    with _weighed(kb_library, definition=0.0) as library:
+        assert sum(first in TERMS_CITING[q] for q, first in firsts(library).items()) <= 1
+
+
+def test_most_terms_of_todays_glossary_looked_up_by_name_find_a_rule_their_entry_cites(kb_library):
+    """Every entry of today's glossary that cites a rule, asked by its English and its Chinese
+    name: the first result is a rule the entry cites (or a subrule of one) for nearly all.
+    Those left are words many rules define for themselves (General, Variant, Unless)."""
+    catalogue = kb_library.catalogue
+    terms = [r for r in catalogue.by_position if r.kind == "term" and catalogue.of_todays_rules(r)]
+    asked = found = 0
+    for term in terms:
+        cited = {ref.number for ref in term.references if ref.lang == "en"}
+        for lang in ("en", "zh_hans"):
+            name = term.names.get(lang)
+            if not cited or not name:
+                continue
+            results = kb_library.search(name, limit=1)["results"]
+            rule = (results[0].get("rule") or "") if results else ""
+            asked += 1
+            found += any(rule == n or (rule.startswith(n) and not rule[len(n)].isdigit()) for n in cited)
+    assert asked >= 1200 and found / asked >= 0.95, (found, asked)
+
+
 # Players' words of Taiwan and the rules' wordings of "dies" added together (docs/benchmarks.md,
 # "繁體 questions"): the thesaurus without them.
 TAIWAN_ROWS = ("公开", "打出", "好几个", "好几", "重抽", "牌组", "指定", "用完", "魔法力灼伤", "魔法风云会", "巫术")

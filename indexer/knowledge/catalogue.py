@@ -204,7 +204,7 @@ class Catalogue:
     def _todays_concepts(self, records: list[Record]) -> dict[str, list[str]]:
         """Today's glossary terms by each of their English names ("Life, Life Total" is two)
         and their Chinese name (传奇规则), with the rules their entry cites ("See rule 704.5j"):
-        what a question naming the term asks about."""
+        what a query naming the term asks about."""
         concepts: dict[str, list[str]] = defaultdict(list)
         for r in records:
             if r.kind == "term" and self.of_todays_rules(r) and r.names.get("en"):

@@ -97,8 +97,7 @@ class Ranker:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
         if key and not parsed.phrases:
-            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters,
-                                              defined=bool(parsed.typed))
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
         if "edition" not in parsed.filters:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
         if parsed.phrases:
@@ -144,19 +143,19 @@ class Ranker:
         return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
 
     def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
-                      filters: dict[str, str], defined: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
         """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
-        heading followed by its subrules. `defined`: the query is what a question asked
-        about, its question forms cut (`content`): if it is a term of today's glossary, the
-        question asks what that term is, and the rules its entry cites answer it."""
+        heading followed by its subrules. A query that is a term of today's glossary, typed
+        alone (X, opponent, 特徵) or with question forms cut (`content`: 傳奇規則是什麼), asks
+        what that term is: the rules its entry cites answer it ("See rule 107.3")."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,
         # a whole edition's matches, go to its best `candidates` as a search's do.
         read = docs[:self.weights.candidates] if "edition" in filters else docs
         bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
-        if defined and self.weights.definition:
+        if self.weights.definition:
             for record_id in catalogue.concepts.get(key, ()):
                 at = catalogue.positions[record_id]
                 bonus[at] = max(bonus[at], self.weights.definition)

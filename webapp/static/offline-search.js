@@ -567,10 +567,10 @@
         });
       }
       this.questionBonuses(text, scores, bonuses);
-      // A question that is a glossary term and forms only asks what the term is: the rules
-      // its entry cites (Ranker._with_bonuses, `defined`).
+      // A query that is a term of today's glossary, alone or with question forms cut, asks
+      // what the term is: the rules its entry cites (Ranker._with_bonuses).
       var definition = this.data.questions.weights.definition;
-      if (parsed.typed && definition) {
+      if (definition) {
         (this.data.questions.concepts[key] || []).forEach(function (doc) {
           bonuses.set(doc, Math.max(bonuses.get(doc) || 0, definition));
         });
