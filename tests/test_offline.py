@@ -230,14 +230,15 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
 
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):
     """As online (`Ranker._with_bonuses`): X's entry in today's glossary cites 107.3,
-    Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3."""
-    queries = ["X", "opponent", "對手", "characteristics", "特徵"]
+    Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3; Concede's the heading 104,
+    whose subrule 104.3a uses the word (`Catalogue.definitions`)."""
+    queries = ["X", "opponent", "對手", "characteristics", "特徵", "concede"]
     online = [online_top(rules_server, q) for q in queries]
     page = first_visit(context, rules_server.url + "/")
     context.set_offline(True)
     offline = offline_tops(page, queries)
     assert offline == online
-    assert [top.rsplit(":", 1)[-1] for top in offline] == ["107.3", "102.2", "102.2", "109.3", "109.3"]
+    assert [top.rsplit(":", 1)[-1] for top in offline] == ["107.3", "102.2", "102.2", "109.3", "109.3", "104.3a"]
 
 
 def test_todays_rules_open_offline_in_both_languages_and_scripts(rules_server, context):

@@ -501,6 +501,17 @@ def test_a_term_looked_up_by_its_name_finds_the_rule_its_glossary_entry_cites(kb
         assert sum(first in TERMS_CITING[q] for q, first in firsts(library).items()) <= 1
 
 
+def test_a_term_whose_entry_cites_a_heading_finds_the_subrule_using_it(kb_library):
+    # "Concede ... See rule 104, 'Ending the Game.'": 104 is a heading; 104.3a says "A player can
+    # concede the game at any time." "Supervillain Rumble ... See rule 806, 'Free-for-All,' and
+    # rule 904, 'Archenemy'": no subrule of 806 names it, 904.12 is Supervillain Rumble Option.
+    catalogue = kb_library.catalogue
+    assert catalogue.definitions["concede"][0].endswith(":rule:104.3a")
+    assert [i.rsplit(":", 1)[-1] for i in catalogue.definitions["supervillainrumble"]][:1] == ["904.12"]
+    for query, rule in (("concede", "104.3a"), ("Supervillain Rumble", "904.12"), ("群魔乱斗", "904.12")):
+        assert kb_library.search(query, limit=1)["results"][0]["rule"] == rule, query
+
+
 def test_most_terms_of_todays_glossary_looked_up_by_name_find_a_rule_their_entry_cites(kb_library):
     """Every entry of today's glossary that cites a rule, asked by its English and its Chinese
     name: the first result is a rule the entry cites (or a subrule of one) for nearly all.

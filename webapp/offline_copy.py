@@ -236,6 +236,9 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
                                                                 if catalogue.by_position[c].id in position]
                   for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},
         "concepts": _keyed(catalogue.concepts, position),
+        # What a query that is such a term asks for: its cited rules, a heading's subrules
+        # that use the term in its place (`Catalogue.definitions`).
+        "definitions": _keyed(catalogue.definitions, position),
         # How many records hold each token of the search field that no record of the copy
         # holds (older editions' words): a question's concepts are counted as the server
         # counts them, by the whole index (`WhooshBackend.word_frequencies`).

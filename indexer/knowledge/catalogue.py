@@ -21,6 +21,7 @@ from indexer.documents.ingest import GLOSSARY_SOURCE
 from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
+from indexer.search.analysis import english_stem
 from indexer.search.folding import fold_key
 from indexer.search.highlighting import marking_forms
 from indexer.search.lineage import Edge, record_key
@@ -81,6 +82,11 @@ def only_heading(record: Record) -> bool:
             and all(not t.strip() or t.strip() in titles for t in record.text.values()))
 
 
+def _stems(text: str) -> frozenset[str]:
+    """The Snowball stems of a text's English words (Keyword Abilities: keyword, abil)."""
+    return frozenset(english_stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()))
+
+
 class Catalogue:
     def __init__(self, records: list[Record], folded_texts: RecordLines, marking_lines: RecordLines,
                  edition_labels: dict[str, str] | None = None, lineage: Iterable[Edge] = ()):
@@ -105,8 +111,11 @@ class Catalogue:
         # The same entries' rules by the entry's position: what a question's words finding the
         # entry (its name and definition) lead to (filled with the concepts).
         self.cited_at: dict[int, list[int]] = {}
+        # The English stems of each term's name (none for a Chinese one), by its key.
+        self._concept_stems: dict[str, frozenset[str]] = {}
         self.concepts = self._todays_concepts(records)
         self._place_in_results(records)
+        self.definitions = self._term_definitions()
         self._find_lists(records)
         self._quoted = self._quotations_by_rule(records)
 
@@ -216,6 +225,7 @@ class Catalogue:
                 for name in names:
                     if cited and name.strip():
                         concepts[fold_key(name.strip())].extend(cited)
+                        self._concept_stems[fold_key(name.strip())] = _stems(name)
                 if cited:
                     self.cited_at[self.positions[r.id]] = [self.positions[i] for i in cited]
         return concepts
@@ -262,6 +272,37 @@ class Catalogue:
             children = self.children(r.number, r.edition, r.source) if r.number and "." in r.number else []
             if children:
                 self.definition_at[n] = self.positions[children[0].id]
+
+    def _term_definitions(self) -> dict[str, list[str]]:
+        """What a query that is a term of today's glossary asks for (`concepts`: "X ... See rule
+        107.3"): the rules its entry cites, but where one is only a heading that does not name
+        the term (104 Ending the Game, for Concede), the subrules below it that use the term
+        (104.3a: "A player can concede the game at any time"), which say what it is; such a
+        heading itself only when no rule the entry cites says more (no subrule of 806
+        Free-for-All names a Supervillain Rumble, and 904.12 of 904 Archenemy does). A heading
+        naming the term (302 Creatures, 117 Timing and Priority) is its own rule."""
+        definitions: dict[str, list[str]] = {}
+        for key, cited in self.concepts.items():
+            needle, said, headings = key.encode(), [], []
+            stems = self._concept_stems.get(key, frozenset())
+            for record_id in dict.fromkeys(cited):
+                at, rule = self.positions[record_id], self.records[record_id]
+                if (not self.heading_at[at] or self.holding([at], needle)
+                        or (stems and stems <= _stems(rule.text.get("en", "")))):
+                    said.append(record_id)
+                    continue
+                headings.append(record_id)
+                below = [self.positions[r.id] for r in self._descendants(rule)]
+                said += [self.by_position[p].id for p in self.holding(below, needle)]
+            definitions[key] = said or headings
+        return definitions
+
+    def _descendants(self, record: Record) -> list[Record]:
+        """A rule's subrules in its document, theirs after each, in rule order."""
+        found = []
+        for child in self.children(record.number, record.edition, record.source):
+            found += [child, *self._descendants(child)]
+        return found
 
     def _find_lists(self, records: list[Record]) -> None:
         """The rules that list keyword abilities (`LIST_NAMES` of them or more, as whole words

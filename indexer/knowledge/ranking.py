@@ -156,7 +156,7 @@ class Ranker:
         read = docs[:self.weights.candidates] if "edition" in filters else docs
         bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
         if self.weights.definition:
-            for record_id in catalogue.concepts.get(key, ()):
+            for record_id in catalogue.definitions.get(key, ()):
                 at = catalogue.positions[record_id]
                 bonus[at] = max(bonus[at], self.weights.definition)
                 given[at] = True

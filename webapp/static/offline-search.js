@@ -52,7 +52,7 @@
     // for one of Object's own properties (constructor, __proto__, valueOf).
     [data.names, data.titles, data.heads, data.stems, data.referencing, data.sources, data.edition_labels,
      data.glossary.keys, data.query.kind_aliases, data.book.readings, data.book.chapters,
-     data.questions.concepts, data.questions.elsewhere, data.questions.cited].concat(
+     data.questions.concepts, data.questions.definitions, data.questions.elsewhere, data.questions.cited].concat(
       Object.keys(data.postings).map(function (field) { return data.postings[field]; })).forEach(function (table) {
       if (table) Object.setPrototypeOf(table, null);
     });
@@ -568,10 +568,11 @@
       }
       this.questionBonuses(text, scores, bonuses);
       // A query that is a term of today's glossary, alone or with question forms cut, asks
-      // what the term is: the rules its entry cites (Ranker._with_bonuses).
+      // what the term is: the rules its entry cites, a heading's subrules that use the term
+      // in its place (Ranker._with_bonuses, Catalogue.definitions).
       var definition = this.data.questions.weights.definition;
       if (definition) {
-        (this.data.questions.concepts[key] || []).forEach(function (doc) {
+        (this.data.questions.definitions[key] || []).forEach(function (doc) {
           bonuses.set(doc, Math.max(bonuses.get(doc) || 0, definition));
         });
       }
