@@ -148,7 +148,8 @@ class Ranker:
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
         heading followed by its subrules. A query that is a term of today's glossary, typed
         alone (X, opponent, 特徵) or with question forms cut (`content`: 傳奇規則是什麼), asks
-        what that term is: the rules its entry cites answer it ("See rule 107.3")."""
+        what that term is: the rules its entry cites answer it ("See rule 107.3"), a bare
+        heading by its subrules that use the term (`Catalogue.definitions`)."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,

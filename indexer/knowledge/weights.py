@@ -48,8 +48,8 @@ class Weights:
     function_words: float = 1.0
     # A query that is a term of today's glossary by its English or Chinese name, typed alone (X,
     # opponent, 特徵) or with question forms only (傳奇規則是什麼, 依存關係是什麼意思), asks what
-    # the term is: the rules its entry cites get this bonus, as a keyword's defining rules get
-    # `keyword`; 0: none.
+    # the term is: the rules its entry cites (`Catalogue.definitions`) get this bonus, as a
+    # keyword's defining rules get `keyword`; 0: none.
     definition: float = 2.5
     # A Chinese question's Chinese forms weigh by how many of today's rules hold them as
     # written (`TodaysHolders`), as its share holds them, not by the index's count of the
