@@ -280,9 +280,13 @@ class Catalogue:
         (104.3a: "A player can concede the game at any time"), which say what it is; such a
         heading itself only when no rule the entry cites says more (no subrule of 806
         Free-for-All names a Supervillain Rumble, and 904.12 of 904 Archenemy does). A heading
-        naming the term (302 Creatures, 117 Timing and Priority) is its own rule."""
+        naming the term (302 Creatures, 117 Timing and Priority) is its own rule. A name an
+        obsolete term has (传奇, of Legend (Obsolete) as of Legendary; Transforming Double-Faced
+        Cards) is answered by that term's entry, which says what it is now (`obsolete`): none."""
         definitions: dict[str, list[str]] = {}
         for key, cited in self.concepts.items():
+            if key in self.obsolete:
+                continue
             needle, said, headings = key.encode(), [], []
             stems = self._concept_stems.get(key, frozenset())
             for record_id in dict.fromkeys(cited):
