@@ -173,6 +173,16 @@ def offline_tops(page, queries: list[str]) -> list[str | None]:
         })))""", queries)
 
 
+def tops_as_online(server, context, queries: list[str]) -> list[str | None]:
+    """Each query's first result from the copy, offline, checked to be the server's."""
+    online = [online_top(server, q) for q in queries]
+    page = first_visit(context, server.url + "/")
+    context.set_offline(True)
+    offline = offline_tops(page, queries)
+    assert offline == online
+    return offline
+
+
 @pytest.mark.parametrize("queries", ["eval", "judged", "questions"])
 def test_offline_first_result_agrees_with_the_online_one(rules_server, context, queries, capsys):
     path = {"eval": EVAL_QUERIES, "judged": judged.QUERIES, "questions": QUESTIONS}[queries]
@@ -220,11 +230,7 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
     """As online (`Ranker._share`): 122.1b lists trample and deathtouch among the keyword
     counters, and holds them offline too only as items of its list."""
     queries = ["trample deathtouch", "flying vigilance", "lifelink menace", "践踏 死触", "踐踏 死觸", "飛行 警戒"]
-    online = [online_top(rules_server, q) for q in queries]
-    page = first_visit(context, rules_server.url + "/")
-    context.set_offline(True)
-    offline = offline_tops(page, queries)
-    assert offline == online
+    offline = tops_as_online(rules_server, context, queries)
     assert all(top and "122.1b" not in top for top in offline), offline
 
 
@@ -233,11 +239,7 @@ def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_s
     Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3; Concede's the heading 104,
     whose subrule 104.3a uses the word (`Catalogue.definitions`)."""
     queries = ["X", "opponent", "對手", "characteristics", "特徵", "concede"]
-    online = [online_top(rules_server, q) for q in queries]
-    page = first_visit(context, rules_server.url + "/")
-    context.set_offline(True)
-    offline = offline_tops(page, queries)
-    assert offline == online
+    offline = tops_as_online(rules_server, context, queries)
     assert [top.rsplit(":", 1)[-1] for top in offline] == ["107.3", "102.2", "102.2", "109.3", "109.3", "104.3a"]
 
 
