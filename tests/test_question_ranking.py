@@ -512,6 +512,25 @@ def test_a_term_whose_entry_cites_a_heading_finds_the_subrule_using_it(kb_librar
         assert kb_library.search(query, limit=1)["results"][0]["rule"] == rule, query
 
 
+# Entries of today's glossary that cite a section only, read in bilingual-2026-04-17-en.txt:
+# "Zone / A place where objects can be during a game. See section 4, 'Zones.'" (400.1: "A zone
+# is a place where objects can be during a game"), "Step / A subsection of a phase. See section 5"
+# (500.1: "...further broken down into steps"), "Multiplayer Game ... See section 8" (800.1: "A
+# multiplayer game is a game that begins with more than two players").
+SECTIONS_CITED = {"zone": "400.1", "區域": "400.1", "step": "500.1", "步骤": "500.1",
+                  "multiplayer game": "800.1", "多人遊戲": "800.1"}
+
+
+def test_a_term_whose_entry_cites_a_section_finds_its_general_rule_using_it(kb_library):
+    # Before, no rule was cited: zone found 400.10 (the command zone), multiplayer game 104.3g.
+    firsts = {q: kb_library.search(q, limit=1)["results"][0]["rule"] for q in SECTIONS_CITED}
+    assert firsts == SECTIONS_CITED
+    # An entry citing a rule as well keeps to its rules: Face Up's first sense cites section 4,
+    # its second 110.5 and 702.37, "Morph".
+    first = kb_library.search("face up", limit=1)["results"][0]["rule"]
+    assert first == "110.5" or first.startswith("702.37"), first
+
+
 def test_most_terms_of_todays_glossary_looked_up_by_name_find_a_rule_their_entry_cites(kb_library):
     """Every entry of today's glossary that cites a rule, asked by its English and its Chinese
     name: the first result is a rule the entry cites (or a subrule of one) for nearly all.

@@ -37,6 +37,11 @@ KEYWORD_ABILITIES = "702"
 # 15 (2026); a rule that says something of several (601.2b, the costs announced in casting a
 # spell) names at most 6.
 LIST_NAMES = 10
+# A glossary entry's reference to a section of the rules ("See section 5, “Turn Structure.”"):
+# the section's rules begin with its general rule, N00 (500 General), whose subrules say what
+# the section's terms are (500.1: "A turn consists of five phases").
+SECTION_REFERENCE = re.compile(r"\bsection ([1-9])\b")
+SECTION_GENERAL_RULE = re.compile(r"[1-9]00")
 
 
 def is_titled_rule(rule: Record) -> bool:
@@ -212,14 +217,16 @@ class Catalogue:
 
     def _todays_concepts(self, records: list[Record]) -> dict[str, list[str]]:
         """Today's glossary terms by each of their English names ("Life, Life Total" is two)
-        and their Chinese name (传奇规则), with the rules their entry cites ("See rule 704.5j"):
+        and their Chinese name (传奇规则), with the rules their entry cites ("See rule 704.5j"),
+        or, citing none, the general rules of the sections it cites (Zone: "See section 4"):
         what a query naming the term asks about."""
         concepts: dict[str, list[str]] = defaultdict(list)
         for r in records:
             if r.kind == "term" and self.of_todays_rules(r) and r.names.get("en"):
                 # (An obsolete term's link to the last rule that had it names an older edition.)
-                cited = [f"{r.source}:rule:{n}"
-                         for n in dict.fromkeys(ref.number for ref in r.references if ref.where != "attrs")]
+                numbers = ([ref.number for ref in r.references if ref.where != "attrs"]
+                           or [f"{m.group(1)}00" for m in SECTION_REFERENCE.finditer(r.text.get("en", ""))])
+                cited = [f"{r.source}:rule:{n}" for n in dict.fromkeys(numbers)]
                 cited = [i for i in cited if i in self.records]
                 names = [*OBSOLETE_MARK.sub("", r.names["en"]).split(","), r.names.get("zh_hans", "")]
                 for name in names:
@@ -277,7 +284,9 @@ class Catalogue:
         """What a query that is a term of today's glossary asks for (`concepts`: "X ... See rule
         107.3"): the rules its entry cites, but where one is only a heading that does not name
         the term (104 Ending the Game, for Concede), the subrules below it that use the term
-        (104.3a: "A player can concede the game at any time"), which say what it is; such a
+        (104.3a: "A player can concede the game at any time"), which say what it is, and of a
+        section's general rule (400 General, for Zone's "See section 4"), the first of them
+        (400.1: "A zone is a place..."); such a
         heading itself only when no rule the entry cites says more (no subrule of 806
         Free-for-All names a Supervillain Rumble, and 904.12 of 904 Archenemy does). A heading
         naming the term (302 Creatures, 117 Timing and Priority) is its own rule. A name an
@@ -297,7 +306,10 @@ class Catalogue:
                     continue
                 headings.append(record_id)
                 below = [self.positions[r.id] for r in self._descendants(rule)]
-                said += [self.by_position[p].id for p in self.holding(below, needle)]
+                using = [self.by_position[p].id for p in self.holding(below, needle)]
+                # A section's general rule (400 General) covers the whole section: its first
+                # statement of the term defines it, the rest use it (400.10: the command zone).
+                said += using[:1] if SECTION_GENERAL_RULE.fullmatch(rule.number or "") else using
             definitions[key] = said or headings
         return definitions
 
