@@ -60,6 +60,18 @@ def test_the_vocabularys_pattern_is_the_same_whatever_the_hash_seed():
     assert len(patterns) == 1 and "|" in patterns.pop()
 
 
+def test_every_rules_wording_a_players_word_stands_with_is_written_in_todays_rules(kb_library):
+    """A players' word leads to the rules' own wording, so each wording is one the records
+    write: a Chinese one as written, each stem of an English one. A wording no record writes
+    (对牌手造成伤害, where the rules write 对牌手造成的伤害 and 对牌手造成战斗伤害) adds nothing
+    to the question it is in. Most are today's rules' (mana burn, 法术力灼烧: older editions')."""
+    catalogue, questions = kb_library.catalogue, kb_library._ranker.questions
+    every = range(len(catalogue.by_position))
+    unwritten = [(word, wording) for word, means, _ in data_rows(THESAURUS, 3) for wording in means.split("|")
+                 if not all(catalogue.holding(every, piece) for piece in questions._pieces(wording)[0])]
+    assert not unwritten
+
+
 def test_a_bad_vocabulary_line_is_an_error_naming_the_file_and_line(tmp_path):
     bad = tmp_path / "forms.tsv"
     bad.write_text("form\tasks\tlang\tsource\nhow many\tnumber\ten\n", encoding="utf-8")
