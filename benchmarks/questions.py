@@ -3,7 +3,7 @@ words of the game's terms) scored in process, per category (language), as the sc
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
 MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
 (tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, tests/questions_held_out_2.tsv,
-tests/questions_held_out_3.tsv and tests/questions_held_out_4.tsv, the last three written from
+tests/questions_held_out_3.tsv, tests/questions_held_out_4.tsv and tests/questions_held_out_5.tsv, the last four written from
 today's rules text alone) one figure per category only, never query by query (they are how a change
 that only fits the tuning parts shows).
 
@@ -38,6 +38,7 @@ TERSE_HELD_OUT = ROOT / "tests" / "questions_terse_held_out.tsv"
 HELD_OUT_2 = ROOT / "tests" / "questions_held_out_2.tsv"
 HELD_OUT_3 = ROOT / "tests" / "questions_held_out_3.tsv"
 HELD_OUT_4 = ROOT / "tests" / "questions_held_out_4.tsv"
+HELD_OUT_5 = ROOT / "tests" / "questions_held_out_5.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 
 
@@ -95,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(line("held-out-2", evaluate(library, HELD_OUT_2, score)))
         print(line("held-out-3", evaluate(library, HELD_OUT_3, score)))
         print(line("held-out-4", evaluate(library, HELD_OUT_4, score)))
+        print(line("held-out-5", evaluate(library, HELD_OUT_5, score)))
     finally:
         library.close()
     return 0

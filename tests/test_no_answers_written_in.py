@@ -19,6 +19,7 @@ JUDGED = [*sorted(ROOT.glob("tests/judged_*.tsv")), ROOT / "tests" / "questions.
           ROOT / "tests" / "questions_terse.tsv", ROOT / "tests" / "questions_held_out.tsv",
           ROOT / "tests" / "questions_terse_held_out.tsv", ROOT / "tests" / "questions_held_out_2.tsv",
           ROOT / "tests" / "questions_held_out_3.tsv", ROOT / "tests" / "questions_held_out_4.tsv",
+          ROOT / "tests" / "questions_held_out_5.tsv",
           ROOT.parent / "shared" / "eval" / "queries.tsv"]
 # (file relative to the repository, constant name): structural rule numbers the code may name.
 STRUCTURAL: set[tuple[str, str]] = set()

@@ -33,7 +33,8 @@ def rows(path=questions_split.SOURCE):
 @pytest.mark.parametrize("path", [*questions_split.PARTS, questions_split.HERE / "questions_terse_held_out.tsv",
                                   questions_split.HERE / "questions_held_out.tsv",
                                   questions_split.HERE / "questions_held_out_3.tsv",
-                                  questions_split.HERE / "questions_held_out_4.tsv"], ids=lambda p: p.name)
+                                  questions_split.HERE / "questions_held_out_4.tsv",
+                                  questions_split.HERE / "questions_held_out_5.tsv"], ids=lambda p: p.name)
 def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
     for _language, question, targets in rows(path):
