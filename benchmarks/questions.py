@@ -2,10 +2,10 @@
 words of the game's terms) scored in process, per category (language), as the scorer
 (../shared/eval/score.py, whose matching this imports) scores them through `./scripts/serve`:
 MRR@10 and hit@5 of the tuning parts, and of the sealed parts and the questions held out since
-(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, tests/questions_held_out_2.tsv,
-tests/questions_held_out_3.tsv, tests/questions_held_out_4.tsv and tests/questions_held_out_5.tsv, the last four written from
-today's rules text alone) one figure per category only, never query by query (they are how a change
-that only fits the tuning parts shows).
+(tests/questions_held_out.tsv, tests/questions_terse_held_out.tsv, tests/questions_held_out_2.tsv
+to tests/questions_held_out_5.tsv, the last four written from today's rules text alone) one figure
+per category only, never query by query (they are how a change that only fits the tuning parts
+shows).
 
     python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
 
