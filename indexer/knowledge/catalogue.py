@@ -41,6 +41,7 @@ LIST_NAMES = 10
 # the section's rules begin with its general rule, N00 (500 General), whose subrules say what
 # the section's terms are (500.1: "A turn consists of five phases").
 SECTION_REFERENCE = re.compile(r"\bsection ([1-9])\b")
+# A section's general rule's number (400, 500, 800).
 SECTION_GENERAL_RULE = re.compile(r"[1-9]00")
 
 
@@ -286,12 +287,12 @@ class Catalogue:
         the term (104 Ending the Game, for Concede), the subrules below it that use the term
         (104.3a: "A player can concede the game at any time"), which say what it is, and of a
         section's general rule (400 General, for Zone's "See section 4"), the first of them
-        (400.1: "A zone is a place..."); such a
-        heading itself only when no rule the entry cites says more (no subrule of 806
-        Free-for-All names a Supervillain Rumble, and 904.12 of 904 Archenemy does). A heading
-        naming the term (302 Creatures, 117 Timing and Priority) is its own rule. A name an
-        obsolete term has (传奇, of Legend (Obsolete) as of Legendary; Transforming Double-Faced
-        Cards) is answered by that term's entry, which says what it is now (`obsolete`): none."""
+        (400.1: "A zone is a place..."); such a heading itself only when no rule the entry
+        cites says more (no subrule of 806 Free-for-All names a Supervillain Rumble, and 904.12
+        of 904 Archenemy does). A heading naming the term (302 Creatures, 117 Timing and
+        Priority) is its own rule. A name an obsolete term has (传奇, of Legend (Obsolete) as of
+        Legendary; Transforming Double-Faced Cards) is answered by that term's entry, which says
+        what it is now (`obsolete`): none."""
         definitions: dict[str, list[str]] = {}
         for key, cited in self.concepts.items():
             if key in self.obsolete:
