@@ -237,10 +237,12 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):
     """As online (`Ranker._with_bonuses`): X's entry in today's glossary cites 107.3,
     Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3; Concede's the heading 104,
-    whose subrule 104.3a uses the word (`Catalogue.definitions`)."""
-    queries = ["X", "opponent", "對手", "characteristics", "特徵", "concede"]
+    whose subrule 104.3a uses the word (`Catalogue.definitions`); Intervening “If” Clause's,
+    typed with its quotation marks, 603.4."""
+    queries = ["X", "opponent", "對手", "characteristics", "特徵", "concede", "Intervening “If” Clause"]
     offline = tops_as_online(rules_server, context, queries)
-    assert [top.rsplit(":", 1)[-1] for top in offline] == ["107.3", "102.2", "102.2", "109.3", "109.3", "104.3a"]
+    assert [top.rsplit(":", 1)[-1] for top in offline] == [
+        "107.3", "102.2", "102.2", "109.3", "109.3", "104.3a", "603.4"]
 
 
 def test_todays_rules_open_offline_in_both_languages_and_scripts(rules_server, context):

@@ -524,6 +524,17 @@ def test_a_term_whose_entry_cites_a_heading_finds_the_subrule_using_it(kb_librar
         assert kb_library.search(query, limit=1)["results"][0]["rule"] == rule, query
 
 
+def test_a_glossary_heading_typed_with_its_quotation_marks_is_the_term(kb_library):
+    # "Intervening “If” Clause ... See rule 603.4": its quoted word is a phrase to hold, which
+    # turned the term's bonuses off, so 608.2a (resolving, "an intervening 'if' clause") came first.
+    for query in ("Intervening “If” Clause", 'Intervening "If" Clause'):
+        assert kb_library.search(query, limit=1)["results"][0]["rule"] == "603.4", query
+    with _weighed(kb_library, definition=0.0) as library:
+        assert library.search("Intervening “If” Clause", limit=1)["results"][0]["rule"] != "603.4"
+    # A phrase in any other query keeps to what it holds: no term's bonus.
+    assert kb_library.search('"if" clause', limit=1)["results"][0]["rule"] != "603.4"
+
+
 # Entries of today's glossary that cite a section only, read in bilingual-2026-04-17-en.txt:
 # "Zone / A place where objects can be during a game. See section 4, 'Zones.'" (400.1: "A zone
 # is a place where objects can be during a game"), "Step / A subsection of a phase. See section 5"

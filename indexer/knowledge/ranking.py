@@ -96,7 +96,12 @@ class Ranker:
         if "edition" not in parsed.filters:
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
         key = fold_key(text)
-        if key and not parsed.phrases:
+        # A glossary heading typed as written, with its quotation marks (Intervening “If”
+        # Clause), names the term: its quoted word is still held, and the term's bonuses apply.
+        named = bool(parsed.phrases) and not parsed.filters and fold_key(parsed.raw) in self.catalogue.definitions
+        if named:
+            key = fold_key(parsed.raw)
+        if key and (named or not parsed.phrases):
             docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
         if "edition" not in parsed.filters:
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded

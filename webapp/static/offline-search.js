@@ -539,8 +539,13 @@
     scores.forEach(function (s) { top = Math.max(top, s); });
     if (!top) top = 1;
     scores.forEach(function (s, doc) { scores.set(doc, s / top); });
-    var text = termsText(parsed), key = this.foldKey(text), size = Array.from(key).length;
-    if (key && !parsed.phrases.length) {
+    var text = termsText(parsed), key = this.foldKey(text);
+    // A glossary heading typed as written, with its quotation marks (Ranker.ranked).
+    var named = parsed.phrases.length > 0 && !Object.keys(parsed.filters).length &&
+      Object.prototype.hasOwnProperty.call(this.data.questions.definitions, this.foldKey(parsed.raw));
+    if (named) key = this.foldKey(parsed.raw);
+    var size = Array.from(key).length;
+    if (key && (named || !parsed.phrases.length)) {
       var bonuses = new Map();
       var bump = function (doc, value) { bonuses.set(doc, Math.max(bonuses.get(doc) || 0, value)); };
       (this.data.names[key] || []).forEach(function (doc) { if (self.records[doc].kind !== "term") bump(doc, R.name); });
