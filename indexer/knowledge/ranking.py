@@ -98,9 +98,10 @@ class Ranker:
         key = fold_key(text)
         # A glossary heading typed as written, with its quotation marks (Intervening “If”
         # Clause), names the term: its quoted word is still held, and the term's bonuses apply.
-        named = bool(parsed.phrases) and not parsed.filters and fold_key(parsed.raw) in self.catalogue.definitions
+        whole = fold_key(parsed.raw) if parsed.phrases and not parsed.filters else ""
+        named = whole in self.catalogue.definitions
         if named:
-            key = fold_key(parsed.raw)
+            key = whole
         if key and (named or not parsed.phrases):
             docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
         if "edition" not in parsed.filters:

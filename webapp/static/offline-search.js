@@ -541,9 +541,9 @@
     scores.forEach(function (s, doc) { scores.set(doc, s / top); });
     var text = termsText(parsed), key = this.foldKey(text);
     // A glossary heading typed as written, with its quotation marks (Ranker.ranked).
-    var named = parsed.phrases.length > 0 && !Object.keys(parsed.filters).length &&
-      Object.prototype.hasOwnProperty.call(this.data.questions.definitions, this.foldKey(parsed.raw));
-    if (named) key = this.foldKey(parsed.raw);
+    var whole = parsed.phrases.length && !Object.keys(parsed.filters).length ? this.foldKey(parsed.raw) : "";
+    var named = Object.prototype.hasOwnProperty.call(this.data.questions.definitions, whole);
+    if (named) key = whole;
     var size = Array.from(key).length;
     if (key && (named || !parsed.phrases.length)) {
       var bonuses = new Map();
