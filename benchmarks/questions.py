@@ -20,6 +20,7 @@ import dataclasses
 import importlib.util
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -40,6 +41,10 @@ HELD_OUT_3 = ROOT / "tests" / "questions_held_out_3.tsv"
 HELD_OUT_4 = ROOT / "tests" / "questions_held_out_4.tsv"
 HELD_OUT_5 = ROOT / "tests" / "questions_held_out_5.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
+# Each part as printed, in order: the sealed and held-out ones one figure per category only.
+PARTS = (("tuning", TUNING), ("sealed", SEALED), ("terse tuning", TERSE_TUNING), ("terse sealed", TERSE_SEALED),
+         ("held-out", HELD_OUT), ("terse held", TERSE_HELD_OUT), ("held-out-2", HELD_OUT_2),
+         ("held-out-3", HELD_OUT_3), ("held-out-4", HELD_OUT_4), ("held-out-5", HELD_OUT_5))
 
 
 def scorer() -> ModuleType:
@@ -53,10 +58,17 @@ def scorer() -> ModuleType:
 
 def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[str, tuple[float, float, int]]:
     """(MRR@10, hit@5, n) per category (language) of a queries file."""
+    return figures(path, score, lambda queries: [library.search(q, 10)["results"] for q in queries], show)
+
+
+def figures(path: Path, score, search: Callable[[list[str]], list[list[dict]]],
+            show: bool = False) -> dict[str, tuple[float, float, int]]:
+    """(MRR@10, hit@5, n) per category of a queries file, each query's first ten results given
+    by `search` (all the file's queries at once, in order)."""
+    rows = score.load_queries(path)
     rr: dict[str, list[float]] = {}
     hits: dict[str, list[float]] = {}
-    for category, query, targets in score.load_queries(path):
-        results = library.search(query, 10)["results"]
+    for (category, query, targets), results in zip(rows, search([q for _, q, _ in rows]), strict=True):
         rank = next((i for i, r in enumerate(results, 1) if any(score.matches(r, t) for t in targets)), None)
         rr.setdefault(category, []).append(1 / rank if rank else 0.0)
         hits.setdefault(category, []).append(1.0 if rank and rank <= 5 else 0.0)
@@ -87,16 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     library = Library(build_folder(args.index_root), weights=changed_weights(args.weight))
     score = scorer()
     try:
-        print(line("tuning", evaluate(library, TUNING, score, args.show)))
-        print(line("sealed", evaluate(library, SEALED, score)))
-        print(line("terse tuning", evaluate(library, TERSE_TUNING, score, args.show)))
-        print(line("terse sealed", evaluate(library, TERSE_SEALED, score)))
-        print(line("held-out", evaluate(library, HELD_OUT, score)))
-        print(line("terse held", evaluate(library, TERSE_HELD_OUT, score)))
-        print(line("held-out-2", evaluate(library, HELD_OUT_2, score)))
-        print(line("held-out-3", evaluate(library, HELD_OUT_3, score)))
-        print(line("held-out-4", evaluate(library, HELD_OUT_4, score)))
-        print(line("held-out-5", evaluate(library, HELD_OUT_5, score)))
+        for name, path in PARTS:
+            print(line(name, evaluate(library, path, score, args.show and path in (TUNING, TERSE_TUNING))))
     finally:
         library.close()
     return 0

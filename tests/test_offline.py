@@ -40,13 +40,21 @@ def context(browser):
 
 
 def first_visit(context, url: str):
-    """A first visit online, until the worker controls the page and the copy is kept."""
+    """A first visit online, until the worker controls the page and the copy and its meaning
+    vectors are kept."""
     page = context.new_page()
     page.goto(url)
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     expect(page.locator("#offline-status .offline-copy")).to_be_visible()
+    expect(page.locator("#offline-status")).to_have_attribute("data-meanings", "kept")
     return page
+
+
+def kept_meanings(page) -> list[str]:
+    """The addresses of the meaning vectors kept on the device."""
+    return page.evaluate("""caches.open('kb-offline').then(c => c.keys()).then(keys =>
+        keys.map(k => k.url).filter(u => new URL(u).pathname === '/api/offline/meanings'))""")
 
 
 def offline_fetch(page, path: str) -> dict:
@@ -132,6 +140,41 @@ def test_new_index_updates_the_copy_on_the_next_visit(live_server, context):
     copy = page.locator("#offline-status .offline-copy")
     expect(copy).to_have_attribute("data-index", current)
     expect(copy).to_contain_text("updated")
+    assert [urllib.parse.urlsplit(url).query for url in kept_meanings(page)] == [f"index={current}"]
+
+
+def test_meaning_vectors_kept_for_an_older_build_are_replaced_by_the_copys(live_server, context):
+    page = first_visit(context, live_server.url + "/")
+    current = page.locator("#offline-status .offline-copy").get_attribute("data-index")
+    page.evaluate("""index => caches.open('kb-offline').then(c => c.match('/api/offline/meanings?index=' + index)
+        .then(r => c.put('/api/offline/meanings?index=older-build', r))
+        .then(() => c.delete('/api/offline/meanings?index=' + index)))""", current)
+    assert kept_meanings(page) == [f"{live_server.url}/api/offline/meanings?index=older-build"]
+    page.reload()
+    expect(page.locator("#offline-status")).to_have_attribute("data-meanings", "kept")
+    assert kept_meanings(page) == [f"{live_server.url}/api/offline/meanings?index={current}"]
+
+
+def test_the_copy_answers_without_its_meaning_vectors_and_keeps_them_at_the_next_visit(live_server, context):
+    """The vectors are fetched after the copy: when that fails, the copy is kept and answers
+    (a question ranked without them), and the next visit keeps them."""
+    context.route("**/api/offline/meanings*", lambda route: route.abort())
+    page = context.new_page()
+    page.goto(live_server.url + "/")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    expect(page.locator("#offline-status .offline-copy")).to_be_visible()
+    page.wait_for_timeout(500)
+    expect(page.locator("#offline-status")).not_to_have_attribute("data-meanings", "kept")
+    assert kept_meanings(page) == []
+    context.set_offline(True)
+    answer = offline_fetch(page, "/api/search?q=" + urllib.parse.quote("can a tapped creature block"))
+    assert "offline" in answer and answer["results"]
+    context.set_offline(False)
+    context.unroute("**/api/offline/meanings*")
+    page.reload()
+    expect(page.locator("#offline-status")).to_have_attribute("data-meanings", "kept")
+    assert len(kept_meanings(page)) == 1
 
 
 # --- with today's rules: the Comprehensive Rules files given as extra paths ----------------
@@ -140,10 +183,11 @@ EVAL_QUERIES = ROOT.parent / "shared" / "eval" / "queries.tsv"
 QUESTIONS = ROOT / "tests" / "questions_tuning.tsv"
 MAX_COPY_BYTES = 4 * 1024 * 1024
 AGREEMENT = 0.9
-# The judged questions' first results agree less: the copy leaves out the words' meaning
-# vectors (`meanings`), which move a question's first result (docs/benchmarks.md, "The
-# offline copy": 75% of the tuning questions agree, 90% against the server without them).
-QUESTION_AGREEMENT = 0.70
+# The judged questions' first results agree less: the copy cuts Chinese by the table's and the
+# index's words, not by jieba, and its meaning vectors have 96 of the server's 384 dimensions
+# for a text's whole meaning (docs/benchmarks.md, "The offline copy": 85% of the tuning
+# questions agree; 75% without the meaning vectors).
+QUESTION_AGREEMENT = 0.80
 # A query read as a question offline and online: the copy cuts Chinese by the index's words,
 # not by jieba's dictionary and model, and a cut apart may count one word more or less.
 ASKS_AGREEMENT = 0.97
@@ -306,21 +350,22 @@ def test_offline_answer_shows_the_subrule_with_the_question_words_marked(rules_s
 
 
 @pytest.mark.parametrize("script, question, marked", [
-    ("hans", "咒语结算完了谁先拿优先权", ("咒语", "结算", "优先权")),
-    ("hant", "咒語結算完了誰先拿優先權", ("咒語", "結算", "優先權")),
+    ("hans", "咒语结算后谁得到优先权", ("咒语", "结算", "优先权")),
+    ("hant", "咒語結算後誰得到優先權", ("咒語", "結算", "優先權")),
 ])
 def test_offline_question_shows_the_answering_subrule_with_its_words_marked(rules_server, context, script,
                                                                            question, marked):
     """A question's results offline are subrules, each its own result as online: 117.3b (who
-    gets priority after a spell resolves) is shown itself, not hidden under 117 Timing and
-    Priority, its text in the reader's script with the question's own words marked and not
-    its question forms (谁先)."""
+    gets priority after a spell resolves) is shown itself, first as online, not hidden under
+    117 Timing and Priority, its text in the reader's script with the question's own words
+    marked and not its question forms (谁)."""
+    assert online_top(rules_server, question) == "cr-2026-04-17:rule:117.3b"
     page = first_visit(context, rules_server.url + "/")
     context.set_offline(True)
     answer = offline_fetch(page, f"/api/search?limit=5&script={script}&q=" + urllib.parse.quote(question))
-    assert answer["offline"]
+    assert answer["offline"] and answer["results"][0]["rule"] == "117.3b"
     results = {r["rule"]: r for r in answer["results"]}
-    assert "117.3b" in results and "117" not in results, list(results)
+    assert "117" not in results, list(results)
     answer_rule = results["117.3b"]
     assert answer_rule["snippet_lang"] == f"zh_{script}"
     assert all(other["rule"] == "117.3b" for other in answer_rule["other_editions"])

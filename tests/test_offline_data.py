@@ -2,13 +2,16 @@
 client accepts it (no compression per request), with one validator whatever the coding."""
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 
 import brotli
+import numpy as np
 import pytest
 
-from indexer.knowledge import statements
+from indexer.knowledge import meanings, statements
+from indexer.knowledge.meanings import WordVectors
 from indexer.knowledge.questions import vocabulary
 from indexer.search.build import current_folder
 from webapp import create_app, offline_copy
@@ -64,3 +67,36 @@ def test_the_copy_reads_questions_by_the_servers_data_files(offline_client):
     # statement length where the build has today's rules.
     assert (questions["statements"]["k1"], questions["statements"]["b"]) == (statements.K1, statements.B)
     assert questions["statements"]["mean_length"] > 0
+
+
+def test_the_build_writes_the_meaning_vectors_beside_the_copy(offline_client):
+    """The words' meaning vectors a phone ranks a question with: the server's table's words,
+    weights and word-by-word directions (`WordVectors.near`), each vector as 8-bit integers
+    that come back within a rounding of the server's, in every coding as built."""
+    folder = offline_client.application.folder
+    raw = (folder / offline_copy.MEANINGS_FILE).read_bytes()
+    for coding, decompress in (("br", brotli.decompress), ("gzip", gzip.decompress), ("zstd", zstd.decompress)):
+        assert decompress((folder / offline_copy.MEANINGS_ENCODED[coding]).read_bytes()) == raw
+    data = json.loads(raw)
+    table = WordVectors()
+    assert data["index"] == folder.name and data["words"] == table.words
+    assert data["dimensions"] == meanings.NEAR_DIMENSIONS == table.near.shape[1]
+    assert np.allclose(data["weights"], table.weights, rtol=1e-3)
+    ints = np.frombuffer(base64.b64decode(data["vectors"]), np.int8).reshape(len(data["words"]), -1).astype(np.float32)
+    ints /= np.linalg.norm(ints, axis=1, keepdims=True)
+    assert np.einsum("ij,ij->i", ints, table.near).min() > 0.999
+    meta = offline_client.get("/api/offline").get_json()
+    gzipped = (folder / offline_copy.MEANINGS_ENCODED["gzip"]).stat().st_size
+    assert meta["meanings"] == {"bytes": len(raw), "gzip_bytes": gzipped}
+
+
+def test_the_meaning_vectors_are_sent_only_for_the_build_asked_for(offline_client):
+    folder = offline_client.application.folder
+    for asked in (f"?index={folder.name}", ""):
+        response = offline_client.get("/api/offline/meanings" + asked, headers={"Accept-Encoding": "br"})
+        assert response.status_code == 200 and response.headers["Content-Encoding"] == "br"
+        assert response.data == (folder / offline_copy.MEANINGS_ENCODED["br"]).read_bytes()
+        assert response.headers["Cache-Control"] == "no-cache"
+    other = offline_client.get("/api/offline/meanings?index=20200101T000000-000000000000")
+    assert other.status_code == 404 and other.mimetype == "application/json"
+    assert "another build" in other.get_json()["error"]["message"]

@@ -25,13 +25,16 @@ Chinese segmenter or converter and no stemmer:
   the glossary open offline too;
 * what a question is read and ranked again with (`_questions`): the question forms and
   players' words of the data files, the constants and weights, and per record what
-  `Ranker._rerank` and `Catalogue.subrule_group_at` read.
+  `Ranker._rerank` and `Catalogue.subrule_group_at` read;
+* beside the copy, in a file of their own that the page keeps after it (`meanings`), the
+  words' meaning vectors a question's candidates are also ranked by.
 
 It is made for a phone on a slow link (docs/benchmarks.md): one string per token's postings,
 no field the browser can work out (addresses, groups' keys), nothing twice.
 """
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import re
@@ -39,6 +42,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
+import numpy as np
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
@@ -50,6 +54,7 @@ from indexer.knowledge import questions, statements
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
+from indexer.knowledge.meanings import WordVectors
 from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.search import query
@@ -68,6 +73,10 @@ FILE = "offline.json"
 # serves these files as they are).
 ENCODED = {"br": FILE + ".br", "gzip": FILE + ".gz", "zstd": FILE + ".zst"}
 FORMAT = 2
+# The words' meaning vectors (`meanings`), a file of their own: the page keeps them after the
+# copy, so a phone's first visit is not slowed by them (docs/benchmarks.md).
+MEANINGS_FILE = "offline-meanings.json"
+MEANINGS_ENCODED = {"br": MEANINGS_FILE + ".br", "gzip": MEANINGS_FILE + ".gz", "zstd": MEANINGS_FILE + ".zst"}
 _LATIN_WORD = re.compile(LATIN_WORD)
 _BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _TEXT_FIELDS = ("text", "title", "names")
@@ -204,8 +213,8 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
     build), the reading's and ranking's constants and weights, and per record its numbered
     paragraph's group (a subrule's siblings), which rules are only their heading and which
     list keyword abilities (with the abilities they list), the rules today's glossary entries
-    cite and the rules its two-word terms name. Not shipped: the words' meaning vectors
-    (`meanings`, 3.75 MB), which a phone does without."""
+    cite and the rules its two-word terms name. The words' meaning vectors are a file of
+    their own (`meanings`)."""
     catalogue, weights = library.catalogue, library.weights
     vocabulary = questions.vocabulary()
     paragraphs: dict[int, int] = {}
@@ -449,20 +458,43 @@ def _referencing(library, records, position: dict[str, int]) -> dict[str, list[i
     return out
 
 
+def meanings(name: str, table: WordVectors) -> dict:
+    """The word meaning table as the offline search reads it (offline-search.js `useMeanings`):
+    each word's vector in the table's first `NEAR_DIMENSIONS` principal directions (what the
+    server's word-by-word reading compares, `WordVectors.near`) as 8-bit integers, which the
+    phone makes unit length again, and each word's weight. The server's whole-text nearness
+    reads all 384 dimensions; here both levers read these 96 (a quarter of the bytes: 384
+    would be 3.8 MB, more than the whole copy), which scored every part within a question or
+    two of the server's (docs/benchmarks.md)."""
+    near = table.near
+    ints = np.round(near / (np.abs(near).max(axis=1, keepdims=True) + 1e-9) * 127).astype(np.int8)
+    return {"format": 1, "index": name, "dimensions": int(near.shape[1]), "words": table.words,
+            "weights": [float(f"{w:.4g}") for w in table.weights.tolist()],
+            "vectors": base64.b64encode(ints.tobytes()).decode("ascii")}
+
+
+def _write_encoded(folder: Path, plain: str, encoded_names: dict[str, str], data: dict) -> dict[str, int]:
+    """`data` as JSON in `folder`, as it is and in each coding a browser accepts; the sizes."""
+    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0),
+               "zstd": zstd.compress(raw, 19)}
+    (folder / plain).write_bytes(raw)
+    for coding, body in encoded.items():
+        (folder / encoded_names[coding]).write_bytes(body)
+    return {"bytes": len(raw), **{f"{coding}_bytes": len(body) for coding, body in encoded.items()}}
+
+
 def write(folder: Path, name: str) -> dict:
-    """Write the offline copy of the index being built in `folder` (build `name`); returns
-    what a page tells the reader before fetching it: build, edition, records, size."""
+    """Write the offline copy of the index being built in `folder` (build `name`) and its
+    words' meaning vectors; returns what a page tells the reader before fetching them:
+    build, edition, records, sizes."""
     library = Library(folder)
     try:
         data = build(library, name)
     finally:
         library.close()
-    raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    encoded = {"br": brotli.compress(raw, quality=11), "gzip": gzip.compress(raw, compresslevel=9, mtime=0),
-               "zstd": zstd.compress(raw, 19)}
-    (folder / FILE).write_bytes(raw)
-    for coding, body in encoded.items():
-        (folder / ENCODED[coding]).write_bytes(body)
+    sizes = _write_encoded(folder, FILE, ENCODED, data)
+    meaning_sizes = _write_encoded(folder, MEANINGS_FILE, MEANINGS_ENCODED, meanings(name, WordVectors()))
     return {"index": name, "edition": data["edition"], "editions": data["editions"],
-            "records": len(data["records"]), "bytes": len(raw),
-            **{f"{coding}_bytes": len(body) for coding, body in encoded.items()}}
+            "records": len(data["records"]), **sizes,
+            "meanings": {"bytes": meaning_sizes["bytes"], "gzip_bytes": meaning_sizes["gzip_bytes"]}}

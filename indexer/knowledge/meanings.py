@@ -71,6 +71,7 @@ class WordVectors:
             words_ = data["words"].tolist()
             vectors = data["vectors"].astype(np.float32) * data["scales"].astype(np.float32)[:, None]
             counts = data["counts"].astype(np.float64)
+        self.words: list[str] = words_
         self.index = {w: i for i, w in enumerate(words_)}
         self.vectors = vectors
         self.near = _principal(vectors, NEAR_DIMENSIONS)

@@ -9,8 +9,9 @@
 // character ranges come from the build, Chinese is cut by longest match against the index's
 // own words, and English words take the stems the build listed. A question is read and
 // ranked again as indexer/knowledge/questions.py and ranking.py do, from the question forms
-// and players' words the build read from their data files, without the words' meaning
-// vectors (too big for a phone). Records of other rules editions are not in the copy.
+// and players' words the build read from their data files, and with the words' meaning
+// vectors once the page has kept them too (`useMeanings`: a file of their own, as big as the
+// copy). Records of other rules editions are not in the copy.
 (function (root) {
   "use strict";
 
@@ -682,7 +683,7 @@
   // build read them) and its other words as concepts, each weighing what its rarest form
   // says; a question's best candidates are ranked again by the share of it each holds, and
   // each of today's subrules is its own result. The constants and weights are the server's,
-  // from the build. Not here: the words' meaning vectors (`meanings`), too big for a phone.
+  // from the build; the words' meaning vectors (`meanings`) are read once the page keeps them.
 
   // The vocabulary of question forms and players' words (questions.Vocabulary), made once.
   OfflineIndex.prototype.questionVocabulary = function () {
@@ -1140,6 +1141,203 @@
     return count;
   }
 
+  // --- meanings (indexer/knowledge/meanings.py) ----------------------------------------------
+  //
+  // The words' meaning vectors, which the page keeps after the copy (offline_copy.meanings):
+  // a question's nearness in meaning to each of today's rules, as a whole text and word by
+  // word, as the server's `Ranker._with_meanings` adds them. Until they are kept, a question
+  // is ranked without them.
+
+  // The table (offline_copy.meanings): each word's vector made unit length again, its weight.
+  OfflineIndex.prototype.useMeanings = function (data) {
+    if (data.index !== this.data.index) return false;
+    var bytes = typeof atob === "function" ? atob(data.vectors) : Buffer.from(data.vectors, "base64").toString("binary");
+    var d = data.dimensions, n = data.words.length, vectors = new Float32Array(n * d);
+    var han = new RegExp("^[" + this.data.script_ranges.han + "]+$", "u"), hanWords = new Set(), longest = new Map();
+    for (var i = 0; i < n; i++) {
+      var norm = 0;
+      for (var k = 0; k < d; k++) {
+        var v = bytes.charCodeAt(i * d + k);
+        v = v > 127 ? v - 256 : v;
+        vectors[i * d + k] = v;
+        norm += v * v;
+      }
+      norm = Math.sqrt(norm) || 1;
+      for (k = 0; k < d; k++) vectors[i * d + k] /= norm;
+    }
+    var index = new Map();
+    data.words.forEach(function (word, row) {
+      index.set(word, row);
+      if (han.test(word)) {
+        hanWords.add(word);
+        longest.set(word[0], Math.max(longest.get(word[0]) || 1, word.length));
+      }
+    });
+    this.meanings = { dimensions: d, vectors: vectors, weights: Float32Array.from(data.weights), index: index,
+                      hanWords: hanWords, longest: longest, rules: {},
+                      word: new RegExp("([" + this.data.script_ranges.han + "]+)|[a-z0-9]+", "gu") };
+    return true;
+  };
+
+  // A text's words as table rows (WordVectors.rows of meanings.words): NFKC, Simplified, lower
+  // case; a Chinese run cut by the table's own words, longest first (the server cuts it with
+  // its segmenter, whose words the table was made of), a word the table lacks as its
+  // characters; an English word or number as it is, left out when the table lacks it.
+  // `simplified`: the text is in Simplified already (today's rules), not converted again.
+  OfflineIndex.prototype.meaningRows = function (text, simplified) {
+    var M = this.meanings, rows = [], m, normal = text.normalize("NFKC");
+    normal = (simplified || !this.patterns.hasHan.test(normal) ? normal : this.toHans(normal)).toLowerCase();
+    M.word.lastIndex = 0;
+    while ((m = M.word.exec(normal)) !== null) {
+      if (!m[1]) {
+        if (M.index.has(m[0])) rows.push(M.index.get(m[0]));
+        continue;
+      }
+      // By code unit, each table word's longest length by its first unit.
+      var run = m[1], at = 0;
+      while (at < run.length) {
+        var size = Math.min(M.longest.get(run[at]) || 1, run.length - at), word;
+        for (; size > 1; size--) {
+          word = run.substr(at, size);
+          if (M.hanWords.has(word)) break;
+        }
+        if (size === 1) { word = String.fromCodePoint(run.codePointAt(at)); size = word.length; }
+        if (M.index.has(word)) rows.push(M.index.get(word));
+        at += size;
+      }
+    }
+    return rows;
+  };
+
+  // The weighted mean of table rows (WordVectors.mean), into `out`; false for none.
+  OfflineIndex.prototype.meanOf = function (rows, out) {
+    var M = this.meanings, d = M.dimensions, total = 0;
+    out.fill(0);
+    rows.forEach(function (row) {
+      var w = M.weights[row], base = row * d;
+      total += w;
+      for (var k = 0; k < d; k++) out[k] += w * M.vectors[base + k];
+    });
+    if (!total) return false;
+    for (var k = 0; k < d; k++) out[k] /= total;
+    return true;
+  };
+
+  // Today's rules' vectors and distinct words in one language, "en" or "zh"
+  // (Meanings.of_todays_rules): each rule read as its heading, its text and its rule's
+  // heading, its vector less the rules' mean, unit length. Made at the first question in that
+  // language after the table is kept.
+  OfflineIndex.prototype.meaningsOfRules = function (key) {
+    var M = this.meanings, self = this;
+    if (M.rules[key]) return M.rules[key];
+    var d = M.dimensions, todays = [], chinese = "zh_hant";
+    this.records.forEach(function (r, i) {
+      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+      todays.push(i);
+      if (r.text && r.text.zh_hans) chinese = "zh_hans";
+    });
+    var lang = key === "en" ? "en" : chinese, at = new Int32Array(this.records.length).fill(-1);
+    var words = [], starts = [0], vectors = [], seen = new Int32Array(M.weights.length).fill(-1);
+    function titleOf(r) { return (r.title && r.title[lang]) || ""; }
+    todays.forEach(function (i) {
+      var r = self.records[i];
+      if (!(r.text && r.text[lang])) return;
+      var parts = [titleOf(r), r.text[lang]];
+      if (r.parent) {
+        var parent = (self.byNumber.get(r.parent) || []).filter(function (j) { return self.records[j].edition === r.edition; })[0];
+        if (parent !== undefined) parts.push(titleOf(self.records[parent]));
+      }
+      var rows = self.meaningRows(parts.join("\n"), lang !== "zh_hant"), vector = new Float32Array(d);
+      self.meanOf(rows, vector);
+      at[i] = vectors.length;
+      rows.forEach(function (row) {
+        if (seen[row] !== vectors.length) { seen[row] = vectors.length; words.push(row); }
+      });
+      vectors.push(vector);
+      starts.push(words.length);
+    });
+    var mean = new Float32Array(d), matrix = new Float32Array(vectors.length * d);
+    vectors.forEach(function (v) { for (var k = 0; k < d; k++) mean[k] += v[k] / vectors.length; });
+    vectors.forEach(function (v, n) {
+      var norm = 0, k;
+      for (k = 0; k < d; k++) { matrix[n * d + k] = v[k] - mean[k]; norm += matrix[n * d + k] * matrix[n * d + k]; }
+      norm = Math.sqrt(norm) + 1e-9;
+      for (k = 0; k < d; k++) matrix[n * d + k] /= norm;
+    });
+    M.rules[key] = { at: at, matrix: matrix, mean: mean, words: Int32Array.from(words), starts: Int32Array.from(starts) };
+    return M.rules[key];
+  };
+
+  // The cosine of each doc to the question (Meanings.cosines): 0 for one not of today's rules.
+  OfflineIndex.prototype.meaningCosines = function (rules, rows, docs) {
+    var M = this.meanings, d = M.dimensions, q = new Float32Array(d), norm = 0, k;
+    if (!this.meanOf(rows, q)) return docs.map(function () { return 0; });
+    for (k = 0; k < d; k++) { q[k] -= rules.mean[k]; norm += q[k] * q[k]; }
+    norm = Math.sqrt(norm);
+    return docs.map(function (doc) {
+      var row = rules.at[doc];
+      if (row < 0 || !norm) return 0;
+      var dot = 0;
+      for (var k = 0; k < d; k++) dot += rules.matrix[row * d + k] * q[k];
+      return dot / norm;
+    });
+  };
+
+  // For each doc, the question's words' nearest words in it, averaged with their weights
+  // (Meanings.word_matches): 0 for a doc not of today's rules or with no word of the table.
+  OfflineIndex.prototype.wordMatches = function (rules, rows, docs) {
+    var M = this.meanings, d = M.dimensions, V = M.vectors;
+    var asked = Array.from(new Set(rows)), total = 0, near = new Map();
+    asked.forEach(function (a) { total += M.weights[a]; });
+    function cosine(a, b) {
+      var key = a * 65536 + b;
+      if (near.has(key)) return near.get(key);
+      var dot = 0, x = a * d, y = b * d;
+      for (var k = 0; k < d; k++) dot += V[x + k] * V[y + k];
+      near.set(key, dot);
+      return dot;
+    }
+    return docs.map(function (doc) {
+      var row = rules.at[doc];
+      if (row < 0 || !asked.length) return 0;
+      var from = rules.starts[row], to = rules.starts[row + 1];
+      if (to <= from) return 0;
+      var sum = 0;
+      asked.forEach(function (a) {
+        var best = -Infinity;
+        for (var j = from; j < to; j++) best = Math.max(best, cosine(a, rules.words[j]));
+        sum += M.weights[a] * best;
+      });
+      return sum / total;
+    });
+  };
+
+  // A question's candidates with their nearness in meaning added, as a whole text and word by
+  // word, each as a share of the nearest candidate's (Ranker._with_meanings). `scores` changed
+  // in place.
+  OfflineIndex.prototype.withMeanings = function (text, scores) {
+    var W = this.data.questions.weights, rows = this.meaningRows(text);
+    var lang = this.meaningsOfRules(this.patterns.hasHan.test(text) ? "zh" : "en");
+    var docs = Array.from(scores.keys());
+    if (W.meanings) {
+      var cosines = this.meaningCosines(lang, rows, docs).map(function (c) { return Math.max(c, 0); });
+      var top = Math.max.apply(null, cosines.concat([0]));
+      if (top > 0) docs.forEach(function (doc, n) { scores.set(doc, scores.get(doc) + W.meanings * cosines[n] / top); });
+    }
+    if (W.word_matches) {
+      var best = docs.map(function (doc, n) { return n; }).sort(function (a, b) {
+        return scores.get(docs[b]) - scores.get(docs[a]) || a - b;
+      }).slice(0, this.data.questions.candidates).map(function (n) { return docs[n]; });
+      var near = this.wordMatches(lang, rows, best), held = near.filter(function (v) { return v > 0; });
+      if (held.length) {
+        var least = Math.min.apply(null, held), most = Math.max.apply(null, held);
+        best.forEach(function (doc, n) {
+          if (near[n] > 0) scores.set(doc, scores.get(doc) + W.word_matches * (near[n] - least) / (most - least || 1));
+        });
+      }
+    }
+  };
+
   // Each of today's rules' place among its numbered paragraph's (siblings.Siblings): 0 for
   // the first, towards 1 for the last; 0 for any other record.
   OfflineIndex.prototype.siblingPlace = function () {
@@ -1203,6 +1401,7 @@
         if (self.passes(self.records[rule], parsed.filters)) scores.set(rule, (scores.get(rule) || 0) + value);
       });
     }
+    if (this.meanings && (W.meanings || W.word_matches)) this.withMeanings(parsed.typed || text, scores);
     var docs = Array.from(scores.keys()).sort(function (a, b) {
       return scores.get(b) - scores.get(a) || a - b;
     }).slice(0, Q.candidates);

@@ -4,7 +4,8 @@
 // shell (a page never seen, opened with no network), shows the search or the rule asked for.
 //
 // The copy is kept by itself when it is at most AUTO_KEEP_BYTES compressed; the control
-// beside the status removes it (and stops keeping it) or keeps it again.
+// beside the status removes it (and stops keeping it) or keeps it again. Its words' meaning
+// vectors are kept after it (`keepMeanings`).
 //
 // The status line is shown in full once; after that it is a small mark in the header (what is
 // kept, or that the page is offline) that opens to the full line, so a phone's first screen
@@ -15,6 +16,7 @@
   var DATA_CACHE = "kb-offline";
   var DATA_URL = "/api/offline/data";
   var META_URL = "/api/offline";
+  var MEANINGS_URL = "/api/offline/meanings";
   var CHOICE = "kb-offline-choice";
   var SCRIPT = "kb-script";
   var SHOWN = "kb-offline-status-shown";
@@ -137,6 +139,28 @@
     });
   }
 
+  // The kept copy's meaning vectors, kept after it under its build's name, the vectors of an
+  // older build removed; with them the worker ranks a question as the server does. They are
+  // not part of the copy, so a first visit on a slow link is not kept waiting for them: one
+  // that fails is asked for again at the next visit. `status` says when they are kept.
+  function keepMeanings(meta) {
+    if (!meta) return Promise.resolve();
+    var url = MEANINGS_URL + "?index=" + encodeURIComponent(meta.index);
+    return caches.open(DATA_CACHE).then(function (cache) {
+      return cache.match(url).then(function (kept) {
+        if (kept) return;
+        return fetch(url, { cache: "no-store" }).then(function (response) {
+          if (!response.ok) throw new Error("meaning vectors: HTTP " + response.status);
+          return cache.keys().then(function (requests) {
+            return Promise.all(requests.filter(function (request) {
+              return new URL(request.url).pathname === MEANINGS_URL;
+            }).map(function (request) { return cache.delete(request); }));
+          }).then(function () { return cache.put(url, response); });
+        });
+      });
+    }).then(function () { status.setAttribute("data-meanings", "kept"); }, function () {});
+  }
+
   function remove() {
     store(CHOICE, "off");
     return caches.delete(DATA_CACHE).then(function () { show(null, null); });
@@ -174,7 +198,7 @@
         store(CHOICE, "on");
         keepButton.disabled = true;
         keepButton.replaceChildren(label("saving"));
-        serverMeta().then(keep).then(function (kept) { show(kept, "kept"); })
+        serverMeta().then(keep).then(function (kept) { show(kept, "kept"); keepMeanings(kept); })
           .catch(function () { keepButton.replaceChildren(label("failed")); keepButton.disabled = false; });
       });
       nodes.push(keepButton);
@@ -224,10 +248,13 @@
       if (kept && !navigator.onLine) warm();
       if (!navigator.onLine || !window.caches) return;
       serverMeta().then(function (current) {
-        if (kept && kept.index === current.index) return;
+        if (kept && kept.index === current.index) return keepMeanings(kept);
         var choice = stored(CHOICE);
         if (!kept && (choice === "off" || (choice !== "on" && current.gzip_bytes > AUTO_KEEP_BYTES))) return;
-        return keep(current).then(function (meta) { show(meta, kept ? "updated" : "kept"); });
+        return keep(current).then(function (meta) {
+          show(meta, kept ? "updated" : "kept");
+          return keepMeanings(meta);
+        });
       }).catch(function () { /* the server is out of reach: the status says what is kept */ });
     });
   }

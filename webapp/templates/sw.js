@@ -16,6 +16,8 @@ importScripts({{ engine|tojson }});
 var DATA_CACHE = "kb-offline";
 var DATA_URL = "/api/offline/data";
 var META_URL = "/api/offline";
+// The words' meaning vectors of a build, which the page keeps after its copy (offline.js).
+var MEANINGS_URL = "/api/offline/meanings?index=";
 var NETWORK_SECONDS = 4;
 // The JSON twins of the pages a record of the copy opens (a rule, card, plane, term, document).
 var RECORD_PAGE = /^\/api\/(rules|cards|planes|terms|sources)\/([^/]+)$/;
@@ -77,6 +79,8 @@ function fetchWithin(request, seconds) {
 // together share one opening, and a newer copy kept by the page (another build) is opened
 // in its place. Which copy is kept is read again after CHECK_MS, not at every request: a
 // search typed on asks at each key, and reading it took two trips to the cache each time.
+// The copy's meaning vectors are opened with it when the page has kept them, or at a later
+// check once it has (until then a question is ranked without them).
 var opened = null;
 var checked = 0;
 var CHECK_MS = 2000;
@@ -93,8 +97,12 @@ function offlineIndex() {
       return metaResponse.json().then(function (meta) {
         if (!opened || opened.index !== meta.index) {
           var opening = { index: meta.index };
-          opening.engine = cache.match(DATA_URL).then(function (dataResponse) {
-            return dataResponse ? dataResponse.json().then(function (data) { return new self.OfflineIndex(data); }) : null;
+          opening.engine = Promise.all([cache.match(DATA_URL), meanings(cache, opening)]).then(function (found) {
+            return found[0] ? found[0].json().then(function (data) {
+              var engine = new self.OfflineIndex(data);
+              if (found[1]) useMeanings(engine, found[1]);
+              return engine;
+            }) : null;
           }).then(function (engine) {
             if (!engine && opened === opening) opened = null;
             return engine;
@@ -103,11 +111,42 @@ function offlineIndex() {
             throw error;
           });
           opened = opening;
+        } else if (!opened.meanings) {
+          var current = opened;
+          Promise.all([current.engine, meanings(cache, current)]).then(function (found) {
+            if (found[0] && found[1]) useMeanings(found[0], found[1]);
+          }).catch(function () { current.meanings = false; });
         }
         return opened.engine;
       });
     });
   });
+}
+
+// The kept meaning vectors of an opening's build, parsed, or null; `opening.meanings` is set
+// while they are read or once read, so they are read once.
+function meanings(cache, opening) {
+  opening.meanings = true;
+  return cache.match(MEANINGS_URL + encodeURIComponent(opening.index)).then(function (response) {
+    if (!response) {
+      opening.meanings = false;
+      return null;
+    }
+    return response.json();
+  }).catch(function () {
+    opening.meanings = false;
+    return null;
+  });
+}
+
+// The vectors given to the opened copy, and today's rules' vectors made soon after (a tenth
+// of a second a language on a laptop), not at the first question typed.
+function useMeanings(engine, data) {
+  if (!engine.useMeanings(data)) return;
+  setTimeout(function () {
+    engine.meaningsOfRules("zh");
+    setTimeout(function () { engine.meaningsOfRules("en"); }, 0);
+  }, 0);
 }
 
 function json(body, status) {

@@ -7,7 +7,9 @@ from the offline copy (`webapp.offline_copy`, served here as `/api/offline/data`
 webapp/static/offline-search.js, and a page never seen opens `/offline`, the search page,
 whose script shows the search or rule asked for. webapp/static/offline.js registers the
 worker, keeps the copy (on the reader's word, or by itself when it is small enough) and
-updates it when the server's index changes, and says when the page is offline.
+updates it when the server's index changes, and says when the page is offline. After the
+copy it keeps the words' meaning vectors (`/api/offline/meanings`), with which the copy
+ranks a question as the server does.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import json
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
 from ..compression import accepted
-from ..offline_copy import ENCODED, FILE as OFFLINE_COPY
+from ..offline_copy import ENCODED, FILE as OFFLINE_COPY, MEANINGS_ENCODED, MEANINGS_FILE
 from ..respond import library
 
 bp = Blueprint("offline", __name__)
@@ -127,8 +129,30 @@ def data():
     validator names the build (webapp.caching; weak, as it is the same copy in any coding),
     so an unchanged copy is a 304."""
     _summary()
-    coding = accepted(request.environ.get("HTTP_ACCEPT_ENCODING"), ENCODED)
-    path = library().folder / (ENCODED[coding] if coding else OFFLINE_COPY)
+    return _encoded(OFFLINE_COPY, ENCODED)
+
+
+@bp.get("/api/offline/meanings")
+def meanings():
+    """The words' meaning vectors the offline copy ranks a question with
+    (`offline_copy.meanings`), written by the build beside the copy and served as it is.
+    `index` names the build the page kept the copy of: the vectors of another build are not
+    sent (404), so a page never keeps a copy's and another build's vectors together."""
+    summary = _summary()
+    asked = request.args.get("index")
+    if asked is not None and asked != summary.get("index"):
+        abort(404, "The server's index is another build than the one asked for; keep its offline copy first.")
+    if not all((library().folder / name).exists() for name in (MEANINGS_FILE, *MEANINGS_ENCODED.values())):
+        abort(404, "This index has no meaning vectors for its offline copy; "
+                   "rebuild it (python -m indexer build --force).")
+    return _encoded(MEANINGS_FILE, MEANINGS_ENCODED)
+
+
+def _encoded(plain: str, encoded: dict[str, str]) -> Response:
+    """A file the build wrote, in the coding the client accepts most, with its plain form as
+    the fallback."""
+    coding = accepted(request.environ.get("HTTP_ACCEPT_ENCODING"), encoded)
+    path = library().folder / (encoded[coding] if coding else plain)
     response = Response(path.read_bytes(), mimetype="application/json")
     if coding:
         response.headers["Content-Encoding"] = coding
