@@ -270,6 +270,32 @@ def test_offline_reads_a_query_as_a_question_as_the_server_does(rules_server, co
     assert sum(online) > len(rows) / 2 and share >= ASKS_AGREEMENT
 
 
+def test_the_rules_meaning_vectors_made_a_slice_at_a_time_are_those_made_whole(rules_server, context):
+    """The worker makes today's rules' vectors a slice at a time between requests
+    (`prepareMeanings`); a question finds them as if made whole, and a question asked before
+    they are made makes them (`meaningsOfRules`)."""
+    page = first_visit(context, rules_server.url + "/")
+    page.add_script_tag(url="/static/offline-search.js")
+    same = page.evaluate("""index => Promise.all([fetch('/api/offline/data').then(r => r.json()),
+                                                  fetch('/api/offline/meanings?index=' + index).then(r => r.json())])
+      .then(([data, meanings]) => {
+        const whole = new OfflineIndex(JSON.parse(JSON.stringify(data))), sliced = new OfflineIndex(data);
+        if (!whole.useMeanings(meanings) || !sliced.useMeanings(meanings)) return 'not this build';
+        const ids = copy => copy.search('can a tapped creature block', 10, null).results.map(r => r.id);
+        const asked = ids(whole).join();
+        whole.meaningsOfRules('zh');
+        let slices = 1;
+        while (!sliced.prepareMeanings(97)) slices++;
+        const a = whole.meanings.rules, b = sliced.meanings.rules;
+        const equal = ['en', 'zh'].every(k => a[k].matrix.every((v, i) => v === b[k].matrix[i])
+                                         && a[k].words.join() === b[k].words.join());
+        const other = new OfflineIndex(JSON.parse(JSON.stringify(data)));
+        other.useMeanings(Object.assign({}, meanings, {index: 'another build'}));
+        return [slices > 2, equal, ids(sliced).join() === asked, other.meanings === undefined];
+      })""", page.locator("#offline-status .offline-copy").get_attribute("data-index"))
+    assert same == [True, True, True, True]
+
+
 def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_naming_them(rules_server, context):
     """As online (`Ranker._share`): 122.1b lists trample and deathtouch among the keyword
     counters, and holds them offline too only as items of its list."""

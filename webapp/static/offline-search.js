@@ -1174,7 +1174,7 @@
       }
     });
     this.meanings = { dimensions: d, vectors: vectors, weights: Float32Array.from(data.weights), index: index,
-                      hanWords: hanWords, longest: longest, rules: {},
+                      hanWords: hanWords, longest: longest, rules: {}, making: {},
                       word: new RegExp("([" + this.data.script_ranges.han + "]+)|[a-z0-9]+", "gu") };
     return true;
   };
@@ -1225,38 +1225,58 @@
 
   // Today's rules' vectors and distinct words in one language, "en" or "zh"
   // (Meanings.of_todays_rules): each rule read as its heading, its text and its rule's
-  // heading, its vector less the rules' mean, unit length. Made at the first question in that
-  // language after the table is kept.
+  // heading, its vector less the rules' mean, unit length. Made by `prepareMeanings` a slice
+  // at a time, or whole at the first question in that language that finds them unmade.
   OfflineIndex.prototype.meaningsOfRules = function (key) {
-    var M = this.meanings, self = this;
-    if (M.rules[key]) return M.rules[key];
-    var d = M.dimensions, todays = [], chinese = "zh_hant";
-    this.records.forEach(function (r, i) {
-      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
-      todays.push(i);
-      if (r.text && r.text.zh_hans) chinese = "zh_hans";
-    });
-    var lang = key === "en" ? "en" : chinese, at = new Int32Array(this.records.length).fill(-1);
-    var words = [], starts = [0], vectors = [], seen = new Int32Array(M.weights.length).fill(-1);
+    while (!this.meaningsMade(key, Infinity)) { /* made whole */ }
+    return this.meanings.rules[key];
+  };
+
+  // The next `count` rules' vectors of both languages, Chinese first; true once all are made.
+  // A worker makes them so between requests after opening the vectors, so that a search typed
+  // meanwhile waits for one slice, not for all of them.
+  OfflineIndex.prototype.prepareMeanings = function (count) {
+    return this.meaningsMade("zh", count) && this.meaningsMade("en", count);
+  };
+
+  // The next `count` rules' vectors in one language (`meaningsOfRules`); true once all are made.
+  OfflineIndex.prototype.meaningsMade = function (key, count) {
+    var M = this.meanings, self = this, d = M.dimensions;
+    if (M.rules[key]) return true;
+    var made = M.making[key];
+    if (!made) {
+      var todays = [], chinese = "zh_hant";
+      this.records.forEach(function (r, i) {
+        if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+        todays.push(i);
+        if (r.text && r.text.zh_hans) chinese = "zh_hans";
+      });
+      made = M.making[key] = { lang: key === "en" ? "en" : chinese, todays: todays, next: 0,
+                               at: new Int32Array(this.records.length).fill(-1), words: [], starts: [0], vectors: [],
+                               seen: new Int32Array(M.weights.length).fill(-1) };
+    }
+    var lang = made.lang;
     function titleOf(r) { return (r.title && r.title[lang]) || ""; }
-    todays.forEach(function (i) {
-      var r = self.records[i];
-      if (!(r.text && r.text[lang])) return;
+    var last = Math.min(made.todays.length, made.next + count);
+    for (; made.next < last; made.next++) {
+      var i = made.todays[made.next], r = this.records[i];
+      if (!(r.text && r.text[lang])) continue;
       var parts = [titleOf(r), r.text[lang]];
       if (r.parent) {
-        var parent = (self.byNumber.get(r.parent) || []).filter(function (j) { return self.records[j].edition === r.edition; })[0];
-        if (parent !== undefined) parts.push(titleOf(self.records[parent]));
+        var parent = (this.byNumber.get(r.parent) || []).filter(function (j) { return self.records[j].edition === r.edition; })[0];
+        if (parent !== undefined) parts.push(titleOf(this.records[parent]));
       }
-      var rows = self.meaningRows(parts.join("\n"), lang !== "zh_hant"), vector = new Float32Array(d);
-      self.meanOf(rows, vector);
-      at[i] = vectors.length;
+      var rows = this.meaningRows(parts.join("\n"), lang !== "zh_hant"), vector = new Float32Array(d), n = made.vectors.length;
+      this.meanOf(rows, vector);
+      made.at[i] = n;
       rows.forEach(function (row) {
-        if (seen[row] !== vectors.length) { seen[row] = vectors.length; words.push(row); }
+        if (made.seen[row] !== n) { made.seen[row] = n; made.words.push(row); }
       });
-      vectors.push(vector);
-      starts.push(words.length);
-    });
-    var mean = new Float32Array(d), matrix = new Float32Array(vectors.length * d);
+      made.vectors.push(vector);
+      made.starts.push(made.words.length);
+    }
+    if (made.next < made.todays.length) return false;
+    var vectors = made.vectors, mean = new Float32Array(d), matrix = new Float32Array(vectors.length * d);
     vectors.forEach(function (v) { for (var k = 0; k < d; k++) mean[k] += v[k] / vectors.length; });
     vectors.forEach(function (v, n) {
       var norm = 0, k;
@@ -1264,8 +1284,9 @@
       norm = Math.sqrt(norm) + 1e-9;
       for (k = 0; k < d; k++) matrix[n * d + k] /= norm;
     });
-    M.rules[key] = { at: at, matrix: matrix, mean: mean, words: Int32Array.from(words), starts: Int32Array.from(starts) };
-    return M.rules[key];
+    M.rules[key] = { at: made.at, matrix: matrix, mean: mean, words: Int32Array.from(made.words), starts: Int32Array.from(made.starts) };
+    delete M.making[key];
+    return true;
   };
 
   // The cosine of each doc to the question (Meanings.cosines): 0 for one not of today's rules.

@@ -139,14 +139,16 @@ function meanings(cache, opening) {
   });
 }
 
-// The vectors given to the opened copy, and today's rules' vectors made soon after (a tenth
-// of a second a language on a laptop), not at the first question typed.
+// The vectors given to the opened copy, and today's rules' vectors made soon after, not at the
+// first question typed (a tenth of a second a language on a laptop): RULES_A_SLICE rules at a
+// time, so that a search typed meanwhile waits for one slice.
+var RULES_A_SLICE = 250;
+
 function useMeanings(engine, data) {
   if (!engine.useMeanings(data)) return;
-  setTimeout(function () {
-    engine.meaningsOfRules("zh");
-    setTimeout(function () { engine.meaningsOfRules("en"); }, 0);
-  }, 0);
+  (function prepare() {
+    if (!engine.prepareMeanings(RULES_A_SLICE)) setTimeout(prepare, 0);
+  })();
 }
 
 function json(body, status) {
