@@ -155,6 +155,23 @@ def test_meaning_vectors_kept_for_an_older_build_are_replaced_by_the_copys(live_
     assert kept_meanings(page) == [f"{live_server.url}/api/offline/meanings?index={current}"]
 
 
+def test_removing_the_copy_removes_its_meaning_vectors_and_keeping_it_keeps_both(live_server, context):
+    page = first_visit(context, live_server.url + "/")
+    page.locator("#offline-status .offline-remove").click()
+    expect(page.locator("#offline-status .offline-keep")).to_be_visible()
+    expect(page.locator("#offline-status")).not_to_have_attribute("data-meanings", "kept")
+    kept = "caches.open('kb-offline').then(c => c.keys()).then(keys => keys.length)"
+    assert page.evaluate(kept) == 0
+    page.reload()  # the reader's choice holds: nothing is kept by itself
+    page.locator("#offline-status summary").click()  # the status is a small mark after its first showing
+    expect(page.locator("#offline-status .offline-keep")).to_be_visible()
+    assert page.evaluate(kept) == 0
+    page.locator("#offline-status .offline-keep").click()
+    expect(page.locator("#offline-status .offline-copy")).to_be_visible()
+    expect(page.locator("#offline-status")).to_have_attribute("data-meanings", "kept")
+    assert len(kept_meanings(page)) == 1
+
+
 def test_the_copy_answers_without_its_meaning_vectors_and_keeps_them_at_the_next_visit(live_server, context):
     """The vectors are fetched after the copy: when that fails, the copy is kept and answers
     (a question ranked without them), and the next visit keeps them."""

@@ -1151,7 +1151,7 @@
   // The table (offline_copy.meanings): each word's vector made unit length again, its weight.
   OfflineIndex.prototype.useMeanings = function (data) {
     if (data.index !== this.data.index) return false;
-    var bytes = typeof atob === "function" ? atob(data.vectors) : Buffer.from(data.vectors, "base64").toString("binary");
+    var bytes = atob(data.vectors);
     var d = data.dimensions, n = data.words.length, vectors = new Float32Array(n * d);
     var han = new RegExp("^[" + this.data.script_ranges.han + "]+$", "u"), hanWords = new Set(), longest = new Map();
     for (var i = 0; i < n; i++) {
@@ -1338,10 +1338,10 @@
   // in place.
   OfflineIndex.prototype.withMeanings = function (text, scores) {
     var W = this.data.questions.weights, rows = this.meaningRows(text);
-    var lang = this.meaningsOfRules(this.patterns.hasHan.test(text) ? "zh" : "en");
+    var rules = this.meaningsOfRules(this.patterns.hasHan.test(text) ? "zh" : "en");
     var docs = Array.from(scores.keys());
     if (W.meanings) {
-      var cosines = this.meaningCosines(lang, rows, docs).map(function (c) { return Math.max(c, 0); });
+      var cosines = this.meaningCosines(rules, rows, docs).map(function (c) { return Math.max(c, 0); });
       var top = Math.max.apply(null, cosines.concat([0]));
       if (top > 0) docs.forEach(function (doc, n) { scores.set(doc, scores.get(doc) + W.meanings * cosines[n] / top); });
     }
@@ -1349,7 +1349,7 @@
       var best = docs.map(function (doc, n) { return n; }).sort(function (a, b) {
         return scores.get(docs[b]) - scores.get(docs[a]) || a - b;
       }).slice(0, this.data.questions.candidates).map(function (n) { return docs[n]; });
-      var near = this.wordMatches(lang, rows, best), held = near.filter(function (v) { return v > 0; });
+      var near = this.wordMatches(rules, rows, best), held = near.filter(function (v) { return v > 0; });
       if (held.length) {
         var least = Math.min.apply(null, held), most = Math.max.apply(null, held);
         best.forEach(function (doc, n) {

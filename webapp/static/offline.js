@@ -163,7 +163,10 @@
 
   function remove() {
     store(CHOICE, "off");
-    return caches.delete(DATA_CACHE).then(function () { show(null, null); });
+    return caches.delete(DATA_CACHE).then(function () {
+      status.removeAttribute("data-meanings");
+      show(null, null);
+    });
   }
 
   function describe(meta) {
