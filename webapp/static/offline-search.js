@@ -123,6 +123,11 @@
     return r.source.indexOf(this.data.rules_file_prefix) === 0;
   };
 
+  // Whether a record is one of today's rules (Catalogue.of_todays_rules).
+  OfflineIndex.prototype.isTodaysRule = function (r) {
+    return r.kind === "rule" && r.edition === this.data.edition && this.fromRulesFile(r);
+  };
+
   // --- the copy's compact form (webapp/offline_copy.py) ------------------------------------
 
   var BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -801,7 +806,7 @@
     if (this.holders) return this.holders;
     var self = this, han = this.patterns.hasHan, texts = [], starts = [], at = 0;
     this.records.forEach(function (r) {
-      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+      if (!self.isTodaysRule(r)) return;
       if (!(r.text && r.text.zh_hans && han.test(r.text.zh_hans))) return;
       var folded = textsOf(r, "zh_hans").join(" ").normalize("NFKC").toLowerCase().replace(NOT_WORD, "");
       starts.push(at);
@@ -1174,7 +1179,7 @@
       }
     });
     this.meanings = { dimensions: d, vectors: vectors, weights: Float32Array.from(data.weights), index: index,
-                      hanWords: hanWords, longest: longest, rules: {}, making: {},
+                      hanWords: hanWords, longest: longest, rules: {}, making: {}, todays: null, chinese: null,
                       word: new RegExp("([" + this.data.script_ranges.han + "]+)|[a-z0-9]+", "gu") };
     return true;
   };
@@ -1243,15 +1248,18 @@
   OfflineIndex.prototype.meaningsMade = function (key, count) {
     var M = this.meanings, self = this, d = M.dimensions;
     if (M.rules[key]) return true;
+    if (!M.todays) {
+      M.todays = [];
+      M.chinese = "zh_hant";
+      this.records.forEach(function (r, i) {
+        if (!self.isTodaysRule(r)) return;
+        M.todays.push(i);
+        if (r.text && r.text.zh_hans) M.chinese = "zh_hans";
+      });
+    }
     var made = M.making[key];
     if (!made) {
-      var todays = [], chinese = "zh_hant";
-      this.records.forEach(function (r, i) {
-        if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
-        todays.push(i);
-        if (r.text && r.text.zh_hans) chinese = "zh_hans";
-      });
-      made = M.making[key] = { lang: key === "en" ? "en" : chinese, todays: todays, next: 0,
+      made = M.making[key] = { lang: key === "en" ? "en" : M.chinese, todays: M.todays, next: 0,
                                at: new Int32Array(this.records.length).fill(-1), words: [], starts: [0], vectors: [],
                                seen: new Int32Array(M.weights.length).fill(-1) };
     }
@@ -1262,10 +1270,8 @@
       var i = made.todays[made.next], r = this.records[i];
       if (!(r.text && r.text[lang])) continue;
       var parts = [titleOf(r), r.text[lang]];
-      if (r.parent) {
-        var parent = (this.byNumber.get(r.parent) || []).filter(function (j) { return self.records[j].edition === r.edition; })[0];
-        if (parent !== undefined) parts.push(titleOf(this.records[parent]));
-      }
+      var parent = r.parent ? this.ruleRecords(r.parent, r.edition)[0] : undefined;
+      if (parent !== undefined) parts.push(titleOf(this.records[parent]));
       var rows = this.meaningRows(parts.join("\n"), lang !== "zh_hant"), vector = new Float32Array(d), n = made.vectors.length;
       this.meanOf(rows, vector);
       made.at[i] = n;
@@ -1366,7 +1372,7 @@
     var self = this, groups = new Map(), paragraphs = this.data.questions.paragraphs;
     var places = this.places = new Float64Array(this.records.length);
     this.records.forEach(function (r, i) {
-      if (r.kind !== "rule" || r.edition !== self.data.edition || !self.fromRulesFile(r)) return;
+      if (!self.isTodaysRule(r)) return;
       if (!groups.has(paragraphs[i])) groups.set(paragraphs[i], []);
       groups.get(paragraphs[i]).push(i);
     });
