@@ -58,6 +58,17 @@ def test_a_range_of_rule_numbers_jumps_to_its_first_rule(client, query, first, e
     assert [s["rule"] for s in answer["results"][0]["subrules"]][:2] == [first[:-1] + "b", first[:-1] + "c"]
 
 
+def test_rule_numbers_typed_together_list_each_rule_on_the_page_and_in_its_json(client):
+    """Enter opens no rule page for them: the results page lists the rules in the order typed."""
+    answer = client.get("/api/search", query_string={"q": "901.9a, 702.30a"}).get_json()
+    assert answer["rule_jump"] is None
+    assert [r["rule"] for r in answer["results"][:2]] == ["901.9a", "702.30a"]
+    assert all(r["url"].startswith(f"/rules/{r['rule']}?edition=") for r in answer["results"][:2])
+    html = main(page(client, "/?q=901.9a%2C+702.30a"))
+    assert '<p class="jump">' not in html
+    assert 0 < html.index('href="/rules/901.9a?') < html.index('href="/rules/702.30a?')
+
+
 @pytest.mark.parametrize("path, opened", [
     ("/rules/901.9a-c", "/rules/901.9a"), ("/rules/CR 901.9a至c", "/rules/901.9a"),
     ("/rules/702.30a–c?edition=2010-02-01", "/rules/702.30a?edition=2010-02-01"),

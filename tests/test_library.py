@@ -36,6 +36,38 @@ def test_a_range_in_every_written_form_jumps_to_its_rules(corpus_library, q):
     assert parse_query(q).rule_end == "901.9c"
 
 
+@pytest.mark.parametrize("q", ["702.30a 901.9a", "rules 702.30a and 901.9a", "CR 702.30a, CR 901.9a.",
+                               "規則702.30a、901.9a", "７０２．３０ａ，９０１．９ａ", "702.30a or 901.9a"])
+def test_rule_numbers_typed_together_give_each_rule_in_turn_and_no_jump(corpus_library, q):
+    answer = corpus_library.search(q)
+    assert answer["rule_jump"] is None
+    assert [r["rule"] for r in answer["results"][:2]] == ["702.30a", "901.9a"]
+    assert corpus_library.search("901.9a 702.30a")["results"][0]["rule"] == "901.9a"
+
+
+def test_rule_numbers_typed_together_keep_a_range_and_their_rules_subrules(corpus_library):
+    results = corpus_library.search("901.9a至c 702.30")["results"]
+    assert results[0]["rule"] == "901.9a" and [s["rule"] for s in results[0]["subrules"]][:2] == ["901.9b", "901.9c"]
+    assert results[1]["rule"] == "702.30" and [s["rule"] for s in results[1]["subrules"]][:2] == ["702.30a", "702.30b"]
+
+
+@pytest.mark.parametrize("q, named", [
+    ("702.19b 702.2c", [("702.19b", None), ("702.2c", None)]),
+    ("規則702.19b、601.2f至h", [("702.19b", None), ("601.2f", "601.2h")]),
+    ("702.19b, 702.19b and 702.2c", [("702.19b", None), ("702.2c", None)]),
+    ("rule 702 and rule 703", [("702", None), ("703", None)]),
+    ("702.19b", []), ("702.30a-c", []), ("trample 702.19b 702.2c", []), ("702.19b sand 702.2c", []),
+    ("702 703", []), ('"702.19b" 702.2c', []), ("702.19b 702.19b", [("702.19b", None)]),
+])
+def test_a_list_of_rule_numbers_is_numbers_and_separators_only(q, named):
+    assert parse_query(q).rule_list == named
+
+
+def test_rule_numbers_none_of_which_is_a_rule_are_searched_as_text(corpus_library):
+    answer = corpus_library.search("999.99z 998.1")
+    assert answer["rule_jump"] is None and all(r.get("rule") not in ("999.99z", "998.1") for r in answer["results"])
+
+
 def test_an_unknown_rule_number_is_no_jump(corpus_library):
     answer = corpus_library.search("999.99z")
     assert answer["rule_jump"] is None

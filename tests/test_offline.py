@@ -217,21 +217,28 @@ def rules_server(live_server):
     return live_server
 
 
-def online_top(server, query: str) -> str | None:
-    url = f"{server.url}/api/search?limit=1&q={urllib.parse.quote(query)}"
+def online_ids(server, query: str, limit: int = 1) -> list[str]:
+    url = f"{server.url}/api/search?limit={limit}&q={urllib.parse.quote(query)}"
     with urllib.request.urlopen(url) as response:
-        results = json.load(response)["results"]
-    return results[0]["id"] if results else None
+        return [r["id"] for r in json.load(response)["results"]]
+
+
+def online_top(server, query: str) -> str | None:
+    return next(iter(online_ids(server, query)), None)
+
+
+def offline_ids(page, queries: list[str], limit: int = 1) -> list[list[str]]:
+    """Each query's first results as the worker answers it from the copy (every answer must
+    carry the copy's marker)."""
+    return page.evaluate("""([queries, limit]) => Promise.all(queries.map(q =>
+        fetch('/api/search?limit=' + limit + '&q=' + encodeURIComponent(q)).then(r => r.json()).then(a => {
+            if (!a.offline) throw new Error('answered by the network: ' + q);
+            return a.results.map(r => r.id);
+        })))""", [queries, limit])
 
 
 def offline_tops(page, queries: list[str]) -> list[str | None]:
-    """Each query's first result as the worker answers it from the copy (every answer must
-    carry the copy's marker)."""
-    return page.evaluate("""queries => Promise.all(queries.map(q =>
-        fetch('/api/search?limit=1&q=' + encodeURIComponent(q)).then(r => r.json()).then(a => {
-            if (!a.offline) throw new Error('answered by the network: ' + q);
-            return a.results.length ? a.results[0].id : null;
-        })))""", queries)
+    return [next(iter(ids), None) for ids in offline_ids(page, queries)]
 
 
 def tops_as_online(server, context, queries: list[str]) -> list[str | None]:
@@ -319,6 +326,24 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
     queries = ["trample deathtouch", "flying vigilance", "lifelink menace", "践踏 死触", "踐踏 死觸", "飛行 警戒"]
     offline = tops_as_online(rules_server, context, queries)
     assert all(top and "122.1b" not in top for top in offline), offline
+
+
+def test_rule_numbers_typed_together_give_the_same_rules_offline(rules_server, context):
+    """Each rule in the order typed, a range kept, then their subrules and what quotes them
+    (`Ranker.rule_jump`); a query that also holds a word is searched as text, as online."""
+    queries = ["702.19b 702.2c", "rules 702.2c and 702.19b", "規則702.19b、601.2f至h", "７０２．１９ｂ，１０４．３ａ",
+               "trample 702.19b 702.2c"]
+    online = [online_ids(rules_server, q, 8) for q in queries]
+    page = first_visit(context, rules_server.url + "/")
+    context.set_offline(True)
+    offline = offline_ids(page, queries, 8)
+    assert offline[:4] == online[:4] and offline[4][0] == online[4][0]
+    assert [ids[:2] for ids in online[:4]] == [
+        ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:702.2c"],
+        ["cr-2026-04-17:rule:702.2c", "cr-2026-04-17:rule:702.19b"],
+        ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:601.2f"],
+        ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:104.3a"]]
+    assert online[4][:2] != online[0][:2]
 
 
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):

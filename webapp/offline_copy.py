@@ -47,7 +47,12 @@ import numpy as np
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
-from indexer.documents.references import REFERENCE_PATTERN, RULE_NUMBER_QUERY_PATTERN, rule_sort_key
+from indexer.documents.references import (
+    REFERENCE_PATTERN,
+    RULE_LIST_GAP_PATTERN,
+    RULE_NUMBER_QUERY_PATTERN,
+    rule_sort_key,
+)
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.knowledge import questions, statements
@@ -179,6 +184,7 @@ def build(library, name: str) -> dict:
                     "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
                     "max_query_words": MAX_QUERY_WORDS},
         "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
+                  "list_gap": _js(RULE_LIST_GAP_PATTERN),
                   "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
                   "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
                   "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},

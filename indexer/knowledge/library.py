@@ -248,15 +248,17 @@ class Library:
                   "left_out": parsed.left_out}
         if parsed.empty:
             return answer
-        if parsed.rule_number:
+        numbered = False  # the rules the query names by number are found (its results are theirs)
+        if parsed.rule_number or parsed.rule_list:
             ranked, jump = self._ranker.rule_jump(parsed)
+            numbered = len(ranked) > 0
             # The jump's title in the reader's script, as every result's is.
             answer["rule_jump"] = jump and {**jump, "title": display_title(self.records[jump["id"]], script)}
         # Whether it is a question (a rule jump's results are the rule's), read once: what the
         # engine searches, the ranking, the grouping and the marks all follow it.
-        asked = not answer["rule_jump"] and self._ranker.asks(parsed)
+        asked = not numbered and self._ranker.asks(parsed)
         engine_query = self.engine_query(self._ranker.searched(parsed, asked))
-        if not answer["rule_jump"]:  # else the rule, its subrules and what quotes it
+        if not numbered:  # else the rules, their subrules and what quotes them
             ranked = self._ranker.ranked(parsed, engine_query, asked)
             suggestion = self._spelling.did_you_mean(parsed.text)
             if suggestion:
@@ -265,11 +267,11 @@ class Library:
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
                     ranked = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected))
-        if "edition" in parsed.filters and not answer["rule_jump"]:
+        if "edition" in parsed.filters and not numbered:
             groups = self._grouping.apart(ranked)
         else:
             groups = self._grouping.collapse(ranked, self._question_groups if asked else None)
-        if not answer["rule_jump"] and "edition" not in parsed.filters and not parsed.phrases:
+        if not numbered and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's).
@@ -282,7 +284,7 @@ class Library:
             marking = self._ranker.marking_query(parsed, engine_query, asked)
             plan = self._results.plan(marking)
             groups_shown = [[by_position[at] for at in group] for group in page]
-            if (not asked and not answer["rule_jump"]
+            if (not asked and not numbered
                     and (self.catalogue.definition_at[[group[0] for group in page]] >= 0).any()
                     and self._ranker.asks_about(parsed)):
                 # A look-up asked as a question (what is ward): a keyword's heading answers

@@ -484,32 +484,43 @@ class Ranker:
     def rule_jump(self, parsed: ParsedQuery) -> tuple[Ranked, dict | None]:
         """A rule number: that rule first (then the rest of a range: 702.30a-c), then its
         subrules, then what quotes it; with the answer's `rule_jump` (None when no edition has
-        the number under the filters), which names a range's `end`."""
-        number = parsed.rule_number
-        if number is None:
+        the number under the filters), which names a range's `end`. Rule numbers typed
+        together (702.19b 702.2c): each rule and range in turn, then their subrules, then what
+        quotes them, with no jump, as the reader asked for more than one rule's page."""
+        named = [(parsed.rule_number, parsed.rule_end)] if parsed.rule_number else parsed.rule_list
+        heads: list[tuple[str, Record]] = []  # each number found, with its first record
+        ranked: list[Record] = []
+        for number, end in named:
+            records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
+                       if passes(r, parsed.filters)]
+            if not records:
+                continue
+            head = records[0]
+            heads.append((number, head))
+            ranked += records
+            if end:
+                first, last = rule_sort_key(number), rule_sort_key(end)
+                ranked += [r for r in self.catalogue.children(head.parent, head.edition)
+                           if first < rule_sort_key(r.number) <= last and passes(r, parsed.filters)]
+        if not heads:
             return np.zeros(0, np.int64), None
-        records = [r for r in self.catalogue.rule_records(number, parsed.filters.get("edition"))
-                   if passes(r, parsed.filters)]
-        if not records:
-            return np.zeros(0, np.int64), None
-        head = records[0]
-        jump: dict[str, Any] = {"number": number, "edition": head.edition, "id": head.id,
+        for number, head in heads:
+            ranked += [c for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
+        for number, head in heads:
+            ranked += [r for r in self.catalogue.referencing(number, head.edition) if passes(r, parsed.filters)]
+        positions = dict.fromkeys(self.catalogue.positions[r.id] for r in ranked)
+        return np.array(list(positions), np.int64), self._jump(heads[0][1], parsed) if parsed.rule_number else None
+
+    def _jump(self, head: Record, parsed: ParsedQuery) -> dict:
+        """The answer's `rule_jump` to the rule a query names: the rule opened by Enter."""
+        jump: dict[str, Any] = {"number": parsed.rule_number, "edition": head.edition, "id": head.id,
                                 "title": record_title(head)}
         today = self.catalogue.today_of(head)
         if today:  # an older edition's number: what the lineage says it is today
             jump["today"] = today
-        ranked = list(records)
         if parsed.rule_end:
             jump["end"] = parsed.rule_end
-            first, last = rule_sort_key(number), rule_sort_key(parsed.rule_end)
-            ranked += [r for r in self.catalogue.children(head.parent, head.edition)
-                       if first < rule_sort_key(r.number) <= last and passes(r, parsed.filters)]
-        ranked += [c for c in self.catalogue.children(number, head.edition) if passes(c, parsed.filters)]
-        seen = {r.id for r in ranked}
-        for r in self.catalogue.referencing(number, head.edition):
-            if r.id not in seen and passes(r, parsed.filters):
-                ranked.append(r)
-        return np.array([self.catalogue.positions[r.id] for r in ranked], np.int64), jump
+        return jump
 
 
 def _share_of_best(values: np.ndarray) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 Any string is a valid query. Filters (`kind:card`, `source:…`, `edition:…`) and quoted
 phrases are taken out; a rule number or a range of them in any common form becomes a direct
-jump; the rest is free text. Operators and stray syntax characters are plain text here, so nothing a user
-types can make the engine's parser fail.
+jump, and several typed together are looked up in turn; the rest is free text. Operators and
+stray syntax characters are plain text here, so nothing a user types can make the engine's
+parser fail.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from indexer.documents.records import KINDS
-from indexer.documents.references import fold_fullwidth, parse_rule_number, parse_rule_range
+from indexer.documents.references import fold_fullwidth, parse_rule_list, parse_rule_number, parse_rule_range
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
@@ -49,12 +50,15 @@ class ParsedQuery:
     filters: dict[str, str] = field(default_factory=dict)
     rule_number: str | None = None   # set when the whole free text is a rule number (or a range's first)
     rule_end: str | None = None      # the last rule when the free text is a range (702.30a-c: 702.30c)
+    # The rules when the free text names two or more (702.19b 702.2c), each (first, range's last
+    # or None), in the order typed; [] otherwise.
+    rule_list: list[tuple[str, str | None]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
     typed: str = ""                  # the free text as typed, when `text` is read from it (a question's forms cut)
 
     @property
     def empty(self) -> bool:
-        return not (self.text or self.phrases or self.rule_number)
+        return not (self.text or self.phrases or self.rule_number or self.rule_list)
 
     def terms_text(self) -> str:
         """Everything the engine should match: the free text and the phrases' words."""
@@ -84,6 +88,8 @@ def parse_query(raw: str) -> ParsedQuery:
         number, end = parse_rule_range(text) or (None, None)
     if number and not parsed.phrases:
         parsed.rule_number, parsed.rule_end = number, end
+    elif not number and not parsed.phrases:
+        parsed.rule_list = parse_rule_list(text)
     words = SYNTAX_PATTERN.sub(" ", text).replace('"', " ").split()
     room, phrases = MAX_QUERY_WORDS, []
     for phrase in parsed.phrases:

@@ -78,6 +78,7 @@
     var q = data.query;
     this.patterns = {
       rule: new RegExp(q.rule, "i"), range: new RegExp("^\\s*(?:" + q.range + ")\\s*$", "i"),
+      reference: new RegExp(q.range, "gi"), listGap: new RegExp("^(?:" + q.list_gap + ")$", "i"),
       filter: new RegExp(q.filter, "gi"), phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
       repairs: q.repairs.map(function (pair) { return [new RegExp(pair[0], "g"), pair[1]]; }),
       token: tokenPattern(data.script_ranges.han, data.script_ranges.latin),
@@ -249,6 +250,12 @@
     return r.heading[script] || r.heading[""];
   }
 
+  // A range's last rule written in full: 601.2f至h ends at 601.2h (references._range_end).
+  function rangeEnd(num, end) {
+    end = end.toLowerCase();
+    return end.length === 1 ? num.replace(/[a-z]+$/, "") + end : end;
+  }
+
   // --- the analyzer, query mode (indexer/search/analysis.py) ------------------------------
 
   OfflineIndex.prototype.segment = function (run) {
@@ -309,7 +316,8 @@
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
-    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, left_out: [] };
+    var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, rule_list: [],
+                   left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -326,11 +334,11 @@
     var number = p.rule.exec(text), range = number ? null : p.range.exec(text);
     if (range && range.groups.end && !parsed.phrases.length) {
       // A range (702.30a-c): its first rule, and its last written in full.
-      var end = range.groups.end.toLowerCase();
       parsed.rule_number = range.groups.num.toLowerCase();
-      parsed.rule_end = end.length === 1 ? parsed.rule_number.replace(/[a-z]+$/, "") + end : end;
+      parsed.rule_end = rangeEnd(parsed.rule_number, range.groups.end);
     }
     if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
+    else if (!parsed.rule_number && !parsed.phrases.length) parsed.rule_list = this.ruleList(text);
     // At most max_query_words words, whole phrases first, then the free text's first words;
     // the rest left out, and said.
     var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
@@ -632,32 +640,65 @@
     });
   };
 
-  OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
-    var self = this, number = parsed.rule_number;
-    var records = this.ruleRecords(number, parsed.filters.edition).filter(function (i) {
-      return self.passes(self.records[i], parsed.filters);
-    });
-    if (!records.length) return [];
-    var head = this.records[records[0]];
-    answer.rule_jump = { number: number, edition: head.edition, id: head.id, title: heading(head, script), url: head.url };
-    var ranked = records.map(function (i) { return [i, 10.0]; });
-    var last = parsed.rule_end ? this.ruleRecords(parsed.rule_end, head.edition)[0] : undefined;
-    if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
-    if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
-    if (last !== undefined) {  // the rest of the range, in rule order
-      (this.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
-        var r = self.records[i];
-        if (r.order > head.order && r.order <= self.records[last].order && self.passes(r, parsed.filters)) ranked.push([i, 10.0]);
-      });
+  // The rules of a query that names rule numbers or ranges twice or more and nothing else, each
+  // [first, range's last or null], in the order typed and each once (references.parse_rule_list).
+  OfflineIndex.prototype.ruleList = function (text) {
+    var p = this.patterns, named = [], keys = new Set(), at = 0, written = 0, m;
+    p.reference.lastIndex = 0;
+    while ((m = p.reference.exec(text)) !== null) {
+      var num = m.groups.num.toLowerCase();
+      if (num.indexOf(".") < 0 && !m.groups.prefix) continue;  // a bare 702 is no reference
+      if (!p.listGap.test(text.slice(at, m.index))) return [];
+      var end = m.groups.end ? rangeEnd(num, m.groups.end) : null;
+      if (!keys.has(num + " " + end)) named.push([num, end]);
+      keys.add(num + " " + end);
+      at = m.index + m[0].length;
+      written++;
     }
-    (this.children.get(head.edition + " " + number) || []).forEach(function (i) {
-      if (self.passes(self.records[i], parsed.filters)) ranked.push([i, 5.0]);
+    return p.listGap.test(text.slice(at)) && written > 1 ? named : [];
+  };
+
+  // The rules a query names by number (ranking.Ranker.rule_jump): each rule and range in turn,
+  // then their subrules, then what quotes them; one rule's number also sets the answer's jump.
+  OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
+    var self = this, heads = [], ranked = [];
+    var named = parsed.rule_number ? [[parsed.rule_number, parsed.rule_end]] : parsed.rule_list;
+    named.forEach(function (pair) {
+      var records = self.ruleRecords(pair[0], parsed.filters.edition).filter(function (i) {
+        return self.passes(self.records[i], parsed.filters);
+      });
+      if (!records.length) return;
+      var head = self.records[records[0]];
+      heads.push([pair[0], head]);
+      records.forEach(function (i) { ranked.push([i, 10.0]); });
+      var last = pair[1] ? self.ruleRecords(pair[1], head.edition)[0] : undefined;
+      if (last !== undefined) {  // the rest of the range, in rule order
+        (self.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
+          var r = self.records[i];
+          if (r.order > head.order && r.order <= self.records[last].order && self.passes(r, parsed.filters)) ranked.push([i, 10.0]);
+        });
+      }
     });
-    var seen = new Set(ranked.map(function (pair) { return pair[0]; }));
-    (this.data.referencing[head.edition + " " + number] || []).forEach(function (i) {
-      if (!seen.has(i) && self.passes(self.records[i], parsed.filters)) ranked.push([i, 1.0]);
+    if (!heads.length) return [];
+    if (parsed.rule_number) {
+      var head = heads[0][1];
+      answer.rule_jump = { number: parsed.rule_number, edition: head.edition, id: head.id, title: heading(head, script),
+                           url: head.url };
+      if (head.today) answer.rule_jump.today = head.today;  // an older edition's number, as the server says
+      if (parsed.rule_end) answer.rule_jump.end = parsed.rule_end;
+    }
+    heads.forEach(function (found) {
+      (self.children.get(found[1].edition + " " + found[0]) || []).forEach(function (i) {
+        if (self.passes(self.records[i], parsed.filters)) ranked.push([i, 5.0]);
+      });
     });
-    return ranked;
+    heads.forEach(function (found) {
+      (self.data.referencing[found[1].edition + " " + found[0]] || []).forEach(function (i) {
+        if (self.passes(self.records[i], parsed.filters)) ranked.push([i, 1.0]);
+      });
+    });
+    var seen = new Set();
+    return ranked.filter(function (pair) { return !seen.has(pair[0]) && seen.add(pair[0]); });
   };
 
   // Ranked records as results, each led by its newest record (grouping.EditionGrouping.collapse);
@@ -1671,10 +1712,11 @@
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
                    left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };
-    if (!parsed.text && !parsed.phrases.length && !parsed.rule_number) return answer;
+    if (!parsed.text && !parsed.phrases.length && !parsed.rule_number && !parsed.rule_list.length) return answer;
     var query = this.engineQuery(this.searchedOf(parsed));
-    var ranked = parsed.rule_number ? this.ruleJump(parsed, answer, script) : [];
-    if (!ranked.length) {
+    var ranked = parsed.rule_number || parsed.rule_list.length ? this.ruleJump(parsed, answer, script) : [];
+    var numbered = ranked.length > 0;  // the rules it names by number are found: its results are theirs
+    if (!numbered) {
       ranked = this.ranked(parsed, query);
       var suggestion = this.didYouMean(parsed);
       if (suggestion) {
@@ -1686,14 +1728,14 @@
       }
     }
     // As the server: an edition-limited search shows each matching record of it.
-    var apart = parsed.filters.edition && !answer.rule_jump, self = this;
-    var asked = !apart && !answer.rule_jump && this.asked(parsed);
+    var apart = parsed.filters.edition && !numbered, self = this;
+    var asked = !apart && !numbered && this.asked(parsed);
     var groups = apart ? ranked.map(function (pair) { return [pair[0]]; })
       : this.collapse(ranked, asked && this.data.questions.weights.subrules ? this.subruleGroup.bind(this) : null);
     var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
     var page = groups.slice(0, limit);
-    if (!asked && !answer.rule_jump) {
+    if (!asked && !numbered) {
       var answering = page.map(this.answering, this);
       if (answering.some(function (g, n) { return g !== page[n]; }) && this.asksAbout(parsed)) page = answering;
     }
