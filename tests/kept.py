@@ -39,10 +39,6 @@ ROOT = Path(__file__).resolve().parents[1]
 # module, the corpus copier, and the fixtures saying what each entry is made of.
 ENVIRONMENT = (ROOT / "requirements-dev.txt", Path(__file__), Path(__file__).with_name("corpus_support.py"),
                Path(__file__).with_name("conftest.py"))
-# An extra stage of a build (the offline copy) reads the index through the library and the web
-# app's code, of which `build` hashes only the stage's own module: a kept build with extras is
-# kept under all of it.
-EXTRAS_CODE = ("indexer", "webapp")
 # Entries kept of each: the one in use and one more, for a run of another state of the
 # checkout still reading it.
 KEEP = 2
@@ -59,15 +55,9 @@ def cache_key(name: str, documents: tuple[str, ...] = (), paths: tuple[Path, ...
               extras: Mapping[str, Extra] = MappingProxyType({})) -> str:
     digest = hashlib.sha256(repr((name, documents, [str(p) for p in paths], sorted(extras), sys.version)).encode())
     digest.update(_inputs(paths, tuple(sorted(extras.items()))).encode())
-    for path in ENVIRONMENT + (_code(EXTRAS_CODE) if extras else ()):
+    for path in ENVIRONMENT:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
-
-
-def _code(packages: tuple[str, ...]) -> tuple[Path, ...]:
-    """Every file of these folders of the checkout (code, data, templates), in one order."""
-    return tuple(sorted(path for package in packages for path in (ROOT / package).rglob("*")
-                        if path.is_file() and "__pycache__" not in path.parts))
 
 
 @contextmanager

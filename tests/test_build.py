@@ -10,7 +10,9 @@ import pytest
 from corpus_support import corpus_copy
 
 from indexer.knowledge.library import Library
-from indexer.search.build import BuildError, build, current_folder, current_meta
+from indexer.search import build as build_stage
+from indexer.search.build import BuildError, build, current_folder, current_meta, inputs_hash
+from webapp import offline_copy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,6 +35,22 @@ def test_build_switches_only_when_the_corpus_changes(tmp_path):
     assert first.folder.exists()  # kept for readers that still have it open
     assert Library(second.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌揚"
     assert Library(first.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌威"
+
+
+def test_a_build_with_a_later_stage_follows_the_code_and_data_the_stage_reads(monkeypatch, tmp_path):
+    """The offline copy carries the ranking's tables (the players' words, the word table): a
+    change to one must rebuild it, though the corpus and the indexing code are the same."""
+    corpus = [ROOT / "corpus"]
+    extras = {"offline": offline_copy.write}
+    data = tmp_path / "knowledge" / "data" / "thesaurus.tsv"
+    data.parent.mkdir(parents=True)
+    data.write_text("bounce\t彈回\n", encoding="utf-8")
+    monkeypatch.setattr(build_stage, "EXTRAS_CODE", (str(tmp_path / "knowledge"),))
+    first, plain = inputs_hash(corpus, extras), inputs_hash(corpus)
+    assert inputs_hash(corpus, extras) == first
+    data.write_text("bounce\t彈回\nblink\t閃爍\n", encoding="utf-8")
+    assert inputs_hash(corpus, extras) != first
+    assert inputs_hash(corpus) == plain
 
 
 def test_a_failed_build_leaves_the_index_in_use(tmp_path):

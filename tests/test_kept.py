@@ -40,16 +40,6 @@ def test_the_key_follows_every_input(monkeypatch):
     assert cache_key("small", ("worldwake-faq",)) != key
 
 
-def test_with_an_extra_stage_the_key_follows_the_web_apps_code(monkeypatch, tmp_path):
-    extras = {"offline": offline_copy.write}
-    key, plain = cache_key("small", extras=extras), cache_key("small")
-    changed = tmp_path / "present.py"
-    changed.write_text("changed", encoding="utf-8")
-    monkeypatch.setattr(kept, "_code", lambda packages: (changed,))
-    assert cache_key("small", extras=extras) != key
-    assert cache_key("small") == plain
-
-
 def test_an_index_is_built_once_and_again_when_damaged(tmp_path):
     root = kept_index(tmp_path, "tiny", ("worldwake-faq",))
     folder = current_folder(root)

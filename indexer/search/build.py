@@ -37,6 +37,12 @@ ROOT = Path(__file__).resolve().parents[2]
 # as the rules files' recorded restorations): changing any of them means a rebuild.
 INDEXING_CODE = ("indexer/documents", "indexer/search")
 INDEXING_FILES = ("*.py", "*.tsv")
+# A later stage of a build (the offline copy, the book's parts) opens it through the knowledge
+# library and writes with the web app's code: the ranking's weights and tables, the players'
+# words, the word table, the templates, the addresses. What it writes must change with any of
+# them, or a copy made by older code would part from what the server reads live.
+EXTRAS_CODE = ("indexer", "webapp")
+EXTRAS_FILES = ("*.py", "*.tsv", "*.npz", "*.html")
 DEFAULT_INDEX_ROOT = ROOT / "var" / "index"
 CURRENT = "CURRENT"
 LOCK = ".build.lock"
@@ -84,10 +90,14 @@ def corpus_hash(paths: list[Path]) -> str:
         first.setdefault(hashlib.sha256(data).digest(), path.resolve())
     for content, path in sorted(first.items(), key=lambda item: str(item[1])):
         digest.update(str(path).encode() + b"\0" + content)
-    for code in sorted(path for package in INDEXING_CODE for pattern in INDEXING_FILES
-                       for path in (ROOT / package).rglob(pattern)):
+    for code in _code_files(INDEXING_CODE, INDEXING_FILES):
         digest.update(code.read_bytes())
     return digest.hexdigest()
+
+
+def _code_files(packages: tuple[str, ...], patterns: tuple[str, ...]) -> list[Path]:
+    """The files of these folders of the checkout that match these patterns, in one order."""
+    return sorted({path for package in packages for pattern in patterns for path in (ROOT / package).rglob(pattern)})
 
 
 _BUILD_NAME = re.compile(r"\d{8}T\d{6}-[0-9a-f]{12}")
@@ -129,13 +139,15 @@ Extra = Callable[[Path, str], dict]
 
 
 def inputs_hash(paths: list[Path], extras: Mapping[str, Extra] = MappingProxyType({})) -> str:
-    """`corpus_hash`, and with extras the code of each too: what a later stage writes changes
-    with its code as well. A build whose meta.json holds this hash is of these inputs."""
+    """`corpus_hash`, and with extras the code and data they read too (`EXTRAS_CODE`, and each
+    one's own module): what a later stage writes changes with them as well. A build whose
+    meta.json holds this hash is of these inputs."""
     digest = corpus_hash(paths)
     if not extras:
         return digest
-    return hashlib.sha256(digest.encode() + b"".join(
-        Path(inspect.getsourcefile(extra) or "").read_bytes() for extra in extras.values())).hexdigest()
+    sources = {Path(inspect.getsourcefile(extra) or "") for extra in extras.values()}
+    code = sorted(sources.union(_code_files(EXTRAS_CODE, EXTRAS_FILES)))
+    return hashlib.sha256(digest.encode() + b"".join(path.read_bytes() for path in code)).hexdigest()
 
 
 def build(paths: list[Path], root: Path = DEFAULT_INDEX_ROOT, force: bool = False,
