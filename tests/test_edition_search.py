@@ -101,3 +101,10 @@ def test_the_edition_argument_limits_as_the_filter_does(kb_client):
 def test_old_combat_damage_on_the_stack_is_found_in_its_edition(kb_client):
     results = kb_client.get("/api/search?q=edition:2008+combat+damage+on+the+stack").get_json()["results"]
     assert {"310.4", "217.6e"} <= {r["rule"] for r in results[:10]}
+
+
+def test_an_older_editions_rule_named_among_words_comes_first(kb_client):
+    """What did 502.79 say: the 2008 rule comes first, though today's 702.79 has taken its
+    place and a search of words leaves such rules out."""
+    first = kb_client.get("/api/search", query_string={"q": "what did 502.79 say"}).get_json()["results"][0]
+    assert first["rule"].startswith("502.79") and first["edition"] == "2008-05-01"

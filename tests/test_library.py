@@ -57,10 +57,32 @@ def test_rule_numbers_typed_together_keep_a_range_and_their_rules_subrules(corpu
     ("702.19b, 702.19b and 702.2c", [("702.19b", None), ("702.2c", None)]),
     ("rule 702 and rule 703", [("702", None), ("703", None)]),
     ("702.19b", []), ("702.30a-c", []), ("trample 702.19b 702.2c", []), ("702.19b sand 702.2c", []),
-    ("702 703", []), ('"702.19b" 702.2c', []), ("702.19b 702.19b", [("702.19b", None)]),
+    ("702 703", []), ('"702.19b" 702.2c', []), ("702.19b 702.19b", []), ("702.19b?", []),
 ])
 def test_a_list_of_rule_numbers_is_numbers_and_separators_only(q, named):
     assert parse_query(q).rule_list == named
+
+
+@pytest.mark.parametrize("q", ["702.30a?", "702.30a？", "702.30a 702.30a", "rule 702.30a!"])
+def test_one_rule_number_with_marks_around_it_is_a_jump(q):
+    parsed = parse_query(q)
+    assert (parsed.rule_number, parsed.rule_list, parsed.named_rules) == ("702.30a", [], [])
+
+
+@pytest.mark.parametrize("q, named", [
+    ("what is 702.19b", [("702.19b", None)]), ("規則 613.4c 的意思", [("613.4c", None)]),
+    ("rule 702.19b trample 702.2c", [("702.19b", None), ("702.2c", None)]), ('"trample" 702.19b', [("702.19b", None)]),
+    ("does 601.2f-h apply", [("601.2f", "601.2h")]), ("trample", []), ("702.19b", []), ("702.19b 702.2c", []),
+])
+def test_the_rules_a_query_names_among_its_words(q, named):
+    assert parse_query(q).named_rules == named
+
+
+@pytest.mark.parametrize("q", ["what is 702.30a", "702.30a 是什麼", "规则 702.30a 的意思",
+                               "does rule 702.30a apply to echo"])
+def test_a_rule_named_among_words_comes_first_then_what_the_words_find(corpus_library, q):
+    answer = corpus_library.search(q)
+    assert answer["rule_jump"] is None and answer["results"][0]["rule"] == "702.30a"
 
 
 def test_rule_numbers_none_of_which_is_a_rule_are_searched_as_text(corpus_library):

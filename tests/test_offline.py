@@ -330,20 +330,29 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
 
 def test_rule_numbers_typed_together_give_the_same_rules_offline(rules_server, context):
     """Each rule in the order typed, a range kept, then their subrules and what quotes them
-    (`Ranker.rule_jump`); a query that also holds a word is searched as text, as online."""
+    (`Ranker.rule_jump`); with a word among them, the rules and then what the word finds."""
     queries = ["702.19b 702.2c", "rules 702.2c and 702.19b", "規則702.19b、601.2f至h", "７０２．１９ｂ，１０４．３ａ",
                "trample 702.19b 702.2c"]
     online = [online_ids(rules_server, q, 8) for q in queries]
     page = first_visit(context, rules_server.url + "/")
     context.set_offline(True)
     offline = offline_ids(page, queries, 8)
-    assert offline[:4] == online[:4] and offline[4][0] == online[4][0]
+    assert offline[:4] == online[:4] and offline[4][:2] == online[4][:2]
     assert [ids[:2] for ids in online[:4]] == [
         ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:702.2c"],
         ["cr-2026-04-17:rule:702.2c", "cr-2026-04-17:rule:702.19b"],
         ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:601.2f"],
         ["cr-2026-04-17:rule:702.19b", "cr-2026-04-17:rule:104.3a"]]
-    assert online[4][:2] != online[0][:2]
+    assert online[4][:2] == online[0][:2] and online[4][2:] != online[0][2:]
+
+
+def test_a_rule_named_among_words_comes_first_offline(rules_server, context):
+    """As online (`Ranker.named_first`): the rule's own text does not hold its number, so
+    without it the words find only the rules quoting it; 702.19b? is a jump."""
+    queries = ["what is 702.19b", "702.19b 是什么", "規則 613.4c 的意思", "702.19b?",
+               "does rule 702.2c apply to trample"]
+    offline = tops_as_online(rules_server, context, queries)
+    assert [top and top.rsplit(":", 1)[-1] for top in offline] == ["702.19b", "702.19b", "613.4c", "702.19b", "702.2c"]
 
 
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):

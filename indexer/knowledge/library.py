@@ -249,6 +249,7 @@ class Library:
         if parsed.empty:
             return answer
         numbered = False  # the rules the query names by number are found (its results are theirs)
+        named: frozenset[int] = frozenset()  # the rules it names among its words (what is 702.19b)
         if parsed.rule_number or parsed.rule_list:
             ranked, jump = self._ranker.rule_jump(parsed)
             numbered = len(ranked) > 0
@@ -260,6 +261,7 @@ class Library:
         engine_query = self.engine_query(self._ranker.searched(parsed, asked))
         if not numbered:  # else the rules, their subrules and what quotes them
             ranked = self._ranker.ranked(parsed, engine_query, asked)
+            ranked, named = self._ranker.named_first(parsed, ranked)
             suggestion = self._spelling.did_you_mean(parsed.text)
             if suggestion:
                 answer["did_you_mean"] = suggestion
@@ -274,9 +276,11 @@ class Library:
         if not numbered and "edition" not in parsed.filters and not parsed.phrases:
             # Today's rules by default: an older edition's rule that today's also has is
             # already folded into today's result, and one they do not have is left out, unless
-            # nothing of today's matched at all (the words are an old rule's).
+            # nothing of today's matched at all (the words are an old rule's), or the query names
+            # it (what was 502.79).
             superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
-            groups = [group for group, old in zip(groups, superseded, strict=True) if not old] or groups
+            groups = [group for group, old in zip(groups, superseded, strict=True)
+                      if not old or group[0] in named] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
         page = groups[offset:offset + limit]

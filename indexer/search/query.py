@@ -2,9 +2,9 @@
 
 Any string is a valid query. Filters (`kind:card`, `source:…`, `edition:…`) and quoted
 phrases are taken out; a rule number or a range of them in any common form becomes a direct
-jump, and several typed together are looked up in turn; the rest is free text. Operators and
-stray syntax characters are plain text here, so nothing a user types can make the engine's
-parser fail.
+jump, several typed together are looked up in turn, and one named among other words comes
+before what they find; the rest is free text. Operators and stray syntax characters are plain
+text here, so nothing a user types can make the engine's parser fail.
 """
 from __future__ import annotations
 
@@ -13,7 +13,13 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from indexer.documents.records import KINDS
-from indexer.documents.references import fold_fullwidth, parse_rule_list, parse_rule_number, parse_rule_range
+from indexer.documents.references import (
+    fold_fullwidth,
+    named_rules,
+    parse_rule_list,
+    parse_rule_number,
+    parse_rule_range,
+)
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
@@ -50,9 +56,11 @@ class ParsedQuery:
     filters: dict[str, str] = field(default_factory=dict)
     rule_number: str | None = None   # set when the whole free text is a rule number (or a range's first)
     rule_end: str | None = None      # the last rule when the free text is a range (702.30a-c: 702.30c)
-    # The rules when the free text names two or more (702.19b 702.2c), each (first, range's last
-    # or None), in the order typed; [] otherwise.
+    # The rules when the free text names two or more and nothing else (702.19b 702.2c), each
+    # (first, range's last or None), in the order typed; [] otherwise.
     rule_list: list[tuple[str, str | None]] = field(default_factory=list)
+    # The rules the free text names among other words (what is 702.19b), as `rule_list`.
+    named_rules: list[tuple[str, str | None]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
     typed: str = ""                  # the free text as typed, when `text` is read from it (a question's forms cut)
 
@@ -86,10 +94,15 @@ def parse_query(raw: str) -> ParsedQuery:
     number, end = parse_rule_number(text), None
     if not number:
         number, end = parse_rule_range(text) or (None, None)
+    listed = [] if number else parse_rule_list(text)
+    if len(listed) == 1:  # one rule with marks around it (702.19b?)
+        (number, end), listed = listed[0], []
     if number and not parsed.phrases:
         parsed.rule_number, parsed.rule_end = number, end
-    elif not number and not parsed.phrases:
-        parsed.rule_list = parse_rule_list(text)
+    elif listed and not parsed.phrases:
+        parsed.rule_list = listed
+    else:
+        parsed.named_rules = named_rules(text)
     words = SYNTAX_PATTERN.sub(" ", text).replace('"', " ").split()
     room, phrases = MAX_QUERY_WORDS, []
     for phrase in parsed.phrases:

@@ -317,7 +317,7 @@
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
     var parsed = { raw: raw, text: "", phrases: [], filters: {}, rule_number: null, rule_end: null, rule_list: [],
-                   left_out: [] };
+                   named_rules: [], left_out: [] };
     var q = this.data.query, p = this.patterns;
     text.replace(p.filter, function (_, name, value) {
       name = name.toLowerCase();
@@ -331,14 +331,18 @@
     text = text.replace(p.filter, " ");
     text.replace(p.phrase, function (_, phrase) { if (phrase.trim()) parsed.phrases.push(phrase.trim()); });
     text = text.replace(p.phrase, " ");
-    var number = p.rule.exec(text), range = number ? null : p.range.exec(text);
-    if (range && range.groups.end && !parsed.phrases.length) {
-      // A range (702.30a-c): its first rule, and its last written in full.
-      parsed.rule_number = range.groups.num.toLowerCase();
-      parsed.rule_end = rangeEnd(parsed.rule_number, range.groups.end);
+    // A rule number, or a range (702.30a-c: its first rule, and its last written in full), or
+    // rule numbers typed together, or the rules named among other words (what is 702.19b).
+    var number = p.rule.exec(text), range = number ? null : p.range.exec(text), found = null;
+    if (number) found = [number.groups.num.toLowerCase(), null];
+    else if (range && range.groups.end) {
+      found = [range.groups.num.toLowerCase(), rangeEnd(range.groups.num.toLowerCase(), range.groups.end)];
     }
-    if (number && !parsed.phrases.length) parsed.rule_number = number.groups.num.toLowerCase();
-    else if (!parsed.rule_number && !parsed.phrases.length) parsed.rule_list = this.ruleList(text);
+    var listed = found ? [] : this.ruleList(text);
+    if (listed.length === 1) { found = listed[0]; listed = []; }  // one rule with marks around it (702.19b?)
+    if (found && !parsed.phrases.length) { parsed.rule_number = found[0]; parsed.rule_end = found[1]; }
+    else if (listed.length && !parsed.phrases.length) parsed.rule_list = listed;
+    else parsed.named_rules = this.namedRules(text);
     // At most max_query_words words, whole phrases first, then the free text's first words;
     // the rest left out, and said.
     var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
@@ -640,45 +644,38 @@
     });
   };
 
-  // The rules of a query that names rule numbers or ranges twice or more and nothing else, each
-  // [first, range's last or null], in the order typed and each once (references.parse_rule_list).
+  // The rules of a query that names rule numbers or ranges and nothing else, each [first,
+  // range's last or null], in the order typed and each once (references.parse_rule_list).
   OfflineIndex.prototype.ruleList = function (text) {
-    var p = this.patterns, named = [], keys = new Set(), at = 0, written = 0, m;
+    var p = this.patterns, ok = true;
+    var named = this.namedRules(text, function (gap) { ok = ok && p.listGap.test(gap); });
+    return ok ? named : [];
+  };
+
+  // The rules a text names, as ruleList gives them (references.named_rules); `gap`, when
+  // given, is shown the text between and around them.
+  OfflineIndex.prototype.namedRules = function (text, gap) {
+    var p = this.patterns, named = [], keys = new Set(), at = 0, m;
     p.reference.lastIndex = 0;
     while ((m = p.reference.exec(text)) !== null) {
       var num = m.groups.num.toLowerCase();
       if (num.indexOf(".") < 0 && !m.groups.prefix) continue;  // a bare 702 is no reference
-      if (!p.listGap.test(text.slice(at, m.index))) return [];
+      if (gap) gap(text.slice(at, m.index));
       var end = m.groups.end ? rangeEnd(num, m.groups.end) : null;
       if (!keys.has(num + " " + end)) named.push([num, end]);
       keys.add(num + " " + end);
       at = m.index + m[0].length;
-      written++;
     }
-    return p.listGap.test(text.slice(at)) && written > 1 ? named : [];
+    if (gap) gap(text.slice(at));
+    return named;
   };
 
   // The rules a query names by number (ranking.Ranker.rule_jump): each rule and range in turn,
   // then their subrules, then what quotes them; one rule's number also sets the answer's jump.
   OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
-    var self = this, heads = [], ranked = [];
-    var named = parsed.rule_number ? [[parsed.rule_number, parsed.rule_end]] : parsed.rule_list;
-    named.forEach(function (pair) {
-      var records = self.ruleRecords(pair[0], parsed.filters.edition).filter(function (i) {
-        return self.passes(self.records[i], parsed.filters);
-      });
-      if (!records.length) return;
-      var head = self.records[records[0]];
-      heads.push([pair[0], head]);
-      records.forEach(function (i) { ranked.push([i, 10.0]); });
-      var last = pair[1] ? self.ruleRecords(pair[1], head.edition)[0] : undefined;
-      if (last !== undefined) {  // the rest of the range, in rule order
-        (self.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
-          var r = self.records[i];
-          if (r.order > head.order && r.order <= self.records[last].order && self.passes(r, parsed.filters)) ranked.push([i, 10.0]);
-        });
-      }
-    });
+    var self = this, named = this.rulesNamed(parsed.rule_number ? [[parsed.rule_number, parsed.rule_end]] : parsed.rule_list,
+                                             parsed.filters);
+    var heads = named.heads, ranked = named.ranked;
     if (!heads.length) return [];
     if (parsed.rule_number) {
       var head = heads[0][1];
@@ -699,6 +696,37 @@
     });
     var seen = new Set();
     return ranked.filter(function (pair) { return !seen.has(pair[0]) && seen.add(pair[0]); });
+  };
+
+  // Each named rule's records under the filters, then the rest of its range: the numbers
+  // found with their first record (`heads`), and the records in turn (`ranked`) (ranking's
+  // Ranker._rules_named).
+  OfflineIndex.prototype.rulesNamed = function (named, filters) {
+    var self = this, heads = [], ranked = [];
+    named.forEach(function (pair) {
+      var records = self.ruleRecords(pair[0], filters.edition).filter(function (i) {
+        return self.passes(self.records[i], filters);
+      });
+      if (!records.length) return;
+      var head = self.records[records[0]];
+      heads.push([pair[0], head]);
+      records.forEach(function (i) { ranked.push([i, 10.0]); });
+      var last = pair[1] ? self.ruleRecords(pair[1], head.edition)[0] : undefined;
+      if (last !== undefined) {  // the rest of the range, in rule order
+        (self.children.get(head.edition + " " + head.parent) || []).forEach(function (i) {
+          var r = self.records[i];
+          if (r.order > head.order && r.order <= self.records[last].order && self.passes(r, filters)) ranked.push([i, 10.0]);
+        });
+      }
+    });
+    return { heads: heads, ranked: ranked };
+  };
+
+  // The rules a query names among its words before what its words find (Ranker.named_first).
+  OfflineIndex.prototype.namedFirst = function (parsed, ranked) {
+    var first = this.rulesNamed(parsed.named_rules, parsed.filters).ranked, seen = new Set();
+    if (!first.length) return ranked;
+    return first.concat(ranked).filter(function (pair) { return !seen.has(pair[0]) && seen.add(pair[0]); });
   };
 
   // Ranked records as results, each led by its newest record (grouping.EditionGrouping.collapse);
@@ -1717,7 +1745,7 @@
     var ranked = parsed.rule_number || parsed.rule_list.length ? this.ruleJump(parsed, answer, script) : [];
     var numbered = ranked.length > 0;  // the rules it names by number are found: its results are theirs
     if (!numbered) {
-      ranked = this.ranked(parsed, query);
+      ranked = this.namedFirst(parsed, this.ranked(parsed, query));
       var suggestion = this.didYouMean(parsed);
       if (suggestion) {
         answer.did_you_mean = suggestion;
