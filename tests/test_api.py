@@ -8,8 +8,8 @@ import pytest
 from indexer.search.build import current_folder
 from webapp import create_app
 
-RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "current", "snippet", "snippet_lang",
-                 "definition", "source", "url", "subrules", "other_editions"]
+RESULT_FIELDS = ["id", "kind", "rule", "edition", "title", "names", "text", "today", "current", "snippet",
+                 "snippet_lang", "definition", "source", "url", "subrules", "other_editions"]
 MULTIKICKER = ("多重增幅是增幅異能的變化。「多重增幅[費用]」意指：「你施放此咒語時，可以任意次數地額外支付[費用]。」"
                "多重增幅的費用屬於增幅費用。")
 
@@ -37,7 +37,8 @@ def test_search_answers_a_rule_number_with_the_whole_contract(client):
     assert list(result) == RESULT_FIELDS
     assert result == {
         "id": "worldwake-faq:rule:702.30c", "kind": "rule", "rule": "702.30c", "edition": "2010-02-01",
-        "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER, "current": None,
+        "title": "702.30c 增幅", "names": {"zh_hant": "增幅", "zh_hans": "增幅"}, "text": MULTIKICKER, "today": None,
+        "current": None,
         "snippet": MULTIKICKER, "snippet_lang": "zh_hant", "definition": None,
         "source": {"id": "worldwake-faq", "title": "天地醒轉常見問題集 / Worldwake FAQ"},
         "url": "/rules/702.30c?edition=2010-02-01", "subrules": [], "other_editions": [],

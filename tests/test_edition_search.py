@@ -108,3 +108,17 @@ def test_an_older_editions_rule_named_among_words_comes_first(kb_client):
     place and a search of words leaves such rules out."""
     first = kb_client.get("/api/search", query_string={"q": "what did 502.79 say"}).get_json()["results"][0]
     assert first["rule"].startswith("502.79") and first["edition"] == "2008-05-01"
+    assert first["today"]["number"].startswith("702.79") and first["today"]["url"].startswith("/rules/702.79")
+
+
+def test_an_older_editions_rule_says_what_it_is_today_or_when_it_ended(kb_client):
+    """As the rule's page and a jump to its number say: 2009's 702.79 Devour is 702.82 today,
+    2008's 300.3 mana burn was last in 2008; today's rules say nothing of the kind."""
+    devour = kb_client.get("/api/search?q=edition:2009 devour&limit=1").get_json()["results"][0]
+    assert (devour["rule"], devour["today"]["number"]) == ("702.79", "702.82")
+    assert devour["today"]["url"] == "/rules/702.82?edition=2026-04-17"
+    burn = kb_client.get("/api/search?q=edition:2008 mana burn&limit=1").get_json()["results"][0]
+    assert (burn["rule"], burn["today"]["ended"]["last"]) == ("300.3", "2008-05-01")
+    assert kb_client.get("/api/search?q=persist&limit=1").get_json()["results"][0]["today"] is None
+    page = kb_client.get("/?q=edition:2009+devour").get_data(as_text=True)
+    assert '<a class="today" href="/rules/702.82?edition=2026-04-17">702.82</a>' in page

@@ -85,6 +85,22 @@ def test_a_word_query_still_shows_its_results_on_enter(live_server, page):
     expect(page.locator("#results .result").first).to_be_visible()
 
 
+def test_rule_numbers_typed_together_list_each_with_what_an_old_one_is_today(live_server, page):
+    """Enter opens no rule for several numbers: the results list them in turn, and an older
+    edition's rule says what it is in today's rules, as typed (drawn by the page's script)
+    and on the results page the server sends."""
+    page.goto(live_server.url + "/")
+    typed(page, "702.79 702.80 edition:2009")
+    expect(page.locator("#results .result").first.locator("a.today")).to_have_text("702.82")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/?q=*")
+    titles = page.locator("#results .result a.title")
+    expect(titles.nth(0)).to_contain_text("702.79")
+    expect(titles.nth(1)).to_contain_text("702.80")
+    expect(page.locator("#results .result").nth(1).locator("a.today")).to_have_text("702.83")
+    expect(page.locator("#results .jump")).to_have_count(0)
+
+
 def test_copy_buttons_give_the_rule_with_its_number_edition_and_link(live_server, browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server.url)

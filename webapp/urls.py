@@ -79,6 +79,8 @@ def _addressed_result(library: Library, result: dict) -> dict:
     out = dict(result)  # a copy (answers are shared) with the lists moved after the url
     lists = [(key, out.pop(key)) for key in _LISTS]
     out["url"] = record_url(library.records[result["id"]])
+    if "id" in (result.get("today") or {}):
+        out["today"] = with_url(library, result["today"])
     for key, items in lists:
         out[key] = [with_url(library, item) for item in items]
     return out

@@ -78,11 +78,12 @@ class Results:
         return self.catalogue.by_position[at] if at >= 0 else None
 
     def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict, Record, bool | None, str | None]:
-        """What a result shows of its record whatever the query: the fields it starts with,
-        its source, the record its snippet is taken from, whether it is of today's rules and
-        the number of its definition. A keyword's heading (702.79 Persist) is shown with what
-        it means: its first subrule's text (702.79a), not only its name, and its snippet is
-        taken from that subrule."""
+        """What a result shows of its record whatever the query: the fields it starts with
+        (an older edition's rule with what it is in today's rules, `today`: 2008's 502.79 is
+        702.79, as its page says), its source, the record its snippet is taken from, whether it is of today's
+        rules and the number of its definition. A keyword's heading (702.79 Persist) is shown
+        with what it means: its first subrule's text (702.79a), not only its name, and its
+        snippet is taken from that subrule."""
         record = self.catalogue.records[record_id]
         source = self.sources.get(record.source, {})
         definition = self._definition(record)
@@ -95,6 +96,7 @@ class Results:
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(shown, script),
+            "today": self.catalogue.today_of(record) if record.kind == "rule" else None,
         }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)}, shown,
             record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
             definition.number if definition is not None else None)

@@ -1721,7 +1721,8 @@
     var snip = this.snippet(definition || r, query, script);
     return {
       id: r.id, kind: r.kind, rule: r.number || null, edition: r.edition || null, title: heading(r, script),
-      names: names, text: plainText(definition || r, script), snippet: snip[0], snippet_lang: snip[1],
+      names: names, text: plainText(definition || r, script), today: r.today || null, snippet: snip[0],
+      snippet_lang: snip[1],
       definition: definition ? definition.number : null,
       source: { id: r.source, title: this.data.sources[r.source] || r.source }, url: r.url,
       other_editions: group.slice(1).map(function (i) {

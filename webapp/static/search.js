@@ -237,6 +237,9 @@
       meta.appendChild(label("other_editions"));
       meta.appendChild(document.createTextNode(": " + r.other_editions.map(function (o) { return o.edition; }).join(", ")));
     }
+    todayOf(r.today).forEach(function (part) {
+      meta.appendChild(typeof part === "string" ? document.createTextNode(part) : part);
+    });
     var langs = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
     var title = el("a", { "class": "title", href: r.url }, [el("span", { "class": "kind" }, [label(r.kind)]), " ",
       el("span", { "class": "name", lang: textLang(r.title) }, [r.title])]);
