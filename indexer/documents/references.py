@@ -35,7 +35,7 @@ REFERENCE_PATTERN = _REF
 RULE_NUMBER_QUERY_PATTERN = re.compile(rf"^\s*(?:{_PREFIX}\s*)?(?P<num>{_NUMBER})\.?\s*$", re.IGNORECASE)
 # What may stand between and around the rule numbers of a query that names rules and nothing
 # else (702.19b, 702.2c; 702.19b and 702.2c; 規則702.19b和702.2c; 702.19b、702.2c; 702.19b?):
-# `parse_rule_list` reads it, and the offline copy's script is sent it.
+# `named_rule_numbers` reads it, and the offline copy's script is sent it.
 RULE_LIST_GAP_PATTERN = re.compile(rf"(?:[\s,，、;；/&.?？!！]|and|or|和|與|与|及|或|{_PREFIX})*", re.IGNORECASE)
 _FULLWIDTH = re.compile("[\uff01-\uff5e\u3000]")
 _FULLWIDTH_NUMBER = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} | {"．": ".", "\u3000": " "})
@@ -64,27 +64,19 @@ def parse_rule_range(query: str) -> tuple[str, str] | None:
     return num, _range_end(num, m.group("end"))
 
 
-def parse_rule_list(query: str) -> list[tuple[str, str | None]]:
-    """The rules of a query that names rule numbers or ranges and nothing else, each as its
-    first rule and its range's last (None for one rule), in the order typed and each once;
-    [] for any other query: `702.19b 702.2c`, `rules 702.19b and 702.2c`,
-    `規則702.19b、601.2f至h`, `702.19b?`."""
+def named_rule_numbers(query: str) -> tuple[list[tuple[str, str | None]], bool]:
+    """The rules a query names, each as its first rule and its range's last (None for one
+    rule), in the order typed and each once; and whether it names nothing else, only
+    separators between and around them (`702.19b 702.2c`, `rules 702.19b and 702.2c`,
+    `規則702.19b、601.2f至h`, `702.19b?`), not other words (`what is 702.19b`)."""
     text = fold_fullwidth(query)
-    named: list[tuple[str, str | None]] = []
-    at = 0
+    named: dict[tuple[str, str | None], None] = {}
+    alone, at = True, 0
     for ref in find_references(text):
-        if not RULE_LIST_GAP_PATTERN.fullmatch(text, at, ref.start):
-            return []
-        if (ref.number, ref.end) not in named:
-            named.append((ref.number, ref.end))
+        alone = alone and RULE_LIST_GAP_PATTERN.fullmatch(text, at, ref.start) is not None
+        named[(ref.number, ref.end)] = None
         at = ref.stop
-    return named if RULE_LIST_GAP_PATTERN.fullmatch(text, at) else []
-
-
-def named_rules(text: str) -> list[tuple[str, str | None]]:
-    """The rules a text names among its other words (`what is 702.19b`, `規則 613.4c 的意思`),
-    as `parse_rule_list` gives them."""
-    return list(dict.fromkeys((ref.number, ref.end) for ref in find_references(fold_fullwidth(text))))
+    return list(named), alone and RULE_LIST_GAP_PATTERN.fullmatch(text, at) is not None
 
 
 def _range_end(num: str, end: str) -> str:

@@ -13,13 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from indexer.documents.records import KINDS
-from indexer.documents.references import (
-    fold_fullwidth,
-    named_rules,
-    parse_rule_list,
-    parse_rule_number,
-    parse_rule_range,
-)
+from indexer.documents.references import fold_fullwidth, named_rule_numbers, parse_rule_number, parse_rule_range
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
@@ -94,15 +88,15 @@ def parse_query(raw: str) -> ParsedQuery:
     number, end = parse_rule_number(text), None
     if not number:
         number, end = parse_rule_range(text) or (None, None)
-    listed = [] if number else parse_rule_list(text)
-    if len(listed) == 1:  # one rule with marks around it (702.19b?)
-        (number, end), listed = listed[0], []
+    named, alone = named_rule_numbers(text)
+    if not number and alone and len(named) == 1:  # one rule with marks around it (702.19b?)
+        number, end = named[0]
     if number and not parsed.phrases:
         parsed.rule_number, parsed.rule_end = number, end
-    elif listed and not parsed.phrases:
-        parsed.rule_list = listed
+    elif alone and named and not parsed.phrases:
+        parsed.rule_list = named
     else:
-        parsed.named_rules = named_rules(text)
+        parsed.named_rules = named
     words = SYNTAX_PATTERN.sub(" ", text).replace('"', " ").split()
     room, phrases = MAX_QUERY_WORDS, []
     for phrase in parsed.phrases:

@@ -336,13 +336,15 @@
     var number = p.rule.exec(text), range = number ? null : p.range.exec(text), found = null;
     if (number) found = [number.groups.num.toLowerCase(), null];
     else if (range && range.groups.end) {
-      found = [range.groups.num.toLowerCase(), rangeEnd(range.groups.num.toLowerCase(), range.groups.end)];
+      var first = range.groups.num.toLowerCase();
+      found = [first, rangeEnd(first, range.groups.end)];
     }
-    var listed = found ? [] : this.ruleList(text);
-    if (listed.length === 1) { found = listed[0]; listed = []; }  // one rule with marks around it (702.19b?)
+    var named = this.namedRuleNumbers(text);
+    // One rule with marks around it (702.19b?) is that rule's jump.
+    if (!found && named.alone && named.rules.length === 1) found = named.rules[0];
     if (found && !parsed.phrases.length) { parsed.rule_number = found[0]; parsed.rule_end = found[1]; }
-    else if (listed.length && !parsed.phrases.length) parsed.rule_list = listed;
-    else parsed.named_rules = this.namedRules(text);
+    else if (named.alone && named.rules.length && !parsed.phrases.length) parsed.rule_list = named.rules;
+    else parsed.named_rules = named.rules;
     // At most max_query_words words, whole phrases first, then the free text's first words;
     // the rest left out, and said.
     var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
@@ -644,30 +646,22 @@
     });
   };
 
-  // The rules of a query that names rule numbers or ranges and nothing else, each [first,
-  // range's last or null], in the order typed and each once (references.parse_rule_list).
-  OfflineIndex.prototype.ruleList = function (text) {
-    var p = this.patterns, ok = true;
-    var named = this.namedRules(text, function (gap) { ok = ok && p.listGap.test(gap); });
-    return ok ? named : [];
-  };
-
-  // The rules a text names, as ruleList gives them (references.named_rules); `gap`, when
-  // given, is shown the text between and around them.
-  OfflineIndex.prototype.namedRules = function (text, gap) {
-    var p = this.patterns, named = [], keys = new Set(), at = 0, m;
+  // The rules a query names (`rules`), each [first, range's last or null], in the order typed
+  // and each once, and whether it names nothing else (`alone`: only separators between and
+  // around them) (references.named_rule_numbers).
+  OfflineIndex.prototype.namedRuleNumbers = function (text) {
+    var p = this.patterns, rules = [], keys = new Set(), alone = true, at = 0, m;
     p.reference.lastIndex = 0;
     while ((m = p.reference.exec(text)) !== null) {
       var num = m.groups.num.toLowerCase();
       if (num.indexOf(".") < 0 && !m.groups.prefix) continue;  // a bare 702 is no reference
-      if (gap) gap(text.slice(at, m.index));
+      alone = alone && p.listGap.test(text.slice(at, m.index));
       var end = m.groups.end ? rangeEnd(num, m.groups.end) : null;
-      if (!keys.has(num + " " + end)) named.push([num, end]);
+      if (!keys.has(num + " " + end)) rules.push([num, end]);
       keys.add(num + " " + end);
       at = m.index + m[0].length;
     }
-    if (gap) gap(text.slice(at));
-    return named;
+    return { rules: rules, alone: alone && p.listGap.test(text.slice(at)) };
   };
 
   // The rules a query names by number (ranking.Ranker.rule_jump): each rule and range in turn,
