@@ -67,9 +67,7 @@ def addressed(library: Library, answer: dict) -> dict:
     out = dict(answer)
     out["results"] = [_addressed_result(library, r) for r in answer["results"]]
     if answer.get("rule_jump"):
-        out["rule_jump"] = with_url(library, answer["rule_jump"])
-        if "id" in answer["rule_jump"].get("today", {}):
-            out["rule_jump"]["today"] = with_url(library, answer["rule_jump"]["today"])
+        out["rule_jump"] = _with_today(library, with_url(library, answer["rule_jump"]))
     if answer.get("suggestions"):
         out["suggestions"] = [with_url(library, s) for s in answer["suggestions"]]
     return out
@@ -79,8 +77,14 @@ def _addressed_result(library: Library, result: dict) -> dict:
     out = dict(result)  # a copy (answers are shared) with the lists moved after the url
     lists = [(key, out.pop(key)) for key in _LISTS]
     out["url"] = record_url(library.records[result["id"]])
-    if "id" in (result.get("today") or {}):
-        out["today"] = with_url(library, result["today"])
+    out = _with_today(library, out)
     for key, items in lists:
         out[key] = [with_url(library, item) for item in items]
     return out
+
+
+def _with_today(library: Library, item: dict) -> dict:
+    """An item (a copy) whose `today` names today's rule by `id` gets that rule's `url`."""
+    if "id" in (item.get("today") or {}):
+        item["today"] = with_url(library, item["today"])
+    return item

@@ -80,8 +80,8 @@ class Results:
     def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict, Record, bool | None, str | None]:
         """What a result shows of its record whatever the query: the fields it starts with
         (an older edition's rule with what it is in today's rules, `today`: 2008's 502.79 is
-        702.79, as its page says), its source, the record its snippet is taken from, whether it is of today's
-        rules and the number of its definition. A keyword's heading (702.79 Persist) is shown
+        702.79, as its page says), its source, the record its snippet is taken from, whether
+        it is of today's rules and the number of its definition. A keyword's heading (702.79 Persist) is shown
         with what it means: its first subrule's text (702.79a), not only its name, and its
         snippet is taken from that subrule."""
         record = self.catalogue.records[record_id]
