@@ -1,7 +1,7 @@
 """`python -m benchmarks [PART ...] [options]`: run benchmarks and print their tables.
 
 PART is one or more of cold, peers, http, growth, coldstart, profile, memory, hostile, rules,
-book, cost, front (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
+book, cost, mcp, front (default: all of them, in that order; cold, the headline, first). The output is Markdown, ready
 for docs/benchmarks.md.
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from . import (
     growth,
     hostile,
     http_load,
+    mcp_cost,
     memory,
     peers,
     profile_app,
@@ -37,7 +38,7 @@ from .measure import machine
 from .wrk import WrkMissing
 
 PARTS = ("cold", "peers", "http", "growth", "coldstart", "profile", "memory", "hostile", "rules", "book", "cost",
-         "front")
+         "mcp", "front")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,11 +109,19 @@ def run(part: str, args: argparse.Namespace, index_root: Path, work: Path, secon
     elif part == "book":
         print(book_pages.report())
     elif part == "cost":
-        root = work / "cost-index"
-        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
-        print(request_cost.report(root))
+        print(request_cost.report(_site_index(work)))
+    elif part == "mcp":
+        print(mcp_cost.report(_site_index(work)))
     elif part == "front":
         print(front.report(index_root, work, count=args.queries))
+
+
+def _site_index(work: Path) -> Path:
+    """The whole knowledge base as the site serves it (its offline copy and book parts), built once a run."""
+    root = work / "site-index"
+    if not root.exists():
+        build([DEFAULT_CORPUS], root=root, extras={"offline": offline_copy.write, "book": book_parts.write})
+    return root
 
 
 if __name__ == "__main__":

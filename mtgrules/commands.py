@@ -9,6 +9,7 @@
     mtgrules search 留存                 search results
     mtgrules card 奪魂紅帽客             a card (or plane) by name in any script, or id
     mtgrules term persist                a glossary term
+    mtgrules mcp                         the rules as tools for AI assistants (MCP over stdio)
 Options before the command: --index-root PATH, --script hant|hans, --json. `python -m
 mtgrules` and `python -m indexer` are the same command, and `flask --app webapp kb ...` runs
 the group with the application's settings and index (the installed package declares it a
@@ -38,6 +39,7 @@ from indexer.search.build import BuildError, build as build_index
 from indexer.search.engine import IndexUnavailable
 from indexer.search.query import QueryError
 from webapp.book_parts import write as write_book_parts
+from webapp.mcp_server import create_server
 from webapp.offline_copy import write as write_offline_copy
 from webapp.present import record_view, rule_view, term_view
 from webapp.urls import addressed
@@ -231,6 +233,18 @@ def card(options: Options, name: tuple[str, ...]) -> None:
 def term(options: Options, name: tuple[str, ...]) -> None:
     lib, record = _named(options, " ".join(name), ("term",), "term")
     emit(term_view(lib, record, options.script), print_record, options)
+
+
+@cli.command(help="Serve the rules to an AI assistant over the Model Context Protocol on standard input and "
+                  "output (the build INDEX_ROOT or --index-root names; docs/mcp.md).")
+@click.pass_obj
+def mcp(options: Options) -> None:
+    live = options.live or LiveLibrary.from_settings(options.settings)
+    try:  # opened, and a first search made, before the first call, which would otherwise wait for them
+        live.get().search("persist 留存")
+    except IndexUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    create_server(live.get, options.settings.public_url).run("stdio")
 
 
 _VALUE_OPTIONS = {"--index-root", "--script"}

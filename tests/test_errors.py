@@ -8,11 +8,15 @@ import pytest
 from markupsafe import escape
 
 from indexer.knowledge.library import Library
+from webapp.respond import JSON_ONLY
 
 JSON = {"Accept": "application/json"}
 # Routes that need no index: they still answer when none is built.
 NO_INDEX_NEEDED = {"/embed.js", "/forum", "/forum-sample", "/opensearch.xml", "/static/<path:filename>",
-                   "/manifest.webmanifest", "/offline", "/sw.js"}
+                   "/manifest.webmanifest", "/offline", "/sw.js", "/mcp"}
+# MCP lists its tools without an index; a tool's call says it is not available (tests/test_mcp.py).
+MCP_LISTING = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
 def routes(app):
@@ -24,7 +28,7 @@ def url_for_rule(rule, value="no-such-thing"):
 
 
 def json_only(path):
-    return path.startswith(("/api/", "/healthz"))
+    return path.startswith(JSON_ONLY)
 
 
 def assert_error(response, status, message=None):
@@ -103,6 +107,8 @@ def test_every_route_needing_the_index_answers_503_without_one(no_index_app):
             "?q=persist" if rule.rule in ("/", "/api/search", "/api/suggest") else "")
         if rule.rule == "/api/linkify":
             response = client.post(url, json={"text": "702.30a"})
+        elif rule.rule == "/mcp":
+            response = client.post(url, json=MCP_LISTING, headers=MCP_ACCEPT)
         else:
             response = client.get(url, headers=JSON)
         if rule.rule in NO_INDEX_NEEDED:

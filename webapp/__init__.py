@@ -15,12 +15,14 @@ from pathlib import Path
 
 from flask import Flask
 
+from indexer.knowledge.library import Library
 from indexer.knowledge.live import LiveLibrary
 from indexer.knowledge.settings import Settings
 
 from . import caching, hooks, templating
 from .json_answers import OrjsonProvider
-from .views import book, cards, changes, errors, forum, meta, offline, rules, search, sources, terms
+from .mcp_http import McpEndpoint
+from .views import book, cards, changes, errors, forum, mcp_endpoint, meta, offline, rules, search, sources, terms
 
 
 def create_app(test_config: dict | None = None) -> Flask:
@@ -42,10 +44,18 @@ def create_app(test_config: dict | None = None) -> Flask:
     settings = dataclasses.replace(settings, index_root=app.config["INDEX_ROOT"], public_url=app.config["PUBLIC_URL"])
     app.extensions["kb.settings"] = settings
     app.extensions["kb.library"] = LiveLibrary.from_settings(settings)
-    app.extensions["kb.library.lock"] = threading.Lock()
+    app.extensions["kb.library.lock"] = lock = threading.Lock()
+    live = app.extensions["kb.library"]
+
+    def current_library() -> Library:
+        """The live library's current build, as a request gets it (`AnswerRequest.library`)."""
+        with lock:
+            return live.get()
+
+    app.extensions["kb.mcp"] = McpEndpoint(current_library, settings.public_url, app.config["MAX_CONTENT_LENGTH"])
 
     for blueprint in (errors.bp, search.bp, book.bp, rules.bp, changes.bp, cards.bp, terms.bp, sources.bp,
-                      forum.bp, meta.bp, offline.bp):
+                      forum.bp, meta.bp, offline.bp, mcp_endpoint.bp):
         app.register_blueprint(blueprint)
     templating.install(app)
     caching.install(app)

@@ -303,6 +303,14 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
     }
 
 
+def rule_missing(library: Library, number: str, edition: str | None) -> str:
+    """Why `rule_view` found nothing: no edition has the number, or the one asked for does not."""
+    held = library.editions_of(number)
+    if not held or edition is None:  # (the newest edition holding it is asked for without one)
+        return f"No edition of the rules has {number}."
+    return f"Edition {edition[:20]} has no rule {number}; it is in: {', '.join(held)}."
+
+
 def rules_under(library: Library, number: str, edition: str, script: str | None) -> list[dict]:
     """Every rule and subrule under a section or rule, in order, with its text and examples:
     all of it in one scroll (`depth` 1 for a rule, 2 for a subrule)."""

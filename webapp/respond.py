@@ -43,7 +43,7 @@ WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 # gunicorn's own limit for a whole request line is 4094 bytes; scripts/serve raises it to 8190.
 MAX_ADDRESS_BYTES = 4096
 # Addresses that only ever answer JSON, errors included.
-JSON_ONLY = ("/api/", "/healthz")
+JSON_ONLY = ("/api/", "/healthz", "/mcp")
 
 
 class Arguments(ImmutableMultiDict):

@@ -10,6 +10,7 @@ shared between processes) and switches to a new build on its own when a rebuild 
 Requests reach the app whole, one at a time per worker (nginx in front, `serving`).
 """
 import os
+from urllib.parse import urlsplit
 
 from indexer.search import analysis
 from indexer.search.build import current_folder
@@ -39,13 +40,21 @@ os.register_at_fork(after_in_child=_live.after_fork)
 def warm_worker() -> None:
     """What a worker does before its first request (gunicorn's `post_worker_init`,
     deploy/gunicorn.conf.py): it asks a search page itself (fifty results, two words
-    misspelt: its spelling and snippets' code and tables too) and a rule page, so the memory
-    pages a request first writes after the fork (copied then from the master's: 2,000 and
-    more, 9 ms of system time) and the first calls of the pages' code are not paid by the
-    first reader's request."""
+    misspelt: its spelling and snippets' code and tables too), a rule page and a tool of
+    `/mcp` (whose transport each worker starts for itself), so the memory pages a request
+    first writes after the fork (copied then from the master's: 2,000 and more, 9 ms of
+    system time) and the first calls of the pages' code are not paid by the first reader's
+    request."""
     client = app.test_client()
-    for address in ("/?q=persist+留存+flyng+counterr&limit=50", "/rules/702.79"):
+    coded = {"Accept-Encoding": "gzip, br, zstd"}
+    tool_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": {"name": "get_rule", "arguments": {"number": "702.79"}}}
+    asks: list[tuple[str, dict, dict | None]] = [
+        ("/?q=persist+留存+flyng+counterr&limit=50", coded, None), ("/rules/702.79", coded, None),
+        ("/mcp", {**coded, "Accept": "application/json, text/event-stream",
+                  "Host": urlsplit(app.config["PUBLIC_URL"]).netloc}, tool_call)]
+    for address, headers, body in asks:
         try:  # (with no index yet, an answer in the error shape: the worker serves anyway)
-            client.get(address, headers={"Accept-Encoding": "gzip, br, zstd"})
+            client.open(address, method="POST" if body else "GET", headers=headers, json=body)
         except Exception:  # a warm-up never keeps a worker from serving
             app.logger.exception("warming up the worker with %s", address)

@@ -7,7 +7,7 @@ from flask import Blueprint, abort, jsonify, redirect, request
 from indexer.documents.references import parse_rule_number, parse_rule_range
 from indexer.knowledge.book import level
 
-from ..present import rule_preview, rule_view, rules_under
+from ..present import rule_missing, rule_preview, rule_view, rules_under
 from ..respond import library, respond, view_script, wants_json, without_json_suffix
 
 bp = Blueprint("rules", __name__)
@@ -53,10 +53,7 @@ def rule(number: str):
     # from the payload's `contents`, which only the JSON twin is given.
     view = rule_view(lib, parsed, edition, script, contents=not page)
     if view is None:
-        held = lib.editions_of(parsed)
-        if not held or edition is None:  # (the newest edition holding it is asked for without one)
-            abort(404, f"No edition of the rules has {parsed}.")
-        abort(404, f"Edition {edition[:20]} has no rule {parsed}; it is in: {', '.join(held)}.")
+        abort(404, rule_missing(lib, parsed, edition))
     under = page and level(parsed) < 2 and lib.book.descendants(parsed, view["edition"])
     return respond("rule.html", view, part=(rules_under, parsed, view["edition"], script) if under else None,
                    contents_label="rules_under" if level(parsed) == 0 else "subrules")
