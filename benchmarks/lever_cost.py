@@ -1,11 +1,11 @@
 """What a ranking lever costs: two libraries of one build in one process, one with the weights
-as they are and one with `--weight NAME=VALUE`, each asked every judged question
+as they are and one with `--weight NAME=VALUE` or stages switched off (`--off STAGE`), each asked every judged question
 (tests/questions*.tsv) and 1,500 generated queries (benchmarks.cold_queries) once, in turns
 (which library goes first alternates, as the process's shared caches favour the second), after
 `gc.freeze` as the service does; prints the CPU time of opening each library and the p50 / p90
 / p99 of a first-asked query's CPU time, per library.
 
-    python -m benchmarks.lever_cost INDEX_ROOT --weight meanings=0
+    python -m benchmarks.lever_cost INDEX_ROOT --off meanings
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from indexer.knowledge.library import Library
+from indexer.knowledge.stages import Stages
 from indexer.knowledge.weights import Weights
 
 from .cold_queries import generate
@@ -34,12 +35,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_root", type=Path)
     parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--off", action="append", default=[], metavar="STAGE")
     args = parser.parse_args(argv)
     folder = build_folder(args.index_root)
     libraries = {}
-    for name, weights in (("as set", Weights()), ("changed", changed_weights(args.weight))):
+    for name, weights, stages in (("as set", Weights(), Stages()),
+                                  ("changed", changed_weights(args.weight), Stages(frozenset(args.off)))):
         started = time.process_time()
-        libraries[name] = Library(folder, weights=weights)
+        libraries[name] = Library(folder, weights=weights, stages=stages)
         print(f"{name:8} opened in {time.process_time() - started:.2f} s of CPU")
     queries = {"questions": list(dict.fromkeys(judged_queries(*QUESTION_FILES))),
                "generated": [q for _, q in generate(libraries["as set"].catalogue.by_position, GENERATED)]}

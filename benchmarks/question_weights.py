@@ -25,7 +25,7 @@ from indexer.knowledge.weights import Weights
 from .measure import build_folder
 from .questions import TERSE_TUNING, TUNING, evaluate, scorer
 
-LEVERS = ("question", "question_heading", "todays_share", "glossary_map", "todays_candidates", "meanings", "siblings")
+LEVERS = ("share", "question_heading", "todays_share", "glossary_map", "todays_candidates", "meanings", "siblings")
 STEPS = (0.0, 0.5, 0.75, 1.5, 2.0)
 # Less than this is one question of the tuning part's 71 to 86 a language moving one place.
 MIN_GAIN = 0.002

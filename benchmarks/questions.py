@@ -7,11 +7,12 @@ to tests/questions_held_out_5.tsv, the last four written from today's rules text
 per category only, never query by query (they are how a change that only fits the tuning parts
 shows).
 
-    python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--show]
+    python -m benchmarks.questions INDEX_ROOT [--weight NAME=VALUE ...] [--off STAGE ...] [--show]
 
-INDEX_ROOT holds a build's CURRENT. `--weight question=0` scores the ranking without a lever
-(a `Weights` field, as KB_WEIGHT_<NAME> sets it for the service); `--show` lists the tuning
-questions (sentences and terse) whose answer is not first, with the results above it.
+INDEX_ROOT holds a build's CURRENT. `--weight share=0.5` scores the ranking with a lever's weight
+changed (a `Weights` field, as KB_WEIGHT_<NAME> sets it for the service), `--off meanings`
+without a stage (`stages.STAGES`, as KB_STAGES_OFF does); `--show` lists the tuning questions
+(sentences and terse) whose answer is not first, with the results above it.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 
 from indexer.knowledge.library import Library
+from indexer.knowledge.stages import Stages
 from indexer.knowledge.weights import Weights
 
 from .measure import build_folder
@@ -94,9 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_root", type=Path)
     parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--off", action="append", default=[], metavar="STAGE")
     parser.add_argument("--show", action="store_true")
     args = parser.parse_args(argv)
-    library = Library(build_folder(args.index_root), weights=changed_weights(args.weight))
+    library = Library(build_folder(args.index_root), weights=changed_weights(args.weight),
+                      stages=Stages(frozenset(args.off)))
     score = scorer()
     try:
         for name, path in PARTS:

@@ -202,10 +202,11 @@ def rule(options: Options, number: str, edition: str | None) -> None:
 @cli.command(help="Search rules, cards, terms and documents.")
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", default=10, show_default=True)
+@click.option("--explain", is_flag=True, help="say what each ranking stage added to each result's score")
 @click.pass_obj
-def search(options: Options, query: tuple[str, ...], limit: int) -> None:
+def search(options: Options, query: tuple[str, ...], limit: int, explain: bool) -> None:
     try:
-        answer = options.library().search(" ".join(query), limit=limit, script=options.script)
+        answer = options.library().search(" ".join(query), limit=limit, script=options.script, explain=explain)
     except QueryError as exc:
         raise click.UsageError(str(exc)) from None
     emit(addressed(options.library(), answer), print_search, options)

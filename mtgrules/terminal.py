@@ -153,6 +153,14 @@ def print_record(view: dict, script: str | None) -> None:
             click.echo(wrap(f"{r['title']}  ({r['source']['title']})", "  "))
 
 
+def explanation(explained: dict) -> str:
+    """What each ranking stage added to a result's score, one stage a line (`--explain`)."""
+    lines = [f"    score {explained['score']} ({explained['record']})" if explained["score"] is not None
+             else f"    placed by {explained['stages'][0]['stage']} ({explained['record']})"]
+    lines += [f"      {s['stage']:<18} {s['score']:+.4f}" for s in explained["stages"] if s["score"] is not None]
+    return "\n".join(lines)
+
+
 def print_search(answer: dict, script: str | None) -> None:
     if answer["rule_jump"]:
         jump = answer["rule_jump"]
@@ -165,3 +173,5 @@ def print_search(answer: dict, script: str | None) -> None:
         click.echo(f"\n{n:>2}. " + click.style(result["title"], bold=True)
                    + click.style(f"  [{result['kind']}] {where}", dim=True))
         click.echo(wrap(plain_snippet(result["snippet"]), "    "))
+        if "explain" in result:
+            click.echo(click.style(explanation(result["explain"]), dim=True))

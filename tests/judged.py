@@ -18,6 +18,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+import questions_split
+
 QUERIES = Path(__file__).with_name("judged_queries.tsv")
 RULES = Path(__file__).with_name("judged_rules.tsv")
 RANKS = Path(__file__).with_name("judged_ranks.tsv")
@@ -99,6 +101,44 @@ def score(search, rows=None, k: int = 10, found: dict[str, int | None] | None = 
         "categories": {c: (statistics.mean(v), statistics.mean(hits5[c]), len(v)) for c, v in per_cat.items()},
         "not_first": misses,
     }
+
+
+def answers(library) -> dict[tuple[str, str], list[dict]]:
+    """(set, query) -> the top ten results of `library`, for every query of both sets."""
+    return {(name, query): library.search(query, limit=10)["results"]
+            for name, path in SETS.items() for _, query, _ in load(path)}
+
+
+def found_ranks(found: dict[tuple[str, str], list[dict]]) -> dict[tuple[str, str], int | None]:
+    """(set, query) -> the rank of its first target in `found` (`answers`)."""
+    return {(name, query): rank(found[(name, query)], targets)
+            for name, path in SETS.items() for _, query, targets in load(path)}
+
+
+def drops(found: dict, recorded: dict) -> list[str]:
+    """Queries ranking lower than recorded (a miss is lower than any rank)."""
+    lower = []
+    for key, was in recorded.items():
+        now = found.get(key)
+        if was is not None and (now is None or now > was):
+            lower.append(f"{key[0]}\t{key[1]}\trecorded {was}, now {now or 'not in the top 10'}")
+    return lower
+
+
+def tuning_mrr(library, path: Path) -> dict[str, float]:
+    """MRR@10 of a question file (language, question, targets) per language, as the scorer counts it."""
+    per: dict[str, list[float]] = {}
+    for language, question, targets in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
+                                        if line and not line.startswith("#")):
+        found = rank(library.search(question, limit=10)["results"], targets.split("|"))
+        per.setdefault(language, []).append(1 / found if found else 0.0)
+    return {language: statistics.mean(values) for language, values in per.items()}
+
+
+def whole_tuning_mrr(library) -> dict[str, float]:
+    """MRR@10 of the questions' tuning part per category: its sentences and its terse questions."""
+    return {**tuning_mrr(library, questions_split.TUNING),
+            **{f"terse_{language}": mrr for language, mrr in tuning_mrr(library, questions_split.TERSE_TUNING).items()}}
 
 
 def read_ranks(path: Path = RANKS) -> dict[tuple[str, str], int | None]:

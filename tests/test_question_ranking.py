@@ -35,9 +35,11 @@ from indexer.search.query import parse_query
 
 
 @contextlib.contextmanager
-def _weighed(kb_library: Library, **changes) -> Iterator[Library]:
-    """The knowledge base's library again with some weights changed (a lever at 0), closed after."""
-    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **changes))
+def _weighed(kb_library: Library, without: tuple[str, ...] = (), **changes) -> Iterator[Library]:
+    """The knowledge base's library again with some weights changed, or stages switched off
+    (`without`), closed after."""
+    library = Library(kb_library.folder, weights=dataclasses.replace(kb_library.weights, **changes),
+                      stages=kb_library.stages.without(*without))
     try:
         yield library
     finally:
@@ -122,14 +124,7 @@ def test_a_taiwanese_players_word_for_activate_finds_the_rules_of_activating(kb_
 # ---------------------------------------------------------------- the whole knowledge base
 
 def _tuning_mrr(library: Library, path=questions_split.TUNING) -> dict[str, float]:
-    """MRR@10 of the tuning questions per language, as the scorer counts it."""
-    per: dict[str, list[float]] = {}
-    for language, question, targets in (line.split("\t") for line in
-                                        path.read_text(encoding="utf-8").splitlines()
-                                        if line and not line.startswith("#")):
-        found = judged.rank(library.search(question, limit=10)["results"], targets.split("|"))
-        per.setdefault(language, []).append(1 / found if found else 0.0)
-    return {language: statistics.mean(values) for language, values in per.items()}
+    return judged.tuning_mrr(library, path)
 
 
 def test_questions_are_read_from_three_concepts_in_chinese_and_four_in_english(kb_library):
@@ -150,7 +145,7 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
     # Words with a question form are a question only from MIN_CONCEPTS (an English heading
     # or phrase of three words is as often a look-up).
     assert not kb_library._ranker.questions.plain("can I concede")
-    with _weighed(kb_library, terse=0.0) as library:
+    with _weighed(kb_library, without=("terse",)) as library:
         assert not library._ranker.asks(parse_query("trample deathtouch damage"))
         assert not library._ranker.asks(parse_query("法术力异能 堆叠"))
         # Three Chinese concepts are a question with or without it (MIN_CONCEPTS).
@@ -159,7 +154,7 @@ def test_a_few_of_the_games_words_typed_apart_are_read_as_a_question(kb_library)
 
 def test_removing_the_terse_reading_lowers_the_terse_tuning_questions(kb_library):
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
-    with _weighed(kb_library, terse=0.0) as library:
+    with _weighed(kb_library, without=("terse",)) as library:
         without = _tuning_mrr(library, questions_split.TERSE_TUNING)
     assert statistics.mean(without.values()) < statistics.mean(with_it.values()), without
 
@@ -176,7 +171,7 @@ def test_an_english_question_of_three_concepts_with_a_form_is_a_question_not_ran
                   "can a tapped creature block", "谁控制衍生物"):
         assert not questions.short(query), query
     assert not kb_library._ranker.asks(parse_query("starting life total"))
-    with _weighed(kb_library, short_english=0.0) as library:
+    with _weighed(kb_library, without=("short_english",)) as library:
         assert not library._ranker.questions.short("who controls a token creature")
         assert not library._ranker.asks(parse_query("who controls a token creature"))
 
@@ -184,7 +179,7 @@ def test_an_english_question_of_three_concepts_with_a_form_is_a_question_not_ran
 def test_removing_the_short_english_reading_lowers_the_terse_tuning_questions(kb_library):
     # Terse tuning English MRR@10 0.809 with it, 0.790 without (docs/benchmarks.md).
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
-    with _weighed(kb_library, short_english=0.0) as library:
+    with _weighed(kb_library, without=("short_english",)) as library:
         without = _tuning_mrr(library, questions_split.TERSE_TUNING)
     assert without["terse_en"] < with_it["terse_en"], (without, with_it)
 
@@ -197,7 +192,7 @@ def test_a_questions_own_word_is_read_once_not_as_the_stem_of_its_stem(kb_librar
 
     assert forms(kb_library, "how does regeneration work") == [b"regener"]
     assert b"conced" in forms(kb_library, "can I concede in response to a spell")
-    with _weighed(kb_library, word_forms=0.0) as library:
+    with _weighed(kb_library, without=("word_forms",)) as library:
         assert forms(library, "how does regeneration work") == []
         assert b"conced" not in forms(library, "can I concede in response to a spell")
 
@@ -218,7 +213,7 @@ def test_a_chinese_forms_weight_is_how_many_of_todays_rules_hold_it_as_written(k
 
     with_it = weights(kb_library)
     assert with_it["算".encode()] < with_it["离开战场".encode()]
-    with _weighed(kb_library, todays_holders=0.0) as library:
+    with _weighed(kb_library, without=("todays_holders",)) as library:
         without = weights(library)
         # An English question reads as it did.
         english = "can a tapped creature block"
@@ -240,18 +235,11 @@ def test_a_word_the_segmenter_made_up_is_read_as_the_dictionarys_words_in_it(kb_
     with_it = pieces(kb_library, "被同一個指揮官打到幾點會輸")
     assert "输".encode() in with_it and "会输".encode() not in with_it
     assert "我" not in content(kb_library, "我放了个咒语能不能自己再响应一下")
-    with _weighed(kb_library, dictionary_words=0.0) as library:
+    with _weighed(kb_library, without=("dictionary_words",)) as library:
         without = pieces(library, "被同一個指揮官打到幾點會輸")
         assert "会输".encode() in without and "输".encode() not in without
         assert "我放" in content(library, "我放了个咒语能不能自己再响应一下")
         assert _tuning_mrr(library)["zh_hans"] < _tuning_mrr(kb_library)["zh_hans"]
-
-
-# Each lever of question ranking set to what removes it.
-LEVERS = {"question": 0.0, "question_forms": 0.0, "todays_candidates": 0, "glossary_map": 0.0,
-          "thesaurus": 0.0, "subrules": 0.0, "coverage": 0.0, "meanings": 0.0,
-          "word_matches": 0.0, "siblings": 0.0, "function_words": 0.0, "definition": 0.0,
-          "word_forms": 0.0, "statements": 0.0, "todays_holders": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -259,30 +247,18 @@ def tuning_with_all_levers(kb_library):
     return _tuning_mrr(kb_library)
 
 
-def _whole_tuning_mrr(library: Library) -> dict[str, float]:
-    """MRR@10 of the tuning part, its sentences and its terse questions, per category."""
-    return {**_tuning_mrr(library), **{f"terse_{language}": mrr for language, mrr in
-                                      _tuning_mrr(library, questions_split.TERSE_TUNING).items()}}
-
-
-@pytest.fixture(scope="module")
-def whole_tuning_with_all_levers(kb_library):
-    return _whole_tuning_mrr(kb_library)
-
-
-@pytest.mark.parametrize("name", LEVERS)
-def test_removing_a_question_lever_lowers_the_tuning_questions(kb_library, whole_tuning_with_all_levers, name):
-    # The whole tuning part, sentences and terse: the glossary map's gain on the tuning
-    # sentences alone is nil since a Chinese form weighs by today's rules holding it
-    # (todays_holders), its gain on the terse ones stands (docs/benchmarks.md).
-    with _weighed(kb_library, **{name: LEVERS[name]}) as library:
-        without = _whole_tuning_mrr(library)
-    assert statistics.mean(without.values()) < statistics.mean(whole_tuning_with_all_levers.values()), without
+def test_reading_question_forms_as_other_words_lowers_the_tuning_questions(kb_library):
+    """The one question lever that is a weight, not a stage (each stage is pinned by
+    tests/test_stages.py): a question form's asked-for words weighed as any other word's."""
+    with_it = judged.whole_tuning_mrr(kb_library)
+    with _weighed(kb_library, question_forms=0.0) as library:
+        without = judged.whole_tuning_mrr(library)
+    assert statistics.mean(without.values()) < statistics.mean(with_it.values()), without
 
 
 # The question levers' weights as they were set by hand, before they were learned on the
 # tuning questions (benchmarks/question_weights.py).
-HAND_SET = {"question": 2.0, "todays_candidates": 100, "todays_share": 0.5, "glossary_map": 0.5}
+HAND_SET = {"share": 2.0, "todays_candidates": 100, "todays_share": 0.5, "glossary_map": 0.5}
 
 
 def test_the_learned_weights_score_the_tuning_questions_higher_than_the_hand_set_ones(
@@ -313,7 +289,7 @@ def test_a_questions_answer_subrule_is_its_own_result_not_hidden_in_its_rules(kb
 
     assert {"117.7", "117.3b"} <= set(shown(kb_library))
     # Without it, the rule's result is shown by 117.7 and 117.3b is hidden under it.
-    with _weighed(kb_library, subrules=0.0) as library:
+    with _weighed(kb_library, without=("subrules",)) as library:
         without = shown(library)
     assert "117.7" in without and not any(n and n.startswith("117.3") for n in without)
 
@@ -476,7 +452,7 @@ def test_without_cutting_the_forms_they_are_searched_and_marked_as_the_questions
     # typed, the texts repeating 什么 (则什么事情都不发生) come among the first ten, marked.
     queries = ("从属关系是什么", "什么是连击", "踐踏是什麼意思")
     assert [_marked_forms(kb_library, q) for q in queries] == [0, 0, 0]
-    with _weighed(kb_library, function_words=0.0) as library:
+    with _weighed(kb_library, without=("function_words",)) as library:
         assert all(_marked_forms(library, q) >= 5 for q in queries)
 
 

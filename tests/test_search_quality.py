@@ -5,11 +5,9 @@ category below 0.8. On the whole knowledge base (corpus/ as shipped), both sets:
 category at least 0.9; no query ranks lower than `judged_ranks.tsv` records (a regression
 harness); no two of the top ten results belong to one rule (to one subrule, for a question),
 and a rule or glossary entry of a superseded edition comes after today's unless asked.
-Removing any ranking bonus lowers some recorded rank (one ablation test each), so no bonus
-goes unpinned.
+Showing a result by its oldest edition lowers some recorded rank; each ranking stage is pinned
+the same way (tests/test_stages.py).
 """
-import dataclasses
-
 import judged
 import pytest
 
@@ -57,30 +55,9 @@ def test_scorer_rejects_a_wrong_answer():
 
 # ---------------------------------------------------------------- the whole knowledge base
 
-def _answers(library) -> dict[tuple[str, str], list[dict]]:
-    """(set, query) -> the top ten results, for every query of both sets."""
-    return {(name, query): library.search(query, limit=10)["results"]
-            for name, path in judged.SETS.items() for _, query, _ in judged.load(path)}
-
-
-def _ranks(answers) -> dict[tuple[str, str], int | None]:
-    return {(name, query): judged.rank(answers[(name, query)], targets)
-            for name, path in judged.SETS.items() for _, query, targets in judged.load(path)}
-
-
 @pytest.fixture(scope="module")
 def kb_answers(kb_library):
-    return _answers(kb_library)
-
-
-def _drops(found: dict, recorded: dict) -> list[str]:
-    """Queries ranking lower than recorded (a miss is lower than any rank)."""
-    lower = []
-    for key, was in recorded.items():
-        now = found.get(key)
-        if was is not None and (now is None or now > was):
-            lower.append(f"{key[0]}\t{key[1]}\trecorded {was}, now {now or 'not in the top 10'}")
-    return lower
+    return judged.answers(kb_library)
 
 
 def test_every_judged_query_has_a_recorded_rank():
@@ -90,13 +67,13 @@ def test_every_judged_query_has_a_recorded_rank():
 
 
 def test_no_judged_query_ranks_lower_than_recorded(kb_answers):
-    drops = _drops(_ranks(kb_answers), judged.read_ranks())
+    drops = judged.drops(judged.found_ranks(kb_answers), judged.read_ranks())
     assert drops == [], "ranks dropped:\n" + "\n".join(drops)
 
 
 @pytest.mark.parametrize("name", judged.SETS)
 def test_every_category_scores_at_least_0_9_on_the_knowledge_base(kb_answers, name):
-    found = {query: r for (set_name, query), r in _ranks(kb_answers).items() if set_name == name}
+    found = {query: r for (set_name, query), r in judged.found_ranks(kb_answers).items() if set_name == name}
     result = judged.score(None, judged.load(judged.SETS[name]), found=found)
     report = "\n".join(result["not_first"])
     assert result["mrr"] >= 0.95, report
@@ -113,8 +90,12 @@ def _rule_of(result: dict, asked: bool) -> tuple | None:
 
 
 def test_no_two_top_ten_results_belong_to_one_rule(kb_answers, kb_library):
+    """(A search limited to an edition lists every record of it that matches, each its own
+    result: README, JSON API.)"""
     repeated = []
     for key, results in kb_answers.items():
+        if "edition" in parse_query(key[1]).filters:
+            continue
         asked = kb_library._ranker.asks(parse_query(key[1]))
         rules = [_rule_of(r, asked) for r in results if _rule_of(r, asked)]
         if len(rules) != len(set(rules)):
@@ -147,35 +128,16 @@ def test_results_say_whether_they_are_current(kb_library):
     assert kb_library.search("kicker")["results"][0]["subrules"][0]["rule"] == "702.33a"
 
 
-# ---------------------------------------------------------------- ablations
+# ---------------------------------------------------------------- the result a group shows
 
-# Each bonus of `Weights` set to what removes it, and the choice of the record a result shows.
-# (`coverage`, a question's words found together, is a question lever: the judged questions pin
-# it, tests/test_question_ranking.py.)
-ABLATIONS = {
-    "keyword": 0.0,
-    "literal": 0.0,
-    "title": 0.0,
-    "obsolete": 0.0,
-    "concept": 0.0,
-    "superseded": 1.0,
-    "oldest edition shown": None,
-}
-
-
-@pytest.mark.parametrize("name", ABLATIONS)
-def test_removing_a_ranking_bonus_lowers_a_recorded_rank(kb_library, monkeypatch, name):
-    """Each bonus (and the choice of today's edition to show) is pinned by the judged sets:
-    without it, at least one query ranks lower than recorded."""
-    weights = kb_library.weights
-    if name == "oldest edition shown":
-        monkeypatch.setattr(grouping, "representative", lambda members, newness: min(members, key=newness.__getitem__))
-    else:
-        weights = dataclasses.replace(weights, **{name: ABLATIONS[name]})
-    # A library of its own: the shared one remembers its answers as its weights gave them.
-    library = Library(kb_library.folder, weights=weights)
+def test_showing_the_oldest_edition_lowers_a_recorded_rank(kb_library, monkeypatch):
+    """The choice of today's edition to show a result by is pinned by the judged sets (each
+    ranking stage is, tests/test_stages.py)."""
+    monkeypatch.setattr(grouping, "representative", lambda members, newness: min(members, key=newness.__getitem__))
+    # A library of its own: the shared one remembers its answers as it showed them.
+    library = Library(kb_library.folder)
     try:
-        drops = _drops(_ranks(_answers(library)), judged.read_ranks())
+        drops = judged.drops(judged.found_ranks(judged.answers(library)), judged.read_ranks())
     finally:
         library.close()
-    assert drops, f"nothing ranks lower without {name}: no judged query depends on it"
+    assert drops, "nothing ranks lower showing the oldest edition: no judged query depends on it"

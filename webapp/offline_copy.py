@@ -62,6 +62,7 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.meanings import WordVectors
 from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
+from indexer.knowledge.stages import NAMES
 from indexer.search import query
 from indexer.search.analysis import english_stem
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
@@ -177,6 +178,8 @@ def build(library, name: str) -> dict:
         "script_ranges": {"han": HAN, "latin": LATIN},
         # The constants of the server's ranking and query understanding, so the browser's
         # copy of that logic (webapp/static/offline-search.js) uses the same values.
+        # Which ranking stages run (`stages.STAGES`), as the server's library runs them.
+        "stages": {name: library.stages.on(name) for name in NAMES},
         "ranking": {"kinds": dict(library.weights.kind), "name": library.weights.name,
                     "keyword": library.weights.keyword, "literal": library.weights.literal,
                     "title": library.weights.title, "expansion": library.weights.expansion,

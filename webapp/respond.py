@@ -178,6 +178,16 @@ def int_arg(name: str, default: int) -> int:
     return int(value)
 
 
+def flag_arg(name: str) -> bool:
+    """A yes or no: `1` or `true` is yes, `0`, `false` or nothing is no; anything else a 400."""
+    value = request.args.get(name)
+    if value in (None, "", "0", "false"):
+        return False
+    if value in ("1", "true"):
+        return True
+    abort(400, f"{name} must be 1 or 0, not {value[:20]!r}")
+
+
 def check_common_args(req: AnswerRequest) -> None:
     """`format` and `script` mean the same on every GET; a bad value is a clear 400. An
     address longer than MAX_ADDRESS_BYTES is a 414 in the error shape (scripts/serve lets

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 
 from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
@@ -32,6 +33,7 @@ from .built_parts import BuiltParts
 from .catalogue import NAMED_KINDS, Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
+from .explain import Trace
 from .grouping import EditionGrouping
 from .holders import TodaysHolders
 from .questions import QuestionReader, vocabulary
@@ -41,6 +43,7 @@ from .rules import rule_page, rule_today, subrule_rulings
 from .settings import CacheSizes
 from .snippets import Snippets
 from .spelling import Spelling
+from .stages import Stages
 from .suggestions import Suggestions
 from .weights import Weights
 
@@ -88,33 +91,34 @@ def page_bytes(args: tuple, page: Any) -> int:
 class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
-    def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes()):
+    def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes(),
+                 stages: Stages = Stages()):
         """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged."""
         self.build = IndexBuild(folder, caches.engine)
         self.folder, self.sources = folder, self.build.sources
         self.engine, self.glossary = self.build.engine, self.build.glossary
         records = self.build.records
-        self.weights, self.caches = weights, caches
+        self.weights, self.caches, self.stages = weights, caches, stages
         labels = {s["edition"]: s["rules_edition"] for s in self.sources.values() if s.get("rules_edition")}
         self.catalogue = Catalogue(records, self.build.folded_texts, self.build.marking_lines, labels,
                                    self.build.lineage)
         self.records = self.catalogue.records
         self._expander = QueryExpander(self.glossary, self.catalogue, weights, caches.queries)
         questions = QuestionReader(vocabulary(), self.engine.word_frequencies, self.engine.doc_count(), caches.queries,
-                                   asks=weights.question_forms, thesaurus=weights.thesaurus > 0,
-                                   words=self.build.segmenter.words_of, word_forms=weights.word_forms > 0,
-                                   short_english=weights.short_english > 0,
+                                   asks=weights.question_forms, thesaurus=stages.on("thesaurus"),
+                                   words=self.build.segmenter.words_of, word_forms=stages.on("word_forms"),
+                                   short_english=stages.on("short_english"),
                                    holders=TodaysHolders(self.catalogue, caches.queries)
-                                   if weights.todays_holders else None,
+                                   if stages.on("todays_holders") else None,
                                    dictionary_words=self.build.segmenter.dictionary_words
-                                   if weights.dictionary_words else None)
-        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, questions,
+                                   if stages.on("dictionary_words") else None)
+        self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, stages, questions,
                               self.build.segmenter)
         # The ranking's statements of today's rules (None when `Weights.statements` is 0).
         self.statements = self._ranker.statements
         self._grouping = EditionGrouping(self.catalogue)
         # A question asks about one subrule, a look-up about a rule (`Weights.subrules`).
-        self._question_groups = self.catalogue.subrule_group_at if weights.subrules else None
+        self._question_groups = self.catalogue.subrule_group_at if stages.on("subrules") else None
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
@@ -217,13 +221,14 @@ class Library:
         return self._expander.engine_query(parsed)
 
     def search(self, q: str, limit: int = 10, script: str | None = None, edition: str | None = None,
-               offset: int = 0) -> dict:
+               offset: int = 0, explain: bool = False) -> dict:
         """The API's search answer, with the time this call took (`took_ms`): a copy of
         the remembered one when the same query was asked before. Its parts are shared with
         the memory: never changed in place. `edition` limits it as `edition:` in the query
         does (the query's own filter wins); `offset` skips that many results of `total`, so
-        that every one of them can be reached `limit` at a time. Raises QueryError for a
-        query that cannot run."""
+        that every one of them can be reached `limit` at a time; `explain` gives each result
+        what each ranking stage added to its score (`explain.Trace`), ranked the same. Raises
+        QueryError for a query that cannot run."""
         started = time.perf_counter()
         if not 1 <= limit <= MAX_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_LIMIT}")
@@ -233,11 +238,12 @@ class Library:
             raise QueryError("script must be 'hant' or 'hans'")
         if edition is not None and not EDITION_ARG.fullmatch(edition):
             raise QueryError("edition must be a date or its start (2010, 2016-09, 2026-04-17) or a document's label")
-        answer = dict(self._answers(q, limit, script, edition or None, offset))
+        answer = dict(self._answers(q, limit, script, edition or None, offset, explain))
         answer["took_ms"] = round((time.perf_counter() - started) * 1000, 2)
         return answer
 
-    def _answer(self, q: str, limit: int, script: str | None, edition: str | None = None, offset: int = 0) -> dict:
+    def _answer(self, q: str, limit: int, script: str | None, edition: str | None = None, offset: int = 0,
+                explain: bool = False) -> dict:
         parsed = parse_query(q)
         if edition and "edition" not in parsed.filters:
             parsed.filters["edition"] = edition.lower()
@@ -250,9 +256,12 @@ class Library:
             return answer
         numbered = False  # the rules the query names by number are found (its results are theirs)
         named: frozenset[int] = frozenset()  # the rules it names among its words (what is 702.19b)
-        if parsed.rule_number or parsed.rule_list:
+        trace = Trace() if explain else None
+        if (parsed.rule_number or parsed.rule_list) and self.stages.on("jump"):
             ranked, jump = self._ranker.rule_jump(parsed)
             numbered = len(ranked) > 0
+            if trace is not None:
+                trace.place("jump", ranked)
             # The jump's title in the reader's script, as every result's is.
             answer["rule_jump"] = jump and {**jump, "title": display_title(self.records[jump["id"]], script)}
         # Whether it is a question (a rule jump's results are the rule's), read once: what the
@@ -260,15 +269,18 @@ class Library:
         asked = not numbered and self._ranker.asks(parsed)
         engine_query = self.engine_query(self._ranker.searched(parsed, asked))
         if not numbered:  # else the rules, their subrules and what quotes them
-            ranked = self._ranker.ranked(parsed, engine_query, asked)
+            ranked = self._ranker.ranked(parsed, engine_query, asked, trace)
             ranked, named = self._ranker.named_first(parsed, ranked)
+            if trace is not None:
+                trace.place("named_rules", np.array(sorted(named), np.int64))
             suggestion = self._spelling.did_you_mean(parsed.text)
             if suggestion:
                 answer["did_you_mean"] = suggestion
                 if not len(ranked):
                     corrected = parse_query(suggestion)
                     engine_query = self.engine_query(corrected)
-                    ranked = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected))
+                    trace = Trace() if explain else None
+                    ranked = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected), trace)
         if "edition" in parsed.filters and not numbered:
             groups = self._grouping.apart(ranked)
         else:
@@ -295,5 +307,16 @@ class Library:
                 # as the subrule defining it (`Results.answering`); whether it asks is read
                 # only when a result of the page is such a heading.
                 groups_shown = [self._results.answering(group) for group in groups_shown]
-            answer["results"] = [self._results.result(group, plan, script) for group in groups_shown]
+            results = [self._results.result(group, plan, script) for group in groups_shown]
+            if trace is not None:
+                order = {at: n for n, at in enumerate(ranked.tolist())}
+                results = [{**result, "explain": self._explained(trace, order, group)}
+                           for result, group in zip(results, page, strict=True)]
+            answer["results"] = results
         return answer
+
+    def _explained(self, trace: Trace, order: dict[int, int], group: list[int]) -> dict:
+        """A result's explanation: that of its group's best-ranked record (`order`: each
+        ranked record's place), which placed it."""
+        first = min(group, key=lambda at: order.get(at, len(order)))
+        return {"record": self.catalogue.by_position[first].id, **trace.explain(first)}

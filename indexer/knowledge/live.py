@@ -14,6 +14,7 @@ from indexer.search.opened_build import signature
 
 from .library import Library
 from .settings import CacheSizes, Settings, size_process_caches
+from .stages import Stages
 from .weights import Weights
 
 
@@ -47,9 +48,9 @@ class LiveLibrary:
     CHECK_SECONDS = 1.0
 
     def __init__(self, root: Path = DEFAULT_INDEX_ROOT, weights: Weights = Weights(),
-                 caches: CacheSizes = CacheSizes()):
+                 caches: CacheSizes = CacheSizes(), stages: Stages = Stages()):
         self.root = root
-        self.weights, self.caches = weights, caches
+        self.weights, self.caches, self.stages = weights, caches, stages
         self._library: Library | None = None
         self._checked = 0.0
         # Builds that failed: why, and what a stat of their files said then (`signature`).
@@ -63,7 +64,7 @@ class LiveLibrary:
     @classmethod
     def from_settings(cls, settings: Settings) -> LiveLibrary:
         size_process_caches(settings.caches)
-        live = cls(settings.index_root, settings.weights, settings.caches)
+        live = cls(settings.index_root, settings.weights, settings.caches, settings.stages)
         if settings.check_seconds is not None:
             live.CHECK_SECONDS = settings.check_seconds
         return live
@@ -158,7 +159,7 @@ class LiveLibrary:
 
     def _open(self, folder: Path) -> Library | None:
         try:
-            return Library(folder, self.weights, self.caches)
+            return Library(folder, self.weights, self.caches, self.stages)
         except IndexUnavailable as exc:
             self._fail(folder, str(exc))
             return None

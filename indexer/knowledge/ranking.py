@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -28,9 +28,11 @@ from indexer.search.query import ParsedQuery
 from .catalogue import Catalogue
 from .display import record_title
 from .expansion import QUESTION_WORDS, QueryExpander
+from .explain import Trace
 from .meanings import Meanings, WordVectors
 from .questions import Concept, QuestionRanker, QuestionReader
 from .siblings import Siblings
+from .stages import Stages
 from .statements import Statements
 from .weights import Weights
 
@@ -60,41 +62,45 @@ def passes(record: Record, filters: dict[str, str]) -> bool:
 
 class Ranker:
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
-                 questions: QuestionReader, segmenter: Segmenter):
+                 stages: Stages, questions: QuestionReader, segmenter: Segmenter):
         self.engine = engine
         self.catalogue = catalogue
         self.expander = expander
-        self.weights = weights
+        self.weights, self.stages = weights, stages
         self.questions = questions
         self._answers = QuestionRanker(catalogue.holding)
         self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
-                          if weights.meanings or weights.word_matches else None)
-        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if weights.siblings else None
+                          if stages.on("meanings") or stages.on("word_matches") else None)
+        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if stages.on("siblings") else None
         # The forms of the keyword abilities a list rule names, as a question's concepts have
         # them (`_share`).
         self._listed_forms = {form for name in catalogue.listed_keywords
                               for concept in questions.read(name)[:1] for form in concept.forms}
         # Today's rules' English statements as an English question's words are scored in
-        # them (`statements`; None when that weight is 0); the offline copy ships their mean length.
-        self.statements = Statements(catalogue) if weights.statements else None
+        # them (`statements`; None when that stage is off); the offline copy ships their mean length.
+        self.statements = Statements(catalogue) if stages.on("statements") else None
         # How much of the engine's score each record keeps for its kind, by position.
         self._kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
 
-    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> Ranked:
+    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool,
+               trace: Trace | None = None) -> Ranked:
         """The candidates ranked, best first, as record positions: the engine's score by kind,
         today's twins of older editions' matches, the bonuses for exact answers with a
         keyword's subrules after it, the superseded share, the phrases' check, then the
         order, a question's candidates again by how much of it they hold (`_rerank`, when
-        `asked`: `asks`). Each step reads and gives (positions, scores) arrays."""
+        `asked`: `asks`). Each step reads and gives (positions, scores) arrays, and is a
+        stage of `stages.STAGES` (its scores after it recorded in `trace`, when given)."""
+        on = self.stages.on
         text = parsed.terms_text()
         forms = self.expander.term_forms(text)
         # An edition-limited search ranks every record of that edition that matches: an
         # edition is a few thousand records, and a judge reading an old edition asks for all
         # it says on the words, not for the best few hundred of them.
         limit = len(self.catalogue.by_position) if "edition" in parsed.filters else self.weights.candidates
-        docs, scores = self._candidates(engine_query, forms, limit)
-        if "edition" not in parsed.filters:
+        docs, scores = self._candidates(engine_query, forms if on("term_texts") else [], limit, trace)
+        if "edition" not in parsed.filters and on("todays_twins"):
             docs, scores = self._with_todays_twins(docs, scores, parsed.filters)
+            _record(trace, "todays_twins", docs, scores)
         key = fold_key(text)
         # A glossary heading typed as written, with its quotation marks (Intervening “If”
         # Clause), names the term: its quoted word is still held, and the term's bonuses apply.
@@ -103,26 +109,34 @@ class Ranker:
         if named:
             key = whole
         if key and (named or not parsed.phrases):
-            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters)
-        if "edition" not in parsed.filters:
+            docs, scores = self._with_bonuses(docs, scores, text, key, forms, parsed.filters, trace)
+        if "edition" not in parsed.filters and on("superseded"):
             scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
-        if parsed.phrases:
+            _record(trace, "superseded", docs, scores)
+        if parsed.phrases and on("phrases"):
             docs, scores = self._holding_phrases(docs, scores, parsed.phrases)
         if asked:
-            docs, scores = self._rerank(parsed, engine_query, docs, scores)
+            docs, scores = self._rerank(parsed, engine_query, docs, scores, trace)
         # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
         return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
 
-    def _candidates(self, engine_query: EngineQuery, forms: list[str], limit: int) -> tuple[np.ndarray, np.ndarray]:
+    def _candidates(self, engine_query: EngineQuery, forms: list[str], limit: int,
+                    trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
         """The engine's best `limit` records, each score weighted by the record's kind, with
         the texts of a several-word term's other forms (`_add_term_texts`), scaled so that
         the best is 1: the bonuses are fractions of that."""
+        if not self.stages.on("candidates"):
+            return np.zeros(0, np.int64), np.zeros(0)
         docs, scores = self.engine.positions(engine_query, limit)
         scores = scores * self._kind_weight[docs]
+        if trace is not None and len(scores):  # (term texts come in level with the best: the same scale)
+            trace.record("candidates", docs, scores / (scores.max() or 1.0))
         if forms:
             docs, scores = self._add_term_texts(docs, scores, forms, engine_query.filters, limit)
         if len(scores):
             scores = scores / (scores.max() or 1.0)
+        if forms:
+            _record(trace, "term_texts", docs, scores)
         return docs, scores
 
     def _with_todays_twins(self, docs: np.ndarray, scores: np.ndarray,
@@ -149,7 +163,7 @@ class Ranker:
         return np.concatenate([docs, twins[brought]]), np.concatenate([scores, brought_scores])
 
     def _with_bonuses(self, docs: np.ndarray, scores: np.ndarray, text: str, key: str, forms: list[str],
-                      filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+                      filters: dict[str, str], trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
         """The candidates with their bonuses (`_bonuses`) added, and the records a bonus
         alone brings in (a keyword's heading rule the engine ranked low), each keyword's
         heading followed by its subrules. A query that is a term of today's glossary, typed
@@ -161,12 +175,23 @@ class Ranker:
         # The text bonuses read each candidate's text: those of an edition-limited search,
         # a whole edition's matches, go to its best `candidates` as a search's do.
         read = docs[:self.weights.candidates] if "edition" in filters else docs
-        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms)
-        if self.weights.definition:
+
+        def recorded(stage: str, bonus: np.ndarray, given: np.ndarray) -> None:
+            if trace is not None:  # every score as it would be were the bonuses to stop here
+                total = np.zeros(len(catalogue.by_position))
+                total[docs] = scores
+                total[given] += bonus[given]
+                member = given.copy()
+                member[docs] = True
+                trace.record(stage, np.flatnonzero(member), total[member])
+
+        bonus, given = self._bonuses(text, key, heads, read.tolist(), forms, recorded)
+        if self.stages.on("definition"):
             for record_id in catalogue.definitions.get(key, ()):
                 at = catalogue.positions[record_id]
                 bonus[at] = max(bonus[at], self.weights.definition)
                 given[at] = True
+            recorded("definition", bonus, given)
         if filters:
             for at in np.flatnonzero(given).tolist():
                 given[at] = passes(catalogue.by_position[at], filters)
@@ -176,8 +201,11 @@ class Ranker:
         total[bonused] += bonus[bonused]
         member = given
         member[docs] = True
-        self._subrules_after_heads(heads, total, member, filters)
+        if self.stages.on("keyword_subrules"):
+            self._subrules_after_heads(heads, total, member, filters)
         docs = np.flatnonzero(member)
+        if self.stages.on("keyword_subrules"):
+            _record(trace, "keyword_subrules", docs, total[docs])
         return docs, total[docs]
 
     def _subrules_after_heads(self, heads: list[str], total: np.ndarray, member: np.ndarray,
@@ -209,37 +237,46 @@ class Ranker:
         return docs[keep[docs]], scores[keep[docs]]
 
     def _rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
-                scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                scores: np.ndarray, trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
         """A question's best candidates again, by how much of the question each holds
         (`questions`): the share of its concepts' weight, squared, so that holding all of it
         counts for much more than holding half (not for an English question of three
         concepts, whose share is too coarse: `QuestionReader.short`); for an English question, how well each
         rule's own statement holds its words (`statements`, BM25 over the statement alone,
-        as a share of the best candidate's); a heading alone answers no question."""
-        weights = self.weights
+        as a share of the best candidate's); a heading alone answers no question. Its
+        candidates' scores are rescaled first, the best to 1 (recorded as `asks`)."""
+        weights, on = self.weights, self.stages.on
         text = parsed.terms_text()
         if not len(docs):
             return docs, scores
         concepts = self.questions.read(text)
         scores = scores / (scores.max() or 1.0)
-        if weights.todays_candidates and "edition" not in parsed.filters and "source" not in parsed.filters:
+        _record(trace, "asks", docs, scores)
+        if on("todays_candidates") and "edition" not in parsed.filters and "source" not in parsed.filters:
             docs, scores = self._todays_rules(engine_query, self.questions.wordings(text), docs, scores)
-        if weights.glossary_map:
+            _record(trace, "todays_candidates", docs, scores)
+        if on("glossary_map"):
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
+            _record(trace, "glossary_map", docs, scores)
         if self._meanings is not None:
-            docs, scores = self._with_meanings(parsed.typed or text, docs, scores)
+            docs, scores = self._with_meanings(parsed.typed or text, docs, scores, trace)
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
             best = best[~self.catalogue.superseded_at[docs[best]]]
         best = best[:QUESTION_CANDIDATES]
-        if not self.questions.short(text):
-            scores[best] += weights.question * self._share(concepts, docs[best]) ** 2
+        if on("share") and not self.questions.short(text):
+            scores[best] += weights.share * self._share(concepts, docs[best]) ** 2
+            _record(trace, "share", docs, scores)
         if self.statements is not None and not HAN_RUN.search(text):
             scores[best] += weights.statements * _share_of_best(self.statements.scores(concepts, docs[best]))
-        scores[best[self.catalogue.heading_at[docs[best]]]] *= weights.question_heading
+            _record(trace, "statements", docs, scores)
+        if on("question_heading"):
+            scores[best[self.catalogue.heading_at[docs[best]]]] *= weights.question_heading
+            _record(trace, "question_heading", docs, scores)
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
+            _record(trace, "siblings", docs, scores)
         return docs, scores
 
     def _share(self, concepts: tuple[Concept, ...], positions: np.ndarray) -> np.ndarray:
@@ -262,22 +299,25 @@ class Ranker:
         share[listing] = held / sum(c.weight for c in concepts)
         return share
 
-    def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _with_meanings(self, text: str, docs: np.ndarray, scores: np.ndarray,
+                       trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
         """A question's candidates, each with its nearness in meaning to it added, as a whole
         text (`meanings`) and word by word (`word_matches`), each as a share of the nearest
         candidate's: the rule worded unlike the question comes up. (The nearest rules the
         engine did not find, brought in as candidates too, changed no question's first ten:
         docs/benchmarks.md.)"""
         assert self._meanings is not None
-        weights = self.weights
-        if weights.meanings:
+        weights, on = self.weights, self.stages.on
+        if on("meanings"):
             scores = scores + weights.meanings * _share_of_best(self._meanings.cosines(text, docs))
-        if weights.word_matches:
+            _record(trace, "meanings", docs, scores)
+        if on("word_matches"):
             # Read for the best candidates only, as the question's share is (`_rerank`).
             best = np.argsort(-scores, kind="stable")[:QUESTION_CANDIDATES]
             near = np.zeros(len(docs))
             near[best] = _from_least_to_best(self._meanings.word_matches(text, docs[best]))
             scores = scores + weights.word_matches * near
+            _record(trace, "word_matches", docs, scores)
         return docs, scores
 
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> EngineQuery:
@@ -297,7 +337,7 @@ class Ranker:
         the look-up of 傳奇規則 (its glossary entry and the rule that defines it), and 是 or
         什么 is never a word a question holds or a snippet marks. A heading, a name or a
         glossary term is looked up as typed (a card's name may hold 的)."""
-        if not self.weights.function_words or parsed.rule_number or not parsed.text:
+        if not self.stages.on("function_words") or parsed.rule_number or not parsed.text:
             return parsed
         if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
             return parsed
@@ -323,12 +363,12 @@ class Ranker:
         a heading or a name. Its ranking (`ranked`), what the engine searches (`searched`),
         its grouping by subrule (`Weights.subrules`) and its marks (`marking_query`) follow
         it: the caller reads it once and hands it to each."""
-        if not self.weights.question or parsed.phrases:
+        if not self.stages.on("asks") or parsed.phrases:
             return False
         text = parsed.terms_text()
         if self._looked_up(text):
             return False
-        return self.questions.asks(text, terse=self.weights.terse > 0)
+        return self.questions.asks(text, terse=self.stages.on("terse"))
 
     def asks_about(self, parsed: ParsedQuery) -> bool:
         """Whether a query not read as a question (`asks`) still asks about what it names
@@ -414,14 +454,15 @@ class Ranker:
             scored[at] = max(scored.get(at, 0.0), score)
         return np.fromiter(scored, np.int64, len(scored)), np.fromiter(scored.values(), np.float64, len(scored))
 
-    def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int],
-                 forms: Sequence[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+    def _bonuses(self, text: str, key: str, heads: list[str], candidates: list[int], forms: Sequence[str],
+                 recorded: Callable[[str, np.ndarray, np.ndarray], None]) -> tuple[np.ndarray, np.ndarray]:
         """Each record's bonus for answering the query exactly, by position, and which
         records have one: the best of name, obsolete term, keyword and heading, plus the
         literal-text bonus for candidates holding the query as written (or, for a term of
         several words, one of its other forms) and the coverage bonus for those holding the
-        words of a question. Arrays: the literal and coverage bonuses go to many candidates."""
-        weights, catalogue = self.weights, self.catalogue
+        words of a question. Arrays: the literal and coverage bonuses go to many candidates.
+        `recorded(stage, bonus, given)` is told the bonuses as they stand after each stage."""
+        weights, catalogue, on = self.weights, self.catalogue, self.stages.on
         bonus, given = np.zeros(len(catalogue.by_position)), np.zeros(len(catalogue.by_position), bool)
 
         def at_least(record_id: str, value: float) -> None:
@@ -429,40 +470,52 @@ class Ranker:
             bonus[at] = max(bonus[at], value)
             given[at] = True
 
-        for record_id in catalogue.names.get(key, []):
-            if catalogue.records[record_id].kind != "term":
-                at_least(record_id, weights.name)
-        for record_id in catalogue.obsolete.get(fold_key(OBSOLETE_MARK.sub("", text)), []):
-            at_least(record_id, weights.obsolete)
-        for record_id, weight in self.expander.defining_rules(text):
-            at_least(record_id, weights.keyword * weight)
-        for head_id in heads:
-            at_least(head_id, weights.keyword)
-        for record_id in catalogue.titles.get(key, []):
-            at_least(record_id, weights.keyword)
-        for title_key in catalogue.titles_containing(key) if len(key) >= 2 else []:
-            if title_key != key:
-                for record_id in catalogue.titles[title_key]:
-                    at_least(record_id, weights.title * len(key) / len(title_key))
-        if len(key) >= 2:
+        if on("name"):
+            for record_id in catalogue.names.get(key, []):
+                if catalogue.records[record_id].kind != "term":
+                    at_least(record_id, weights.name)
+            recorded("name", bonus, given)
+        if on("obsolete"):
+            for record_id in catalogue.obsolete.get(fold_key(OBSOLETE_MARK.sub("", text)), []):
+                at_least(record_id, weights.obsolete)
+            recorded("obsolete", bonus, given)
+        if on("keyword"):
+            for record_id, weight in self.expander.defining_rules(text):
+                at_least(record_id, weights.keyword * weight)
+            for head_id in heads:
+                at_least(head_id, weights.keyword)
+            for record_id in catalogue.titles.get(key, []):
+                at_least(record_id, weights.keyword)
+            recorded("keyword", bonus, given)
+        if on("title"):
+            for title_key in catalogue.titles_containing(key) if len(key) >= 2 else []:
+                if title_key != key:
+                    for record_id in catalogue.titles[title_key]:
+                        at_least(record_id, weights.title * len(key) / len(title_key))
+            recorded("title", bonus, given)
+        if len(key) >= 2 and on("literal"):
             holding: set[int] = set()
             for literal in [key, *(f for f in map(fold_key, forms) if len(f) >= 2)]:
                 holding.update(catalogue.holding(candidates, literal.encode()))
             found = np.fromiter(holding, np.int64, len(holding))
             bonus[found] += weights.literal * self._kind_weight[found]
             given[found] = True
+            recorded("literal", bonus, given)
         spoken = QUERY_WORD.findall(text.lower())
         words = [fold_key(w) for w in dict.fromkeys(spoken) if w not in QUESTION_WORDS]
-        if len(words) >= 2:
+        if len(words) >= 2 and on("concept"):
             for record_id, share in self._concepts(spoken, len(words)).items():
                 at = catalogue.positions[record_id]
                 bonus[at] += weights.concept * share
                 given[at] = True
+            recorded("concept", bonus, given)
+        if len(words) >= 2 and on("coverage"):
             held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
             found, count = np.unique(np.array(held, np.int64), return_counts=True)
             shares = count / len(words)
             bonus[found] += weights.coverage * shares ** 2 * self._kind_weight[found]
             given[found] = True
+            recorded("coverage", bonus, given)
         return bonus, given
 
     def _concepts(self, spoken: list[str], subject_words: int) -> dict[str, float]:
@@ -501,6 +554,8 @@ class Ranker:
         """The rules a query names among its words (what is 702.19b, 規則 613.4c 的意思) before
         what its words find, and their positions: a rule's text does not hold its own number,
         so the words alone find only the rules that quote it."""
+        if not self.stages.on("named_rules"):
+            return ranked, frozenset()
         named = self._positions(self._rules_named(parsed.named_rules, parsed.filters)[1])
         if not len(named):
             return ranked, frozenset()
@@ -539,6 +594,11 @@ class Ranker:
         if parsed.rule_end:
             jump["end"] = parsed.rule_end
         return jump
+
+
+def _record(trace: Trace | None, stage: str, docs: np.ndarray, scores: np.ndarray) -> None:
+    if trace is not None:
+        trace.record(stage, docs, scores)
 
 
 def _share_of_best(values: np.ndarray) -> np.ndarray:

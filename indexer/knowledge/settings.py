@@ -11,7 +11,8 @@ weights and cache sizes to each opened build, the switch-check interval to the l
 | `KB_CHECK_SECONDS` | how often a server looks for a new build (default 1) |
 | `KB_MAX_BODY_BYTES` | the largest request body the app reads (default 102400) |
 | `KB_REQUEST_SECONDS` | how long nginx waits on a client without progress (default 20) |
-| `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0`) |
+| `KB_WEIGHT_<NAME>` | a ranking weight of `Weights` (`KB_WEIGHT_TITLE=0.5`) |
+| `KB_STAGES_OFF` | ranking stages switched off, by name (`KB_STAGES_OFF=meanings,siblings`: `stages.STAGES`) |
 | `KB_CACHE_<NAME>` | a cache's bytes of `CacheSizes` (`KB_CACHE_ANSWERS=1048576`) |
 """
 from __future__ import annotations
@@ -28,6 +29,7 @@ from indexer.search import analysis
 from indexer.search.build import DEFAULT_INDEX_ROOT
 from indexer.search.whoosh_engine import CACHE_BYTES
 
+from .stages import Stages
 from .weights import Weights
 
 _Number = TypeVar("_Number", int, float)
@@ -59,6 +61,7 @@ class CacheSizes:
 class Settings:
     index_root: Path = DEFAULT_INDEX_ROOT
     weights: Weights = field(default_factory=Weights)
+    stages: Stages = field(default_factory=Stages)
     caches: CacheSizes = field(default_factory=CacheSizes)
     check_seconds: float | None = None  # None: the live library's own (LiveLibrary.CHECK_SECONDS)
     public_url: str = "http://localhost"
@@ -71,6 +74,7 @@ class Settings:
         return cls(
             index_root=Path(environ.get("INDEX_ROOT") or DEFAULT_INDEX_ROOT),
             weights=_overridden(Weights(), "KB_WEIGHT_", environ),
+            stages=_stages_off(environ.get("KB_STAGES_OFF", "")),
             caches=_overridden(CacheSizes(), "KB_CACHE_", environ),
             check_seconds=(_number("KB_CHECK_SECONDS", environ["KB_CHECK_SECONDS"], float)
                            if environ.get("KB_CHECK_SECONDS") else None),
@@ -89,6 +93,13 @@ def _overridden(value, prefix: str, environ: Mapping[str, str]):
         if name in environ and isinstance(getattr(value, f.name), (int, float)):
             changes[f.name] = _number(name, environ[name], type(getattr(value, f.name)))
     return dataclasses.replace(value, **changes)
+
+
+def _stages_off(text: str) -> Stages:
+    try:
+        return Stages(frozenset(name.strip() for name in text.split(",") if name.strip()))
+    except ValueError as exc:
+        raise SettingsError(f"KB_STAGES_OFF={text!r}: {exc}") from None
 
 
 def _number(name: str, text: str | float, kind: type[_Number]) -> _Number:

@@ -14,7 +14,6 @@ characters, or left out).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -29,7 +28,7 @@ from indexer.search.build import current_folder
 from .library import Library
 from .meanings import WORD_VECTORS, Cut, words
 from .questions import QUESTION_FORMS, THESAURUS, data_rows
-from .weights import Weights
+from .stages import Stages
 
 # Texts to vectors, one row each (unit length).
 Encode = Callable[[list[str]], np.ndarray]
@@ -87,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no index build in {args.index_root}", file=sys.stderr)
         return 2
     # The table is being made: no lever that reads it.
-    library = Library(folder, weights=dataclasses.replace(Weights(), meanings=0, word_matches=0))
+    library = Library(folder, stages=Stages().without("meanings", "word_matches"))
     try:
         catalogue = library.catalogue
         rules = [r for r in catalogue.by_position if r.kind == "rule" and catalogue.of_todays_rules(r)]

@@ -549,10 +549,10 @@
   };
 
   OfflineIndex.prototype.ranked = function (parsed, query) {
-    var R = this.ranking, self = this, scores = new Map();
+    var R = this.ranking, S = this.data.stages, self = this, scores = new Map();
     // An edition-limited search ranks all that edition's matches (the server's Ranker.ranked).
     var limit = parsed.filters.edition ? this.records.length : R.candidates;
-    this.engineSearch(query, limit).forEach(function (hit) {
+    if (S.candidates) this.engineSearch(query, limit).forEach(function (hit) {
       scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
     });
     var top = 0;
@@ -568,23 +568,29 @@
     if (key && (named || !parsed.phrases.length)) {
       var bonuses = new Map();
       var bump = function (doc, value) { bonuses.set(doc, Math.max(bonuses.get(doc) || 0, value)); };
-      (this.data.names[key] || []).forEach(function (doc) { if (self.records[doc].kind !== "term") bump(doc, R.name); });
+      if (S.name) {
+        (this.data.names[key] || []).forEach(function (doc) { if (self.records[doc].kind !== "term") bump(doc, R.name); });
+      }
       var entry = this.lookup(text);
-      if (entry) entry.rules.forEach(function (pair) { bump(pair[0], R.keyword * pair[1]); });
+      if (entry && S.keyword) entry.rules.forEach(function (pair) { bump(pair[0], R.keyword * pair[1]); });
       var keywords = new Set();
       if (entry) keywords.add(entry.english.toLowerCase());
       if (this.data.heads[text.toLowerCase()]) keywords.add(text.toLowerCase());
       var heads = [];
       keywords.forEach(function (k) { heads = heads.concat(self.data.heads[k] || []); });
-      heads.forEach(function (doc) { bump(doc, R.keyword); });
-      (this.data.titles[key] || []).forEach(function (doc) { bump(doc, R.keyword); });
-      if (size >= 2) {
+      if (S.keyword) {
+        heads.forEach(function (doc) { bump(doc, R.keyword); });
+        (this.data.titles[key] || []).forEach(function (doc) { bump(doc, R.keyword); });
+      }
+      if (size >= 2 && S.title) {
         this.titleKeys.forEach(function (titleKey) {
           if (titleKey !== key && titleKey.indexOf(key) >= 0) {
             var share = R.title * size / Array.from(titleKey).length;
             self.data.titles[titleKey].forEach(function (doc) { bump(doc, share); });
           }
         });
+      }
+      if (size >= 2 && S.literal) {
         scores.forEach(function (_, doc) {
           if (self.folded(doc).indexOf(key) >= 0) {
             bonuses.set(doc, (bonuses.get(doc) || 0) + R.literal * R.kinds[self.records[doc].kind]);
@@ -596,7 +602,7 @@
       // what the term is: the rules its entry cites, a heading's subrules that use the term
       // in its place (Ranker._with_bonuses, Catalogue.definitions).
       var definition = this.data.questions.weights.definition;
-      if (definition) {
+      if (S.definition) {
         (this.data.questions.definitions[key] || []).forEach(function (doc) {
           bonuses.set(doc, Math.max(bonuses.get(doc) || 0, definition));
         });
@@ -604,7 +610,7 @@
       bonuses.forEach(function (bonus, doc) {
         if (self.passes(self.records[doc], parsed.filters)) scores.set(doc, (scores.get(doc) || 0) + bonus);
       });
-      heads.forEach(function (doc) {
+      if (S.keyword_subrules) heads.forEach(function (doc) {
         if (!scores.has(doc)) return;
         var head = self.records[doc];
         (self.children.get(head.edition + " " + head.number + " " + head.source) || []).forEach(function (child, i) {
@@ -613,7 +619,7 @@
       });
     }
     var ranked = Array.from(scores);
-    if (parsed.phrases.length) {
+    if (parsed.phrases.length && S.phrases) {
       var needles = parsed.phrases.map(function (p) { return self.foldKey(p); });
       ranked = ranked.filter(function (pair) {
         return needles.every(function (n) { return self.folded(pair[0]).indexOf(n) >= 0; });
@@ -718,6 +724,7 @@
 
   // The rules a query names among its words before what its words find (Ranker.named_first).
   OfflineIndex.prototype.namedFirst = function (parsed, ranked) {
+    if (!this.data.stages.named_rules) return ranked;
     var first = this.rulesNamed(parsed.named_rules, parsed.filters).ranked, seen = new Set();
     if (!first.length) return ranked;
     return first.concat(ranked).filter(function (pair) { return !seen.has(pair[0]) && seen.add(pair[0]); });
@@ -903,7 +910,7 @@
   // (`chinese`) a Chinese form's share is of today's rules holding it as written.
   OfflineIndex.prototype.heldShare = function (pieces, count, chinese) {
     var Q = this.data.questions, han = this.questionVocabulary().hanWord, self = this;
-    if (chinese && Q.weights.todays_holders > 0 && pieces.every(function (p) { return han.test(p); })) {
+    if (chinese && this.data.stages.todays_holders && pieces.every(function (p) { return han.test(p); })) {
       var least = Math.min.apply(null, pieces.map(function (p) { return self.holderCount(p); }));
       return Math.max(least, 1) / Math.max(this.todaysHolders().total, 1);
     }
@@ -938,7 +945,7 @@
     var v = this.questionVocabulary(), found = v.readings.get(text);
     if (found) return found;
     var W = this.data.questions.weights, self = this, normal = this.normal(text);
-    var forms = W.question_forms > 0, thesaurus = W.thesaurus > 0, chinese = this.patterns.hasHan.test(normal);
+    var forms = W.question_forms > 0, thesaurus = this.data.stages.thesaurus, chinese = this.patterns.hasHan.test(normal);
     var concepts = [], rest = [], at = 0;
     var reading = function (key) {
       if (thesaurus && v.means.has(key)) return self.concept([key].concat(v.means.get(key)), 1, chinese);
@@ -1001,9 +1008,9 @@
         });
       }
     }
-    found.forEach(function (share, doc) { add(doc, Q.weights.concept * share); });
+    if (this.data.stages.concept) found.forEach(function (share, doc) { add(doc, Q.weights.concept * share); });
     var kinds = this.ranking.kinds;
-    scores.forEach(function (_, doc) {
+    if (this.data.stages.coverage) scores.forEach(function (_, doc) {
       var folded = self.folded(doc), held = 0;
       words.forEach(function (w) { if (folded.indexOf(w) >= 0) held++; });
       if (held) add(doc, Q.weights.coverage * Math.pow(held / words.length, 2) * kinds[self.records[doc].kind]);
@@ -1023,7 +1030,7 @@
   // (QuestionReader.short): a question whose candidates are not ranked again by its share.
   OfflineIndex.prototype.short = function (text) {
     var Q = this.data.questions;
-    if (!Q.weights.short_english || this.patterns.hasHan.test(text)) return false;
+    if (!this.data.stages.short_english || this.patterns.hasHan.test(text)) return false;
     var n = this.read(text).length;
     return n >= Q.min_concepts && n < Q.min_english_concepts && !this.plain(text);
   };
@@ -1031,9 +1038,9 @@
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
   // (Ranker._asked).
   OfflineIndex.prototype.asked = function (parsed) {
-    var W = this.data.questions.weights, text = termsText(parsed);
-    if (!W.question || parsed.phrases.length || this.lookedUp(text)) return false;
-    return this.asks(text, W.terse > 0);
+    var S = this.data.stages, text = termsText(parsed);
+    if (!S.asks || parsed.phrases.length || this.lookedUp(text)) return false;
+    return this.asks(text, S.terse);
   };
 
   // Whether a query is a heading or a name, an obsolete term's too (Ranker._looked_up).
@@ -1071,7 +1078,7 @@
   // its forms that ask nothing, as typed in `typed` (Ranker.content); a heading, a name or a
   // glossary term is looked up as typed.
   OfflineIndex.prototype.contentOf = function (parsed) {
-    if (!this.data.questions.weights.function_words || parsed.rule_number || !parsed.text) return parsed;
+    if (!this.data.stages.function_words || parsed.rule_number || !parsed.text) return parsed;
     if (this.lookedUp(parsed.text) || this.lookup(parsed.text)) return parsed;
     var content = this.content(parsed.text);
     if (!content || content === parsed.text) return parsed;
@@ -1085,7 +1092,7 @@
 
   // The rules' wording of the players' words a question holds (QuestionReader.wordings).
   OfflineIndex.prototype.wordings = function (text) {
-    if (!(this.data.questions.weights.thesaurus > 0)) return [];
+    if (!this.data.stages.thesaurus) return [];
     var v = this.questionVocabulary(), self = this, out = [];
     this.spans(this.normal(text)).forEach(function (span) {
       (v.means.get(span[2]) || []).forEach(function (m) { if (self.normal(m) !== span[2]) out.push(self.content(m)); });
@@ -1406,15 +1413,15 @@
   // word, each as a share of the nearest candidate's (Ranker._with_meanings). `scores` changed
   // in place.
   OfflineIndex.prototype.withMeanings = function (text, scores) {
-    var W = this.data.questions.weights, rows = this.meaningRows(text);
+    var W = this.data.questions.weights, S = this.data.stages, rows = this.meaningRows(text);
     var rules = this.meaningsOfRules(this.patterns.hasHan.test(text) ? "zh" : "en");
     var docs = Array.from(scores.keys());
-    if (W.meanings) {
+    if (S.meanings) {
       var cosines = this.meaningCosines(rules, rows, docs).map(function (c) { return Math.max(c, 0); });
       var top = Math.max.apply(null, cosines.concat([0]));
       if (top > 0) docs.forEach(function (doc, n) { scores.set(doc, scores.get(doc) + W.meanings * cosines[n] / top); });
     }
-    if (W.word_matches) {
+    if (S.word_matches) {
       var best = docs.map(function (doc, n) { return n; }).sort(function (a, b) {
         return scores.get(docs[b]) - scores.get(docs[a]) || a - b;
       }).slice(0, this.data.questions.candidates).map(function (n) { return docs[n]; });
@@ -1468,12 +1475,12 @@
   // a heading alone answering nothing, and a paragraph's subrules in their order
   // (Ranker._rerank). `scores`: doc -> score, changed in place.
   OfflineIndex.prototype.rerank = function (parsed, query, scores) {
-    var Q = this.data.questions, W = Q.weights, self = this, text = termsText(parsed);
+    var Q = this.data.questions, W = Q.weights, S = this.data.stages, self = this, text = termsText(parsed);
     if (!scores.size || !this.asked(parsed)) return;
     var concepts = this.read(text), top = 0;
     scores.forEach(function (s) { top = Math.max(top, s); });
     scores.forEach(function (s, doc) { scores.set(doc, s / (top || 1)); });
-    if (W.todays_candidates && !parsed.filters.edition && !parsed.filters.source) {
+    if (S.todays_candidates && !parsed.filters.edition && !parsed.filters.source) {
       var weight = this.ranking.expansion;
       var todays = { terms: query.terms.concat(this.wordings(text).map(function (w) { return [w, weight]; })),
                      phrases: [], filters: Object.assign({}, query.filters, { source: this.data.rules_file_prefix + this.data.edition }) };
@@ -1482,7 +1489,7 @@
         scores.set(hit[0], Math.max(scores.get(hit[0]) || 0, hit[1] / best * W.todays_share));
       });
     }
-    if (W.glossary_map) {
+    if (S.glossary_map) {
       var sent = new Map(), cited = Q.cited;
       scores.forEach(function (score, doc) {
         (cited[doc] || []).forEach(function (rule) { sent.set(rule, Math.max(sent.get(rule) || 0, W.glossary_map * score)); });
@@ -1491,20 +1498,20 @@
         if (self.passes(self.records[rule], parsed.filters)) scores.set(rule, (scores.get(rule) || 0) + value);
       });
     }
-    if (this.meanings && (W.meanings || W.word_matches)) this.withMeanings(parsed.typed || text, scores);
+    if (this.meanings && (S.meanings || S.word_matches)) this.withMeanings(parsed.typed || text, scores);
     var docs = Array.from(scores.keys()).sort(function (a, b) {
       return scores.get(b) - scores.get(a) || a - b;
     }).slice(0, Q.candidates);
-    var share = this.short(text) ? docs.map(function () { return 0; }) : this.share(concepts, docs);
+    var share = !S.share || this.short(text) ? docs.map(function () { return 0; }) : this.share(concepts, docs);
     var headings = this.questionVocabulary().headings;
-    var statements = W.statements && !this.patterns.hasHan.test(text) ? this.statementScores(concepts, docs) : null;
+    var statements = S.statements && !this.patterns.hasHan.test(text) ? this.statementScores(concepts, docs) : null;
     var bestStatement = statements ? Math.max.apply(null, statements.concat([0])) : 0;
     docs.forEach(function (doc, n) {
-      var score = scores.get(doc) + W.question * share[n] * share[n];
+      var score = scores.get(doc) + W.share * share[n] * share[n];
       if (bestStatement > 0) score += W.statements * statements[n] / bestStatement;
-      scores.set(doc, headings.has(doc) ? score * W.question_heading : score);
+      scores.set(doc, headings.has(doc) && S.question_heading ? score * W.question_heading : score);
     });
-    if (W.siblings) this.reorder(docs, scores, W.siblings);
+    if (S.siblings) this.reorder(docs, scores, W.siblings);
   };
 
   // What makes records one result of a question: each of today's subrules with its
@@ -1737,7 +1744,8 @@
                    offline: { edition: this.data.edition, index: this.data.index } };
     if (!parsed.text && !parsed.phrases.length && !parsed.rule_number && !parsed.rule_list.length) return answer;
     var query = this.engineQuery(this.searchedOf(parsed));
-    var ranked = parsed.rule_number || parsed.rule_list.length ? this.ruleJump(parsed, answer, script) : [];
+    var jumps = this.data.stages.jump && (parsed.rule_number || parsed.rule_list.length);
+    var ranked = jumps ? this.ruleJump(parsed, answer, script) : [];
     var numbered = ranked.length > 0;  // the rules it names by number are found: its results are theirs
     if (!numbered) {
       ranked = this.namedFirst(parsed, this.ranked(parsed, query));
@@ -1754,7 +1762,7 @@
     var apart = parsed.filters.edition && !numbered, self = this;
     var asked = !apart && !numbered && this.asked(parsed);
     var groups = apart ? ranked.map(function (pair) { return [pair[0]]; })
-      : this.collapse(ranked, asked && this.data.questions.weights.subrules ? this.subruleGroup.bind(this) : null);
+      : this.collapse(ranked, asked && this.data.stages.subrules ? this.subruleGroup.bind(this) : null);
     var marking = asked ? this.markingQuery(parsed, query) : query;
     answer.total = groups.length;
     var page = groups.slice(0, limit);

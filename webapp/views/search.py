@@ -7,7 +7,7 @@ from flask import Blueprint, current_app, jsonify, request
 from indexer.search.query import MAX_LIMIT
 
 from ..hints import add_hints
-from ..respond import int_arg, library, respond, view_script
+from ..respond import flag_arg, int_arg, library, respond, view_script
 from ..urls import addressed, with_url
 
 bp = Blueprint("search", __name__)
@@ -17,14 +17,16 @@ bp = Blueprint("search", __name__)
 @bp.get("/")
 def search():
     """The library's search answer with the page's hints (`hints.add_hints`) and the address of
-    every record it names, as JSON or as the results page."""
+    every record it names, as JSON or as the results page; `?explain=1` gives each result what
+    each ranking stage added to its score (docs/api.md)."""
     q = request.args.get("q", "")
     limit = int_arg("limit", current_app.config["SEARCH_LIMIT"])
     offset = int_arg("offset", 0)
     edition = request.args.get("edition") or None
+    explain = flag_arg("explain")
     lib, script = library(), view_script()
     if q.strip():
-        found = lib.search(q, limit=limit, script=script, edition=edition, offset=offset)
+        found = lib.search(q, limit=limit, script=script, edition=edition, offset=offset, explain=explain)
         answer = addressed(lib, add_hints(lib, found, limit, script))
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
