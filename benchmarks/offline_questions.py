@@ -12,45 +12,21 @@ Needs Node.js (`node`).
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from webapp import offline_copy
 
 from .measure import build_folder
-from .questions import PARTS, ROOT, figures, line, scorer
-
-SEARCH = ROOT / "webapp" / "static" / "offline-search.js"
-# Reads the copy (and the vectors), then each query of a JSON list on standard input; writes
-# each query's first ten results as the scorer reads them.
-_DRIVER = """
-globalThis.self = globalThis;
-const [search, folder, meanings] = process.argv.slice(2);
-require(search);
-const fs = require('fs');
-const copy = new OfflineIndex(JSON.parse(fs.readFileSync(folder + '/offline.json')));
-const kept = meanings && JSON.parse(fs.readFileSync(folder + '/' + meanings));
-if (kept && !copy.useMeanings(kept)) throw new Error('the vectors are of another build');
-const queries = JSON.parse(fs.readFileSync(0));
-const results = queries.map(q => copy.search(q, 10, null).results.map(r =>
-  ({rule: r.rule, edition: r.edition, kind: r.kind, names: r.names, title: r.title, text: r.text})));
-process.stdout.write(JSON.stringify(results));
-"""
+from .questions import PARTS, figures, line, scorer
 
 
 def offline_search(folder: Path, meanings: bool):
     """A `figures` search over the copy in `folder`, one Node process per file of queries."""
+    from offline_node import offline_results  # tests/, which .measure puts on the path
+
     def search(queries: list[str]) -> list[list[dict]]:
-        with tempfile.NamedTemporaryFile("w", suffix=".js") as driver:
-            driver.write(_DRIVER)
-            driver.flush()
-            done = subprocess.run(["node", driver.name, str(SEARCH), str(folder),
-                                   offline_copy.MEANINGS_FILE if meanings else ""],
-                                  input=json.dumps(queries), capture_output=True, text=True, check=True)
-        return json.loads(done.stdout)
+        return offline_results(folder, queries, meanings=offline_copy.MEANINGS_FILE if meanings else "")
     return search
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from indexer.knowledge.grouping import EditionGrouping
 from indexer.knowledge.library import Library
 from indexer.knowledge.ranking import Ranker
+from indexer.knowledge.ranking.bonuses import Bonuses
 from indexer.knowledge.results import Results
 from indexer.knowledge.snippets import Snippets
 from indexer.knowledge.spelling import Spelling
@@ -40,7 +41,7 @@ STAGES = [
     ("parse and glossary expansion", Library, "engine_query", 1),
     ("ranking", Ranker, "ranked", 1),
     ("engine scoring", WhooshBackend, "positions", 2),
-    ("ranking bonuses", Ranker, "_bonuses", 2),
+    ("ranking bonuses", Bonuses, "_bonuses", 2),
     ("did-you-mean", Spelling, "did_you_mean", 1),
     ("edition groups", EditionGrouping, "collapse", 1),
     ("result records", Results, "result", 1),

@@ -61,7 +61,7 @@ PARTS = [
     ("  the hook before the view (webapp.hooks)", "webapp/hooks.py", "before"),
     ("  the search view", "webapp/views/search.py", "search"),
     ("    Library.search", "indexer/knowledge/library.py", "search"),
-    ("      ranking (Ranker.ranked)", "indexer/knowledge/ranking.py", "ranked"),
+    ("      ranking (Ranker.ranked)", "indexer/knowledge/ranking/__init__.py", "ranked"),
     ("        engine scoring (WhooshBackend.positions)", "indexer/search/whoosh_engine.py", "positions"),
     ("      result records (Results.result)", "indexer/knowledge/results.py", "result"),
     ("        snippets (Snippets.snippet)", "indexer/knowledge/snippets.py", "snippet"),

@@ -140,6 +140,13 @@ def offline_index(kept) -> Path:
 
 
 @pytest.fixture(scope="session")
+def offline_cr_index(kept) -> Path:
+    """Index root of the three-document corpus and two editions of the rules, with its offline
+    copy: the copy's ranking held to the server's in the fast tier (test_offline_node.py)."""
+    return kept_index(kept, "small-cr-offline", SMALL_CORPUS, CR_FILES, extras={"offline": offline_copy.write})
+
+
+@pytest.fixture(scope="session")
 def corpus_index(kept) -> Path:
     """Index root of the bundled documents (without the rules editions)."""
     return kept_index(kept, "documents", DOCUMENTS)

@@ -321,7 +321,7 @@ def test_the_rules_meaning_vectors_made_a_slice_at_a_time_are_those_made_whole(r
 
 
 def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_naming_them(rules_server, context):
-    """As online (`Ranker._share`): 122.1b lists trample and deathtouch among the keyword
+    """As online (`QuestionRanking._share`): 122.1b lists trample and deathtouch among the keyword
     counters, and holds them offline too only as items of its list."""
     queries = ["trample deathtouch", "flying vigilance", "lifelink menace", "践踏 死触", "踐踏 死觸", "飛行 警戒"]
     offline = tops_as_online(rules_server, context, queries)
@@ -330,7 +330,7 @@ def test_two_keywords_typed_together_find_the_same_rule_offline_not_the_list_nam
 
 def test_rule_numbers_typed_together_give_the_same_rules_offline(rules_server, context):
     """Each rule in the order typed, a range kept, then their subrules and what quotes them
-    (`Ranker.rule_jump`); with a word among them, the rules and then what the word finds."""
+    (`RuleJumps.rule_jump`); with a word among them, the rules and then what the word finds."""
     queries = ["702.19b 702.2c", "rules 702.2c and 702.19b", "規則702.19b、601.2f至h", "７０２．１９ｂ，１０４．３ａ",
                "trample 702.19b 702.2c"]
     online = [online_ids(rules_server, q, 8) for q in queries]
@@ -347,7 +347,7 @@ def test_rule_numbers_typed_together_give_the_same_rules_offline(rules_server, c
 
 
 def test_a_rule_named_among_words_comes_first_offline(rules_server, context):
-    """As online (`Ranker.named_first`): the rule's own text does not hold its number, so
+    """As online (`RuleJumps.named_first`): the rule's own text does not hold its number, so
     without it the words find only the rules quoting it; 702.19b? is a jump."""
     queries = ["what is 702.19b", "702.19b 是什么", "規則 613.4c 的意思", "702.19b?",
                "does rule 702.2c apply to trample"]
@@ -356,7 +356,7 @@ def test_a_rule_named_among_words_comes_first_offline(rules_server, context):
 
 
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):
-    """As online (`Ranker._with_bonuses`): X's entry in today's glossary cites 107.3,
+    """As online (`Bonuses.added`): X's entry in today's glossary cites 107.3,
     Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3; Concede's the heading 104,
     whose subrule 104.3a uses the word (`Catalogue.definitions`); Intervening “If” Clause's,
     typed with its quotation marks, 603.4."""

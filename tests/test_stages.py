@@ -38,7 +38,7 @@ def test_every_stage_is_read_by_the_code_that_runs_it():
     """A stage's name is a string the ranking code switches on (`stages.on`) or records (an
     explanation's step): none is only listed."""
     said: set[str] = set()
-    for path in (ROOT / "indexer" / "knowledge").glob("*.py"):
+    for path in (ROOT / "indexer" / "knowledge").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
                 name = getattr(node.func, "attr", getattr(node.func, "id", ""))

@@ -25,7 +25,7 @@ Chinese segmenter or converter and no stemmer:
   the glossary open offline too;
 * what a question is read and ranked again with (`_questions`): the question forms and
   players' words of the data files, the constants and weights, and per record what
-  `Ranker._rerank` and `Catalogue.subrule_group_at` read;
+  `QuestionRanking.rerank` and `Catalogue.subrule_group_at` read;
 * beside the copy, in a file of their own that the page keeps after it (`meanings`), the
   words' meaning vectors a question's candidates are also ranked by.
 
@@ -45,6 +45,7 @@ import brotli  # type: ignore[import-untyped]
 import numpy as np
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
+from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.glossary import form_key
 from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
 from indexer.documents.references import (
@@ -60,7 +61,8 @@ from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_titl
 from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
 from indexer.knowledge.library import Library
 from indexer.knowledge.meanings import WordVectors
-from indexer.knowledge.ranking import CONCEPT_WORDS, QUERY_WORD, QUESTION_CANDIDATES
+from indexer.knowledge.ranking.bonuses import CONCEPT_WORDS, QUERY_WORD
+from indexer.knowledge.ranking.question import QUESTION_CANDIDATES
 from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.knowledge.stages import NAMES
 from indexer.search import query
@@ -182,11 +184,13 @@ def build(library, name: str) -> dict:
         "stages": {name: library.stages.on(name) for name in NAMES},
         "ranking": {"kinds": dict(library.weights.kind), "name": library.weights.name,
                     "keyword": library.weights.keyword, "literal": library.weights.literal,
+                    "obsolete": library.weights.obsolete,
                     "title": library.weights.title, "expansion": library.weights.expansion,
                     "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
                     "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
                     "max_query_words": MAX_QUERY_WORDS},
         "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
+                  "obsolete_mark": _js(OBSOLETE_MARK),
                   "list_gap": _js(RULE_LIST_GAP_PATTERN),
                   "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
                   "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
@@ -205,6 +209,8 @@ def build(library, name: str) -> dict:
                                       library.caches.corrections).vocabulary),
         "vocabulary_word": VOCABULARY_WORD.pattern,
         "names": _keyed(catalogue.names, position),
+        # Obsolete glossary terms by their name without the mark (`Catalogue.obsolete`).
+        "obsolete": _keyed(catalogue.obsolete, position),
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
         "referencing": _referencing(library, records, position),
@@ -217,7 +223,7 @@ def build(library, name: str) -> dict:
 
 def _questions(library, records: list, position: dict[str, int]) -> dict:
     """What the browser reads a question with, as the server does (`questions.QuestionReader`,
-    `Ranker._rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
+    `QuestionRanking.rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
     the data files give them (read here, so an edit of them reaches the copy at the next
     build), the reading's and ranking's constants and weights, and per record its numbered
     paragraph's group (a subrule's siblings), which rules are only their heading and which
@@ -247,7 +253,7 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
                                              len(paragraphs)) for r in records],
         "headings": [at for at, r in enumerate(records) if catalogue.heading_at[catalogue.positions[r.id]]],
         # The rules that list keyword abilities, and the abilities' names, read as a question's
-        # concepts by the copy itself (`Catalogue.listing_at`, `Ranker._share`).
+        # concepts by the copy itself (`Catalogue.listing_at`, `QuestionRanking._share`).
         "lists": [at for at, r in enumerate(records) if catalogue.listing_at[catalogue.positions[r.id]]],
         "listed_keywords": catalogue.listed_keywords,
         "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited

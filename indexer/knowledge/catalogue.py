@@ -325,7 +325,7 @@ class Catalogue:
         """The rules that list keyword abilities (`LIST_NAMES` of them or more, as whole words
         of the English text), by position, and the abilities they list, by their English name
         and their heading rules' titles (践踏, 踐踏): a question names these as a list item only
-        (`Ranker._share`). Only a text with a comma between each two names is read."""
+        (`QuestionRanking._share`). Only a text with a comma between each two names is read."""
         names = {keyword for keyword, heads in self.keyword_heads.items() for head in heads
                  if self.records[head].keyword == keyword
                  and (self.records[head].number or "").split(".")[0] == KEYWORD_ABILITIES}

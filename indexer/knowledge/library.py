@@ -258,7 +258,7 @@ class Library:
         named: frozenset[int] = frozenset()  # the rules it names among its words (what is 702.19b)
         trace = Trace() if explain else None
         if (parsed.rule_number or parsed.rule_list) and self.stages.on("jump"):
-            ranked, jump = self._ranker.rule_jump(parsed)
+            ranked, jump = self._ranker.jumps.rule_jump(parsed)
             numbered = len(ranked) > 0
             if trace is not None:
                 trace.place("jump", ranked)
@@ -270,7 +270,7 @@ class Library:
         engine_query = self.engine_query(self._ranker.searched(parsed, asked))
         if not numbered:  # else the rules, their subrules and what quotes them
             ranked = self._ranker.ranked(parsed, engine_query, asked, trace)
-            ranked, named = self._ranker.named_first(parsed, ranked)
+            ranked, named = self._ranker.jumps.named_first(parsed, ranked)
             if trace is not None:
                 trace.place("named_rules", np.array(sorted(named), np.int64))
             suggestion = self._spelling.did_you_mean(parsed.text)

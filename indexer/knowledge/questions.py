@@ -189,7 +189,7 @@ class QuestionReader:
         `MIN_CONCEPTS` of them and a question form (who controls a token creature). Its share of
         three concepts is too coarse to rank by (two of three, squared, is under half of
         all three, whatever the third is), so its candidates keep the engine's order with
-        the meanings' and the statements' (`Ranker._rerank`); read as a question, it is
+        the meanings' and the statements' (`QuestionRanking.rerank`); read as a question, it is
         grouped by subrule and gets those."""
         if not self._short_english or HAN_RUN.search(text):
             return False

@@ -36,7 +36,7 @@ class Weights:
     question_heading: float = 0.5
     # What a keyword ability a question names counts for in its share held by a rule that only
     # lists it among ten or more (`Catalogue.listing_at`, 122.1b): 0, nothing; 1, as in any
-    # rule holding it (`Ranker._share`).
+    # rule holding it (`QuestionRanking._share`).
     list_items: float = 0.0
     # What a question form's asked-for words (how many: a number) weigh against the question's
     # own words; 0 reads the forms as any other words (`questions`, data/question_forms.tsv).
@@ -47,7 +47,7 @@ class Weights:
     # keyword's defining rules get `keyword`.
     definition: float = 2.5
     # For a question, the best of today's rules from a search of them alone, and what share of
-    # the best one's score they come in at (`Ranker._todays_rules`).
+    # the best one's score they come in at (`QuestionRanking._todays_rules`).
     todays_candidates: int = 75
     todays_share: float = 1.0
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as

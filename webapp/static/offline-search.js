@@ -81,6 +81,7 @@
       reference: new RegExp(q.range, "gi"), listGap: new RegExp("^(?:" + q.list_gap + ")$", "i"),
       filter: new RegExp(q.filter, "gi"), phrase: new RegExp(q.phrase, "g"), syntax: new RegExp(q.syntax, "g"),
       repairs: q.repairs.map(function (pair) { return [new RegExp(pair[0], "g"), pair[1]]; }),
+      obsoleteMark: new RegExp(q.obsolete_mark, "i"),
       token: tokenPattern(data.script_ranges.han, data.script_ranges.latin),
       hanRun: new RegExp("[" + data.script_ranges.han + "]+", "gu"),
       hasHan: new RegExp("[" + data.script_ranges.han + "]", "u"),
@@ -510,6 +511,28 @@
     return Array.from(found).slice(0, this.ranking.max_expansions);
   };
 
+  // The other forms of the glossary term the whole query names by its own name in several
+  // words (QueryExpander.term_forms): mana burn -> 法術力灼傷.
+  OfflineIndex.prototype.termForms = function (text) {
+    if (text.split(/\s+/).filter(Boolean).length < 2) return [];
+    var entry = this.lookup(text), key = this.formKey(text), self = this;
+    if (!entry || !entry.primary) return [];
+    return entry.forms.filter(function (form) { return self.formKey(form) !== key; });
+  };
+
+  // The texts holding a term's other forms, from their own search, the best of them level with
+  // the best candidate (Candidates._add_term_texts). `scores` (doc -> score) changed in place.
+  OfflineIndex.prototype.addTermTexts = function (forms, filters, limit, scores) {
+    var kinds = this.ranking.kinds, self = this, top = 0, best = 0;
+    scores.forEach(function (s) { top = Math.max(top, s); });
+    if (!scores.size) top = 1;
+    var found = this.engineSearch({ terms: forms.map(function (f) { return [f, 1.0]; }), phrases: [], filters: filters },
+                                  limit).map(function (hit) { return [hit[0], hit[1] * kinds[self.records[hit[0]].kind]]; });
+    found.forEach(function (hit) { best = Math.max(best, hit[1]); });
+    best = best || 1;
+    found.forEach(function (hit) { scores.set(hit[0], Math.max(scores.get(hit[0]) || 0, top * hit[1] / best)); });
+  };
+
   // An English question's words that name its subject, for the engine (expansion.question_subject).
   OfflineIndex.prototype.questionSubject = function (text) {
     var v = this.questionVocabulary(), words = text.split(/\s+/).filter(Boolean);
@@ -555,6 +578,8 @@
     if (S.candidates) this.engineSearch(query, limit).forEach(function (hit) {
       scores.set(hit[0], hit[1] * R.kinds[self.records[hit[0]].kind]);
     });
+    var forms = S.candidates && S.term_texts ? this.termForms(termsText(parsed)) : [];
+    if (forms.length) this.addTermTexts(forms, query.filters, limit, scores);
     var top = 0;
     scores.forEach(function (s) { top = Math.max(top, s); });
     if (!top) top = 1;
@@ -570,6 +595,11 @@
       var bump = function (doc, value) { bonuses.set(doc, Math.max(bonuses.get(doc) || 0, value)); };
       if (S.name) {
         (this.data.names[key] || []).forEach(function (doc) { if (self.records[doc].kind !== "term") bump(doc, R.name); });
+      }
+      if (S.obsolete) {
+        (this.data.obsolete[this.foldKey(text.replace(this.patterns.obsoleteMark, ""))] || []).forEach(function (doc) {
+          bump(doc, R.obsolete);
+        });
       }
       var entry = this.lookup(text);
       if (entry && S.keyword) entry.rules.forEach(function (pair) { bump(pair[0], R.keyword * pair[1]); });
@@ -600,7 +630,7 @@
       this.questionBonuses(text, scores, bonuses);
       // A query that is a term of today's glossary, alone or with question forms cut, asks
       // what the term is: the rules its entry cites, a heading's subrules that use the term
-      // in its place (Ranker._with_bonuses, Catalogue.definitions).
+      // in its place (Bonuses.added, Catalogue.definitions).
       var definition = this.data.questions.weights.definition;
       if (S.definition) {
         (this.data.questions.definitions[key] || []).forEach(function (doc) {
@@ -670,7 +700,7 @@
     return { rules: rules, alone: alone && p.listGap.test(text.slice(at)) };
   };
 
-  // The rules a query names by number (ranking.Ranker.rule_jump): each rule and range in turn,
+  // The rules a query names by number (RuleJumps.rule_jump): each rule and range in turn,
   // then their subrules, then what quotes them; one rule's number also sets the answer's jump.
   OfflineIndex.prototype.ruleJump = function (parsed, answer, script) {
     var self = this, named = this.rulesNamed(parsed.rule_number ? [[parsed.rule_number, parsed.rule_end]] : parsed.rule_list,
@@ -700,7 +730,7 @@
 
   // Each named rule's records under the filters, then the rest of its range: the numbers
   // found with their first record (`heads`), and the records in turn (`ranked`) (ranking's
-  // Ranker._rules_named).
+  // RuleJumps._rules_named).
   OfflineIndex.prototype.rulesNamed = function (named, filters) {
     var self = this, heads = [], ranked = [];
     named.forEach(function (pair) {
@@ -722,7 +752,7 @@
     return { heads: heads, ranked: ranked };
   };
 
-  // The rules a query names among its words before what its words find (Ranker.named_first).
+  // The rules a query names among its words before what its words find (RuleJumps.named_first).
   OfflineIndex.prototype.namedFirst = function (parsed, ranked) {
     if (!this.data.stages.named_rules) return ranked;
     var first = this.rulesNamed(parsed.named_rules, parsed.filters).ranked, seen = new Set();
@@ -985,7 +1015,7 @@
     });
   };
 
-  // The bonuses for a question's words (Ranker._bonuses): today's glossary terms of two
+  // The bonuses for a question's words (Bonuses._bonuses): today's glossary terms of two
   // words or more it names lead to the rules they cite, by the share of its subject words the
   // term takes; and each candidate holding its subject words gets the share it holds, squared.
   // `bonuses` (doc -> bonus) gets them added.
@@ -1036,7 +1066,7 @@
   };
 
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
-  // (Ranker._asked).
+  // (Ranker.asks).
   OfflineIndex.prototype.asked = function (parsed) {
     var S = this.data.stages, text = termsText(parsed);
     if (!S.asks || parsed.phrases.length || this.lookedUp(text)) return false;
@@ -1153,7 +1183,7 @@
 
   // The share of the question each candidate holds, a rule that lists keyword abilities
   // holding the question's ones as items of its list only, at `list_items` of their weight
-  // (Ranker._share).
+  // (QuestionRanking._share).
   OfflineIndex.prototype.share = function (concepts, docs) {
     var share = this.coverage(concepts, docs), lists = this.questionVocabulary().lists;
     var listing = [];
@@ -1173,7 +1203,7 @@
   };
 
   // The forms of the keyword abilities a list rule names, as the question's concepts have
-  // them: each name's first concept, read once (Ranker._listed_forms).
+  // them: each name's first concept, read once (QuestionRanking._listed_forms).
   OfflineIndex.prototype.listedForms = function () {
     var v = this.questionVocabulary(), self = this;
     if (!v.listedForms) {
@@ -1220,7 +1250,7 @@
   //
   // The words' meaning vectors, which the page keeps after the copy (offline_copy.meanings):
   // a question's nearness in meaning to each of today's rules, as a whole text and word by
-  // word, as the server's `Ranker._with_meanings` adds them. Until they are kept, a question
+  // word, as the server's `QuestionRanking._with_meanings` adds them. Until they are kept, a question
   // is ranked without them.
 
   // The table (offline_copy.meanings): each word's vector made unit length again, its weight.
@@ -1410,7 +1440,7 @@
   };
 
   // A question's candidates with their nearness in meaning added, as a whole text and word by
-  // word, each as a share of the nearest candidate's (Ranker._with_meanings). `scores` changed
+  // word, each as a share of the nearest candidate's (QuestionRanking._with_meanings). `scores` changed
   // in place.
   OfflineIndex.prototype.withMeanings = function (text, scores) {
     var W = this.data.questions.weights, S = this.data.stages, rows = this.meaningRows(text);
@@ -1473,7 +1503,7 @@
   // A question's candidates again: today's rules its words find, the rules the glossary
   // entries it finds cite, then its best candidates by the share of it each holds, squared,
   // a heading alone answering nothing, and a paragraph's subrules in their order
-  // (Ranker._rerank). `scores`: doc -> score, changed in place.
+  // (QuestionRanking.rerank). `scores`: doc -> score, changed in place.
   OfflineIndex.prototype.rerank = function (parsed, query, scores) {
     var Q = this.data.questions, W = Q.weights, S = this.data.stages, self = this, text = termsText(parsed);
     if (!scores.size || !this.asked(parsed)) return;

@@ -1,0 +1,153 @@
+"""Ranking, in the stages `stages.STAGES` names and in their order, one module a part.
+
+A query is read here (is it a question, what does the engine search, what is marked); a rule
+number jumps to its rules (`jumps`); otherwise the engine's candidates, scored by kind, with
+today's rules brought in by their older editions' matches (`candidates`), get the bonuses of
+an exact answer, a keyword's heading followed by its subrules (`bonuses`); an older edition
+keeps part of its score unless the query names an edition; a question's candidates are ranked
+again by how much of it each holds (`question`). Each stage records its scores for `explain`
+and is switched off by name; `scoring` is what the parts share.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from indexer.search.analysis import Segmenter
+from indexer.search.engine import EngineQuery, SearchBackend
+from indexer.search.folding import fold_key
+from indexer.search.query import ParsedQuery
+
+from ..catalogue import Catalogue
+from ..expansion import QueryExpander
+from ..explain import Trace
+from ..questions import QuestionReader
+from ..stages import Stages
+from ..weights import Weights
+from .bonuses import Bonuses
+from .candidates import Candidates
+from .jumps import RuleJumps
+from .question import QuestionRanking
+from .scoring import Ranked, record
+
+
+class Ranker:
+    """The stages in the order a query meets them (`stages.STAGES`): its reading here, then the
+    parts that rank it: `jumps` (rule numbers), `candidates`, `bonuses`, `question`."""
+
+    def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
+                 stages: Stages, questions: QuestionReader, segmenter: Segmenter):
+        self.catalogue, self.expander = catalogue, expander
+        self.weights, self.stages = weights, stages
+        self.questions = questions
+        # How much of the engine's score each record keeps for its kind, by position.
+        kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
+        self.jumps = RuleJumps(catalogue, stages)
+        self.candidates = Candidates(engine, catalogue, weights, stages, kind_weight)
+        self.bonuses = Bonuses(catalogue, expander, weights, stages, kind_weight)
+        self.question = QuestionRanking(engine, catalogue, weights, stages, questions, segmenter)
+        # The ranking's statements of today's rules (None when that stage is off).
+        self.statements = self.question.statements
+
+    def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool,
+               trace: Trace | None = None) -> Ranked:
+        """The candidates ranked, best first, as record positions: the engine's score by kind,
+        today's twins of older editions' matches, the bonuses for exact answers with a
+        keyword's subrules after it, the superseded share, the phrases' check, then the
+        order, a question's candidates again by how much of it they hold (`_rerank`, when
+        `asked`: `asks`). Each step reads and gives (positions, scores) arrays, and is a
+        stage of `stages.STAGES` (its scores after it recorded in `trace`, when given)."""
+        on = self.stages.on
+        text = parsed.terms_text()
+        forms = self.expander.term_forms(text)
+        # An edition-limited search ranks every record of that edition that matches: an
+        # edition is a few thousand records, and a judge reading an old edition asks for all
+        # it says on the words, not for the best few hundred of them.
+        limit = len(self.catalogue.by_position) if "edition" in parsed.filters else self.weights.candidates
+        docs, scores = self.candidates.found(engine_query, forms if on("term_texts") else [], limit, trace)
+        if "edition" not in parsed.filters and on("todays_twins"):
+            docs, scores = self.candidates.with_todays_twins(docs, scores, parsed.filters)
+            record(trace, "todays_twins", docs, scores)
+        key = fold_key(text)
+        # A glossary heading typed as written, with its quotation marks (Intervening “If”
+        # Clause), names the term: its quoted word is still held, and the term's bonuses apply.
+        whole = fold_key(parsed.raw) if parsed.phrases and not parsed.filters else ""
+        named = whole in self.catalogue.definitions
+        if named:
+            key = whole
+        if key and (named or not parsed.phrases):
+            docs, scores = self.bonuses.added(docs, scores, text, key, forms, parsed.filters, trace)
+        if "edition" not in parsed.filters and on("superseded"):
+            scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
+            record(trace, "superseded", docs, scores)
+        if parsed.phrases and on("phrases"):
+            docs, scores = self.candidates.holding_phrases(docs, scores, parsed.phrases)
+        if asked:
+            docs, scores = self.question.rerank(parsed, engine_query, docs, scores, trace)
+        # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
+        return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
+
+    def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> EngineQuery:
+        """What a result's snippet marks: for a question, its own words and the rules'
+        wording of its players' words, not its question forms; else the engine's query."""
+        if not asked:
+            return engine_query
+        text = parsed.terms_text()
+        subject = self.questions.subject(text)
+        terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
+        return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def content(self, parsed: ParsedQuery) -> ParsedQuery:
+        """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
+        query's free text without its question forms that ask nothing (`QuestionReader.content`,
+        if `Weights.function_words`), the text as typed kept in `typed`. 傳奇規則是什麼 is then
+        the look-up of 傳奇規則 (its glossary entry and the rule that defines it), and 是 or
+        什么 is never a word a question holds or a snippet marks. A heading, a name or a
+        glossary term is looked up as typed (a card's name may hold 的)."""
+        if not self.stages.on("function_words") or parsed.rule_number or not parsed.text:
+            return parsed
+        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
+            return parsed
+        content = self.questions.content(parsed.text)
+        if not content or content == parsed.text:
+            return parsed
+        return dataclasses.replace(parsed, text=content, typed=parsed.text)
+
+    def searched(self, parsed: ParsedQuery, asked: bool) -> ParsedQuery:
+        """What the engine searches for a query read by `content`: its content, but for a
+        question (`asks`) the text as typed. There the forms' characters are mostly too common
+        to find a record alone (the engine's common terms), and their character pairs with the
+        question's words (止的, 的伤 of 被防止的伤害) favour the rules worded as it is; which of
+        the candidates answers is then the question's share of its content (`_rerank`), so a
+        record only 什么 found does not rise. The engine reading a question's content alone
+        lost held-out questions (docs/benchmarks.md)."""
+        if parsed.typed and asked:
+            return dataclasses.replace(parsed, text=parsed.typed, typed="")
+        return parsed
+
+    def asks(self, parsed: ParsedQuery) -> bool:
+        """Whether a query is read as a question (`QuestionReader.asks`): not a phrase search,
+        a heading or a name. Its ranking (`ranked`), what the engine searches (`searched`),
+        its grouping by subrule (`Weights.subrules`) and its marks (`marking_query`) follow
+        it: the caller reads it once and hands it to each."""
+        if not self.stages.on("asks") or parsed.phrases:
+            return False
+        text = parsed.terms_text()
+        if self._looked_up(text):
+            return False
+        return self.questions.asks(text, terse=self.stages.on("terse"))
+
+    def asks_about(self, parsed: ParsedQuery) -> bool:
+        """Whether a query not read as a question (`asks`) still asks about what it names
+        (what is ward, 留存是什么): it holds a question form and is not itself a heading, a
+        name or a glossary term (remove from the game is an old term's name, not a question)."""
+        text = parsed.typed or parsed.text
+        if not text or self._looked_up(text) or self.expander.glossary.lookup(text) is not None:
+            return False
+        return not self.questions.plain(text)
+
+    def _looked_up(self, text: str) -> bool:
+        """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""
+        key, catalogue = fold_key(text), self.catalogue
+        return key in catalogue.titles or key in catalogue.names or key in catalogue.obsolete
