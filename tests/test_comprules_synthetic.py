@@ -6,13 +6,8 @@ import codecs
 
 import pytest
 
-from indexer.documents.comprules import (
-    RulesError,
-    is_rules_file,
-    read_rules_file,
-    read_rules_files,
-    restore_lost_punctuation,
-)
+from indexer.documents.comprules import RulesError, is_rules_file, read_rules_file, read_rules_files
+from indexer.documents.rules_punctuation import restore_lost_punctuation
 
 EN = """\
 Magic: The Gathering Comprehensive Rules

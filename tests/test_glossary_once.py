@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import judged
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.search.folding import fold_key
 
 

@@ -7,7 +7,7 @@ text about mana matches its first word.
 """
 from __future__ import annotations
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from webapp.present import term_view
 
 

@@ -18,7 +18,8 @@ import unicodedata
 import pytest
 from corpus_support import CR
 
-from indexer.documents.comprules import load_restorations, read_rules_files
+from indexer.documents.comprules import read_rules_files
+from indexer.documents.rules_punctuation import load_restorations
 
 # file -> (edition, language, Python codec)
 FILES = {

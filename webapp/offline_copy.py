@@ -45,8 +45,8 @@ import brotli  # type: ignore[import-untyped]
 import numpy as np
 
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
-from indexer.documents.comprules import OBSOLETE_MARK
 from indexer.documents.glossary import form_key
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
 from indexer.documents.references import (
     REFERENCE_PATTERN,
@@ -132,28 +132,8 @@ def build(library, name: str) -> dict:
     texts: list[str] = []
     groups: dict[str, int] = {}
     for r in records:
-        group = json.dumps(catalogue.group_key(r), ensure_ascii=False)
-        item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
-                "parent": r.parent, "keyword": r.keyword, "langs": r.languages(),
-                "heading": _heading(r), "group": groups.setdefault(group, len(groups)), "order": rank[position[r.id]]}
-        for field in _TEXT_FIELDS:
-            if getattr(r, field):
-                item[field] = _both_scripts(getattr(r, field))
-        for field in _GROUP_FIELDS:
-            if getattr(r, field):
-                item[field] = [_both_scripts(part) for part in getattr(r, field)]
-        if r.aliases:
-            item["aliases"] = r.aliases
-        if r.kind in ("card", "planar_card") and r.attrs:
-            chinese = chinese_of(r)
-            item["attrs"] = {key: _in_scripts(value, chinese) for key, value in r.attrs.items()
-                             if isinstance(value, str)}
-        if r.kind == "rule" and r.edition != edition:
-            # A rule of an older edition: where the lineage takes it today, as its search
-            # result and its page say it.
-            item["today"] = today_view(library, r)
-            item["page_today"] = _page_today(library.rule_today(r), position)
-        out_records.append({k: v for k, v in item.items() if v is not None})
+        group = groups.setdefault(json.dumps(catalogue.group_key(r), ensure_ascii=False), len(groups))
+        out_records.append(_record(library, r, group, rank[position[r.id]], position))
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
 
@@ -172,29 +152,7 @@ def build(library, name: str) -> dict:
         # Each record's address, per kind, with its fields in braces (`urls.record_url`).
         "urls": _url_patterns(records),
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
-        "fields": FIELD_WEIGHTS,
-        "recall_field": RECALL_FIELD,
-        # What tells a rules file's records from a document's, and the character ranges of
-        # the writing systems a query is cut by, as the server has them.
-        "rules_file_prefix": RULES_FILE_PREFIX,
-        "script_ranges": {"han": HAN, "latin": LATIN},
-        # The constants of the server's ranking and query understanding, so the browser's
-        # copy of that logic (webapp/static/offline-search.js) uses the same values.
-        # Which ranking stages run (`stages.STAGES`), as the server's library runs them.
-        "stages": {name: library.stages.on(name) for name in NAMES},
-        "ranking": {"kinds": dict(library.weights.kind), "name": library.weights.name,
-                    "keyword": library.weights.keyword, "literal": library.weights.literal,
-                    "obsolete": library.weights.obsolete,
-                    "title": library.weights.title, "expansion": library.weights.expansion,
-                    "candidates": library.weights.candidates, "max_expansions": MAX_EXPANSIONS,
-                    "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS, "max_query_chars": MAX_QUERY_CHARS,
-                    "max_query_words": MAX_QUERY_WORDS},
-        "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
-                  "obsolete_mark": _js(OBSOLETE_MARK),
-                  "list_gap": _js(RULE_LIST_GAP_PATTERN),
-                  "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
-                  "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
-                  "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
+        **_constants(library),
         "scoring": scoring,
         "postings": postings,
         "common": common,
@@ -218,6 +176,57 @@ def build(library, name: str) -> dict:
         # What the book's pages need beside the records: the part headings of today's rules
         # and their Chinese glossary's readings (`indexer.knowledge.book`).
         "book": _book(library, edition),
+    }
+
+
+def _record(library, r, group: int, order: int, position: dict[str, int]) -> dict:
+    """One record as the copy holds it: its fields, texts in both scripts, and for an older
+    edition's rule where the lineage takes it today."""
+    item = {"id": r.id, "kind": r.kind, "source": r.source, "edition": r.edition, "number": r.number,
+            "parent": r.parent, "keyword": r.keyword, "langs": r.languages(),
+            "heading": _heading(r), "group": group, "order": order}
+    for field in _TEXT_FIELDS:
+        if getattr(r, field):
+            item[field] = _both_scripts(getattr(r, field))
+    for field in _GROUP_FIELDS:
+        if getattr(r, field):
+            item[field] = [_both_scripts(part) for part in getattr(r, field)]
+    if r.aliases:
+        item["aliases"] = r.aliases
+    if r.kind in ("card", "planar_card") and r.attrs:
+        chinese = chinese_of(r)
+        item["attrs"] = {key: _in_scripts(value, chinese) for key, value in r.attrs.items() if isinstance(value, str)}
+    if r.kind == "rule" and r.edition != library.catalogue.current_edition:
+        # A rule of an older edition: where the lineage takes it today, as its search
+        # result and its page say it.
+        item["today"] = today_view(library, r)
+        item["page_today"] = _page_today(library.rule_today(r), position)
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def _constants(library) -> dict:
+    """The constants of the server's ranking and query understanding, so the browser's copy of
+    that logic (webapp/static/offline-search.js) uses the same values."""
+    weights = library.weights
+    return {
+        "fields": FIELD_WEIGHTS,
+        "recall_field": RECALL_FIELD,
+        # What tells a rules file's records from a document's, and the character ranges of
+        # the writing systems a query is cut by, as the server has them.
+        "rules_file_prefix": RULES_FILE_PREFIX,
+        "script_ranges": {"han": HAN, "latin": LATIN},
+        # Which ranking stages run (`stages.STAGES`), as the server's library runs them.
+        "stages": {name: library.stages.on(name) for name in NAMES},
+        "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,
+                    "literal": weights.literal, "obsolete": weights.obsolete, "title": weights.title,
+                    "expansion": weights.expansion, "candidates": weights.candidates,
+                    "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS,
+                    "max_query_chars": MAX_QUERY_CHARS, "max_query_words": MAX_QUERY_WORDS},
+        "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
+                  "obsolete_mark": _js(OBSOLETE_MARK), "list_gap": _js(RULE_LIST_GAP_PATTERN),
+                  "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
+                  "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
+                  "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
     }
 
 

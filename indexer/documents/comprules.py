@@ -34,8 +34,11 @@ import charset_normalizer
 from tqdm import tqdm
 
 from .corpus import CorpusError
-from .records import Record, Reference, from_rules_file, rule_parent, rules_file_source, slug
+from .obsolete_terms import link_obsolete_terms
+from .records import Record, Reference, rule_parent, rules_file_source, slug
 from .references import find_references, rule_sort_key
+from .rules_dates import EFFECTIVE_EN, EFFECTIVE_ZH, MONTHS
+from .rules_punctuation import restore_lost_punctuation
 from .textclean import normalize
 
 FAMILY = "comprehensive-rules"
@@ -52,11 +55,6 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8", "utf-8-sig"),
 _LEGACY = {"ascii": "ascii", "utf_8": "utf-8", "cp1252": "cp1252", "gb18030": "gb18030"}
 
 _EOL = re.compile(r"\r\n|\r|\n")
-_DATE_EN = re.compile(r"(?:effective|current) as of ([A-Z][a-z]+) (\d{1,2}), (\d{4})")
-_DATE_ZH = re.compile(r"此规则于\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日\s*起生效")
-_MONTHS = {name: n for n, name in enumerate(
-    ["January", "February", "March", "April", "May", "June", "July", "August",
-     "September", "October", "November", "December"], 1)}
 _PART = re.compile(r"(\d)\.\s+(\S.*)")                      # 7. Additional Rules
 _SECTION = re.compile(r"(\d{3})\.\s+(\S.*)")                # 702. Keyword Abilities
 # 702.79. Persist / 702.79a Persist is ... / 609.6 In the ... / 901.4.All plane ... / 702. 37a Storm ...
@@ -209,120 +207,6 @@ def decode(data: bytes, path: Path | str) -> tuple[str, str]:
     return data.decode(name), name
 
 
-# ---------------------------------------------------------------- punctuation lost in export
-
-# What an export that turned every curly quote, apostrophe and dash into '?' leaves, in the
-# order the forms are restored (each pattern sees the text the ones before it made).
-# can?t, player?s, you?re, who?ve, [this object]?s: '?' before a contraction. Many of these
-# in a file with no curly quote are what marks the damage.
-_LOST_APOSTROPHE = re.compile(r"(?<=[A-Za-z\]])\?(?=(?:s|t|re|ve|ll|d|m)\b)")
-_LOST_PUNCTUATION = [
-    (_LOST_APOSTROPHE, "’"),
-    # D?Angelo: one capital, '?', a capitalised name
-    (re.compile(r"(?<=\b[A-Z])\?(?=[A-Z][a-z])"), "’"),
-    # section 6, ?Multiplayer Rules.?: '?' at a word's start opens a quote...
-    (re.compile(r"(?:(?<=^)|(?<=[\s(\[/]))\?(?=[A-Za-z0-9{\[(])", re.M), "“"),
-    # ...closed by the first '?' after it on the line that ends a word or a sentence
-    (re.compile(r"(“[^“”\n]*?[^\s“])\?(?=[\s.,;:!?)\]-]|$)", re.M), "\\1”"),
-    # the players? hands (outside quotes): 's?' before a word in lower case
-    (re.compile(r"(?<=[a-z]s)\?(?=\s+[a-z])"), "’"),
-    # 409.1a?h, 418.5b?418.5g, 306?311, 1993?2008: a range
-    (re.compile(r"(?<=\d[a-z])\?(?=[a-z]\b|\d)|(?<=\d)\?(?=\d)"), "–"),
-    # cards?even, upkeep?Sacrifice, Suspend N?[cost], permanent”?a: a dash between words
-    # (not the query of a web address: default.asp?x=)
-    (re.compile(r"(?<!\.asp)(?<=[A-Za-z”.)])\?(?=[A-Za-z\[])"), "—"),
-    # Creature ? Goblin, Choose one ?,: a spaced dash
-    (re.compile(r"(?<=[A-Za-z] )\?(?=[ ,.”)])"), "—"),
-]
-# How many lost apostrophes mark a file with that damage.
-LOST_QUOTES_AT_LEAST = 20
-
-
-def restore_lost_punctuation(text: str, restorations: list[Restoration] | None = None) -> str:
-    """Curly quotes, apostrophes and dashes back where an export turned them into '?' (the
-    2008 rules file: `you can?t`, `section 6, ?Multiplayer Rules.?`, `Creature ? Goblin`),
-    character for character, so every line and offset stays where it was.
-
-    Only a file with the damage is touched: one with no curly quote or dash at all and many
-    words like `can?t`. First the restorations recorded for its edition (`restore_recorded`:
-    trademark signs, subtractions, quotations inside quotations, which no form tells apart),
-    then the forms above; any other '?' is left as it is, a real question mark
-    (`default.asp?x=`)."""
-    if any(mark in text for mark in "’“—–") or len(_LOST_APOSTROPHE.findall(text)) < LOST_QUOTES_AT_LEAST:
-        return text
-    text, _ = restore_recorded(text, load_restorations() if restorations is None else restorations)
-    for pattern, replacement in _LOST_PUNCTUATION:
-        text = pattern.sub(replacement, text)
-    return text
-
-
-# The restorations recorded for files whose lost characters no form tells (see its header).
-RESTORATIONS = Path(__file__).with_name("restorations.tsv")
-
-
-@dataclass(frozen=True)
-class Restoration:
-    """One recorded restoration: in rule (or section, or glossary term) `where` of `edition`,
-    the text `written` (its lost characters each a '?') is `restored`, for the reason `why`."""
-
-    edition: str
-    where: str
-    written: str
-    restored: str
-    why: str
-
-
-def load_restorations(path: Path = RESTORATIONS) -> list[Restoration]:
-    """The recorded restorations. Raises ValueError for a row that is not one: five fields,
-    the restored text the written one with only its '?' changed."""
-    rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 5:
-            raise ValueError(f"{path.name}:{n}: want 5 tab-separated fields, got {len(fields)}")
-        row = Restoration(*fields)
-        if len(row.written) != len(row.restored) or row.written == row.restored or any(
-                a != b and a != "?" for a, b in zip(row.written, row.restored, strict=True)):
-            raise ValueError(f"{path.name}:{n}: the restored text must be the written one with its '?' changed")
-        rows.append(row)
-    return rows
-
-
-def _entry_span(text: str, where: str) -> tuple[int, int] | None:
-    """Where a rule, section or glossary entry is written in a rules file's text: from its
-    last heading line (the Contents list sections first) to the next rule or section heading
-    for a number, to the next blank line for a glossary term; None when the file has none."""
-    line = r"(?<![^\r\n])[ \t]*"  # at a line's start, whatever ends lines
-    if re.fullmatch(r"\d{3}(?:\.\d+[a-z]?)?", where):
-        heading, end = re.compile(rf"{line}{re.escape(where)}\.?[ \t]"), re.compile(rf"{line}\d{{3}}\.")
-    else:
-        heading = re.compile(rf"{line}{re.escape(where)}[ \t]*(?=[\r\n]|$)")
-        end = re.compile(r"(?:\r\n|\r(?!\n)|\n)[ \t]*(?:\r|\n)")
-    starts = [m.end() for m in heading.finditer(text)]
-    if not starts:
-        return None
-    stop = end.search(text, starts[-1])
-    return starts[-1], stop.start() if stop else len(text)
-
-
-def restore_recorded(text: str, restorations: list[Restoration]) -> tuple[str, list[Restoration]]:
-    """`text` with the restorations recorded for its edition made (each where its rule, section
-    or term has its written text once), and those of its edition that found nothing to restore."""
-    edition = next((f"{int(m.group(3)):04d}-{_MONTHS[m.group(1)]:02d}-{int(m.group(2)):02d}"
-                    for m in [_DATE_EN.search(text, 0, 8192)] if m and m.group(1) in _MONTHS), None)
-    missed = []
-    for row in (r for r in restorations if r.edition == edition):
-        span = _entry_span(text, row.where)
-        at = text.find(row.written, *span) if span else -1
-        if span is None or at < 0 or text.find(row.written, at + 1, span[1]) >= 0:
-            missed.append(row)
-            continue
-        text = text[:at] + row.restored + text[at + len(row.written):]
-    return text, missed
-
-
 # ---------------------------------------------------------------- parsing one file
 
 def _split_lines(text: str) -> tuple[list[str], list[int]]:
@@ -345,11 +229,11 @@ def _effective_date(lines: list[str], stop: int, path: Path) -> str:
     """The effective date the file states, as YYYY-MM-DD: a day that does not exist
     ("February 31") is an error naming its line, never an edition."""
     for number, line in enumerate(lines[:stop], 1):
-        if m := _DATE_EN.search(line):
-            month = _MONTHS.get(m.group(1))
+        if m := EFFECTIVE_EN.search(line):
+            month = MONTHS.get(m.group(1))
             if month:
                 return _checked_date(int(m.group(3)), month, int(m.group(2)), path, number)
-        if m := _DATE_ZH.search(line):
+        if m := EFFECTIVE_ZH.search(line):
             return _checked_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), path, number)
     raise RulesError(path, "no effective date before the rules "
                            "('These rules are effective as of …' or '此规则于…起生效')", 1)
@@ -738,77 +622,6 @@ def read_rules_files(paths: list[Path], progress: bool = False) -> RulesResult:
         result.sources.append(edition_source(edition, editions[edition]))
     link_obsolete_terms(result.records)
     return result
-
-
-# A rules glossary marks a term no rule uses any more: "Mana Burn (Obsolete)", "法术力灼烧（已废止）"
-# (a query may write the mark without its brackets: "summon obsolete").
-OBSOLETE_MARK = re.compile(r"\s*[(（]?(?:obsolete|已废止|已廢止)[)）]?\s*$", re.IGNORECASE)
-
-
-# A glossary entry's cross-reference to another entry: "See Exile.", "See Redirection Effect."
-_SEE_TERM = re.compile(r"\bSee (?!rules? )([A-Z][\w’'-]*(?: [\w’'-]+)*)\.(?=\s|$)")
-
-
-def obsolete_names(name: str) -> list[str]:
-    """The names an obsolete glossary term goes by, without the mark, folded in case:
-    "Remove from the Game, Removed, Removed-from-the-Game Zone (Obsolete)" is three."""
-    return [n.strip().casefold() for n in OBSOLETE_MARK.sub("", name).split(",") if n.strip()]
-
-
-def link_obsolete_terms(records: list[Record]) -> None:
-    """Give each obsolete glossary term the rules that defined it, as the term's defining rules:
-
-    - the rules its entry named in the last edition that still had it (by any of its names),
-      each the most specific rule titled by that name: "Mana Burn (Obsolete)" from 2009 on
-      links 300.3 of 2008, where mana burn was last a rule, and "In Play (Obsolete)" 217.5
-      "In Play" of 2008, whose entry said "See rule 217, Zones";
-    - else, where its entry sends the reader to another ("See Exile."), that entry's rules in
-      its own edition: "Remove from the Game (Obsolete)" links 406, Exile.
-
-    A term obsolete in every edition held that names no other (Interrupt) links none."""
-    live: dict[str, list[Record]] = defaultdict(list)
-    obsolete: list[tuple[list[str], Record]] = []
-    headings: dict[tuple, list[Record]] = defaultdict(list)  # (edition, parent) -> its rules
-    for record in records:
-        if record.kind == "rule" and from_rules_file(record) and record.parent:
-            headings[(record.edition, record.parent)].append(record)
-        name = record.names.get("en", "") if record.kind == "term" else ""
-        if not name:
-            continue
-        if OBSOLETE_MARK.search(name):
-            obsolete.append((obsolete_names(name), record))
-        elif any(ref.where == "text" for ref in record.references):
-            live[name.casefold()].append(record)
-    for names, record in obsolete:
-        before = [r for n in names for r in live.get(n, []) if (r.edition or "") < (record.edition or "")]
-        if before:
-            last = max(before, key=lambda r: r.edition or "")
-            title = last.names["en"].casefold()
-            numbers = [_most_specific(headings, last.edition, ref.number, title)
-                       for ref in last.references if ref.where == "text"]
-        else:
-            sent = _SEE_TERM.findall(record.text.get("en", ""))
-            target = next((r for n in sent[-1:] for r in live.get(n.casefold(), []) if r.edition == record.edition),
-                          None)
-            if target is None:
-                continue
-            last, numbers = target, [ref.number for ref in target.references if ref.where == "text"]
-        record.references.extend(Reference(number, where="attrs", edition=last.edition)
-                                 for number in dict.fromkeys(numbers))
-
-
-def _most_specific(headings: dict[tuple, list[Record]], edition: str | None, number: str, title: str) -> str:
-    """The rule under `number` (or itself) of `edition` whose own heading is `title`, the
-    nearest first: a glossary entry cites a section (217, Zones) where a rule of it is titled
-    by the entry's name (217.5, In Play)."""
-    level = [number]
-    while level:
-        below = [r for n in level for r in headings.get((edition, n), ()) if r.number]
-        for rule in below:
-            if rule.number and rule.text.get("en", "").casefold() == title:
-                return rule.number
-        level = [r.number for r in below if r.number and not r.number[-1].isalpha()]
-    return number
 
 
 def main(argv: list[str]) -> int:

@@ -16,8 +16,8 @@ from typing import overload
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK, obsolete_names
 from indexer.documents.ingest import GLOSSARY_SOURCE
+from indexer.documents.obsolete_terms import OBSOLETE_MARK, obsolete_names
 from indexer.documents.records import Record, from_rules_file, rule_heading, rule_parent
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition

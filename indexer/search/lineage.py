@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 

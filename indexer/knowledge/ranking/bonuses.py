@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from indexer.documents.comprules import OBSOLETE_MARK
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.search.folding import fold_key
 
 from ..catalogue import Catalogue
