@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -29,11 +30,13 @@ MCP_ACCEPT = {"Content-Type": "application/json", "Accept": "application/json, t
 
 def session(target: Any, body: Callable[[Client], Awaitable[Any]]) -> Any:
     """`body(client)` in one session of the SDK's client with `target` (a server, a URL or a
-    stdio command)."""
+    stdio command), on an event loop of its own thread (a browser test's Playwright may be
+    running one in this one)."""
     async def run():
         async with Client(target) as client:
             return await body(client)
-    return asyncio.run(run())
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, run()).result()
 
 
 @pytest.fixture(scope="module")

@@ -68,3 +68,12 @@ def test_the_tuning_questions_agreement_is_reported(copy_and_library, capsys):
               f"tuning questions ({same / len(questions):.0%}), on two editions and three documents")
     # 179 of 232 (77%) when written; the whole knowledge base's copy, in Chromium, 85%.
     assert same / len(questions) >= 0.75
+
+
+def test_words_naming_an_objects_own_properties_are_looked_up_as_any_other(copy_and_library):
+    """The copy's tables have no prototype: constructor or __proto__, alone or as an obsolete
+    term's name, is a word like any other, never one of Object's own properties."""
+    folder, _ = copy_and_library
+    words = ("constructor", "__proto__", "valueOf", "hasOwnProperty", "toString")
+    queries = [*words, *(f"{w} (Obsolete)" for w in words), *(f"{w} obsolete" for w in words)]
+    assert len(offline_results(folder, queries, limit=3)) == len(queries)

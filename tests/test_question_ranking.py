@@ -177,7 +177,8 @@ def test_an_english_question_of_three_concepts_with_a_form_is_a_question_not_ran
 
 
 def test_removing_the_short_english_reading_lowers_the_terse_tuning_questions(kb_library):
-    # Terse tuning English MRR@10 0.809 with it, 0.790 without (docs/benchmarks.md).
+    # Terse tuning English MRR@10 0.809 with it, 0.790 without
+    # (docs/decisions/0052-english-question-of-three-concepts.md).
     with_it = _tuning_mrr(kb_library, questions_split.TERSE_TUNING)
     with _weighed(kb_library, without=("short_english",)) as library:
         without = _tuning_mrr(library, questions_split.TERSE_TUNING)
@@ -550,8 +551,8 @@ def test_most_terms_of_todays_glossary_looked_up_by_name_find_a_rule_their_entry
     assert asked >= 1200 and found / asked >= 0.95, (found, asked)
 
 
-# Players' words of Taiwan and the rules' wordings of "dies" added together (docs/benchmarks.md,
-# "繁體 questions"): the thesaurus without them.
+# Players' words of Taiwan and the rules' wordings of "dies" added together
+# (docs/decisions/0048-traditional-chinese-questions.md): the thesaurus without them.
 TAIWAN_ROWS = ("公开", "打出", "好几个", "好几", "重抽", "牌组", "指定", "用完", "魔法力灼伤", "魔法风云会", "巫术")
 DIES_WORDINGS = ("|从战场置入坟墓场", "|从战场上置入坟墓场")
 

@@ -3,9 +3,9 @@
 A search answer is ten results with their texts, snippets and addresses; the standard
 library's encoder took about a tenth of a request's time to write one. orjson writes the
 same bytes (keys in the order the library builds them, Chinese as UTF-8, compact) several
-times faster (docs/benchmarks.md). What it cannot encode itself goes to Flask's own
-conversions (dates, dataclasses, objects with `__html__`); a caller asking for other
-options (indentation, sorted keys) gets Flask's encoder.
+times faster (docs/decisions/0014-cold-round-4-snippets-ranking-arrays-answer-memo.md). What
+it cannot encode itself goes to Flask's own conversions (dates, dataclasses, objects with
+`__html__`); a caller asking for other options (indentation, sorted keys) gets Flask's encoder.
 """
 from __future__ import annotations
 

@@ -489,7 +489,7 @@ def meanings(name: str, table: WordVectors) -> dict:
     phone makes unit length again, and each word's weight. The server's whole-text nearness
     reads all 384 dimensions; here both levers read these 96 (a quarter of the bytes: 384
     would be 3.8 MB, more than the whole copy), which scored every part within a question or
-    two of the server's (docs/benchmarks.md)."""
+    two of the server's (docs/decisions/0067-offline-meaning-vectors.md)."""
     near = table.near
     ints = np.round(near / (np.abs(near).max(axis=1, keepdims=True) + 1e-9) * 127).astype(np.int8)
     return {"format": 1, "index": name, "dimensions": int(near.shape[1]), "words": table.words,

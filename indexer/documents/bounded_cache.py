@@ -3,7 +3,7 @@ of every stage (word stems and rule numbers' order here, the engine's, each open
 
 `functools.lru_cache` bounds entries only, and an entry keyed by a query of 500 characters
 (its tokens, clauses, snippets) weighs kilobytes, so a budget of entries is no budget of
-memory (docs/benchmarks.md has what distinct long queries did to one). `bounded_cache`
+memory (docs/decisions/0007-caches-bounded-in-bytes.md has what distinct long queries did to one). `bounded_cache`
 charges each entry the approximate size of its key and value (`approximate_bytes`) against
 a budget, dropping the least recently used (`ByteBudgetLRU`). An entry costs at least
 ENTRY_BYTES, so the budget bounds the entries too. A process-wide cache is made with a

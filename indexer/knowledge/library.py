@@ -61,7 +61,7 @@ EDITION_ARG = re.compile(r"[0-9][0-9-]{0,19}")
 
 # What an answer is charged for each result beside its text and snippet: more than the rest
 # of a result (titles, names, source, subrules, other editions) holds in the largest of
-# generated queries' answers (docs/benchmarks.md).
+# generated queries' answers (docs/decisions/0014-cold-round-4-snippets-ranking-arrays-answer-memo.md).
 RESULT_BYTES = 8192
 ANSWER_BYTES = 1024
 

@@ -41,9 +41,10 @@ class LiveLibrary:
     An opened library is long-lived: its records and tables are moved out of the cyclic
     garbage collector's reach (`gc.freeze`), because a full collection walks every tracked
     object, a pause in the middle of some request that grows with the records
-    (docs/benchmarks.md, growth). At a switch they are handed back and collected once, so the
-    old library's memory is freed (it holds reference cycles: its caches hold its methods),
-    and what the C allocator then holds free is handed back to the system (`release_free_memory`)."""
+    (docs/decisions/0002-first-asking-on-a-hundred-times-the-corpus.md). At a switch they are
+    handed back and collected once, so the old library's memory is freed (it holds reference
+    cycles: its caches hold its methods), and what the C allocator then holds free is handed
+    back to the system (`release_free_memory`)."""
 
     CHECK_SECONDS = 1.0
 
@@ -168,7 +169,7 @@ class LiveLibrary:
         """Drop the library served so far and collect it, before the next one opens: in a
         worker no request holds it then, so it is freed, and the next one is laid out in the
         memory it leaves rather than among what the allocator keeps of it, which grew a
-        worker's memory with every switch (docs/benchmarks.md, memory). Its folder and a
+        worker's memory with every switch (docs/decisions/0010-memory-across-index-switches.md). Its folder and a
         weak reference to it, for when the next one does not open; None when there was none,
         or it was damaged."""
         library, self._library = self._library, None

@@ -13,7 +13,7 @@ the rules' vectors (the direction every text of the rules shares); nearness is t
 Chinese is read in Simplified as the build's segmenter cuts it (the index's words), a word
 the table lacks as its characters; English as its words in lower case. A Chinese question is
 compared with the rules' Chinese, any other with their English: the table does not carry a
-word across languages (measured: docs/benchmarks.md). Word by word, each of a question's words
+word across languages (measured: docs/decisions/0037-word-meanings.md). Word by word, each of a question's words
 also finds its nearest word in a rule (`Meanings.word_matches`).
 
 The rules' vectors are made once per opened build, from the build's records, and held by that
@@ -41,7 +41,7 @@ WORD_VECTORS = Path(__file__).with_name("data") / "word_vectors.npz"
 SIF = 1e-3
 # The directions a question's words are compared with the candidates' in (`word_matches`): the
 # table's first principal ones. The product is most of what the word-by-word reading costs, and
-# in 96 of the 384 dimensions it costs a quarter and ranked the same (docs/benchmarks.md).
+# in 96 of the 384 dimensions it costs a quarter and ranked the same (docs/decisions/0042-word-by-word-meanings.md).
 NEAR_DIMENSIONS = 96
 # A run of Chinese, or an English word or number, in the order the text has them; an apostrophe
 # or a hyphen parts words (opponent's, state-based), as players write them either way.

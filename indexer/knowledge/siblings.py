@@ -14,7 +14,7 @@ the last), and the group's scores go to its members in that order: the group kee
 its scores earned among the results, and only which of its members comes first changes. A later subrule still
 leads when its score is higher by more than the difference of places times the weight.
 
-Measured and not kept (docs/benchmarks.md, Questions): weighing a question's words by how rare
+Measured and not kept (docs/decisions/0038-siblings-order.md): weighing a question's words by how rare
 they are among the siblings (a local IDF), and a group's score from its subrules together.
 """
 from __future__ import annotations

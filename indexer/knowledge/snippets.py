@@ -70,7 +70,8 @@ class Snippets:
         self.engine = engine
         self.catalogue = catalogue
         # Each record's blocks with their marking forms, remembered per record: most of a
-        # query's results answered other queries before (docs/benchmarks.md).
+        # query's results answered other queries before
+        # (docs/decisions/0014-cold-round-4-snippets-ranking-arrays-answer-memo.md).
         self._blocks = cleared_when_full(cache_bytes)(self._record_blocks)
         # What a query's snippets look for, worked out once for its page of results.
         self._plan = functools.lru_cache(maxsize=RECENT_QUERIES)(self._query_plan)

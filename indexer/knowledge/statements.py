@@ -15,7 +15,7 @@ count is that of its best form, a form's that of its rarest piece, found as the 
 share finds them (the written start of a stem inside the folded text).
 
 Chinese questions are not read by it: measured on the rules' Simplified statements the same way,
-every Chinese tuning figure fell (docs/benchmarks.md), as a Chinese concept is a word as written
+every Chinese tuning figure fell (docs/decisions/0050-english-statements.md), as a Chinese concept is a word as written
 and a colloquial question's words are seldom the translation's.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .catalogue import Catalogue
 from .questions import Concept
 
 # BM25's saturation and length normalisation for a statement (chosen on the tuning questions
-# alone, docs/benchmarks.md): a subrule's length says more about how much detail its subject
+# alone, docs/decisions/0050-english-statements.md): a subrule's length says more about how much detail its subject
 # has than about whether it is the subject, so the length counts for less than Whoosh's 0.75.
 K1 = 1.2
 B = 0.3

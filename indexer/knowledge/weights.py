@@ -31,7 +31,7 @@ class Weights:
     # A question's candidates again by the share of its concepts each holds, squared
     # (`questions`); and what a rule that is only its heading keeps of its score for a question.
     # These and the next two levers' weights are learned on the tuning questions
-    # (benchmarks/question_weights.py), the sealed ones agreeing (docs/benchmarks.md).
+    # (benchmarks/question_weights.py), the sealed ones agreeing (docs/decisions/0025-question-weights-learned.md).
     share: float = 1.0
     question_heading: float = 0.5
     # What a keyword ability a question names counts for in its share held by a rule that only

@@ -5,7 +5,7 @@ Folding (`fold_key`) removes case, script, width, spacing and punctuation: `Murd
 and `murderousredcap` are one key, as are 奪魂紅帽客 and 夺魂红帽客. A search looks for the
 query's key inside its candidates' folded texts (the literal-match bonus, phrase filters).
 Folding the new candidates of a first search on a large index was most of that search
-(docs/benchmarks.md, growth); so the build folds
+(docs/decisions/0002-first-asking-on-a-hundred-times-the-corpus.md); so the build folds
 every record once and writes `folded.txt`, one line per record in the order of
 records.jsonl, and the library reads that file's bytes once (`record_lines.RecordLines`) and finds
 a record's line by its position, parsing nothing: the server's workers share the master's copy.

@@ -10,7 +10,7 @@ build's, so two builds open in one process never change each other's answers.
 
 The build writes a manifest of every file's size and checksum last (xxHash's XXH3, 128 bits:
 a check against damage, not against an adversary who can write the folder, ten times as fast
-as SHA-256 here, docs/benchmarks.md hostile). Opening checks every file against it first, and
+as SHA-256 here, docs/benchmarks.md, Resilience). Opening checks every file against it first, and
 the line files are checked in the very bytes that are kept. Nothing of a build is read through
 a memory map (the line files and the scored postings are read into memory, Whoosh reads its
 segment with file reads), so a file damaged under a running server is at worst an error in

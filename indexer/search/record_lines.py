@@ -3,8 +3,8 @@
 anything, and the server's workers share the master's copy until they switch builds.
 
 Held as bytes read once, not memory-mapped: a mapped file cut short under a running server
-is a SIGBUS at the first read past its new end, which kills the worker (docs/benchmarks.md,
-hostile: 4.9 and 5.7 MB for the whole knowledge base).
+is a SIGBUS at the first read past its new end, which kills the worker
+(docs/decisions/0026-builds-read-into-memory-checksums-fetch.md: 4.9 and 5.7 MB for the whole knowledge base).
 """
 from __future__ import annotations
 

@@ -157,8 +157,8 @@ class _PostingsFile:
     (which was a fifth of a first-asked query's time), the server's workers share the pages
     of the master's copy until they switch builds, and nothing grows with the queries asked.
     Read, not mapped: a mapped file cut short under a running server is a SIGBUS at the first
-    read past its new end, which kills the worker (docs/benchmarks.md, hostile: 17 MB for the
-    whole knowledge base). A term's number of postings is its document
+    read past its new end, which kills the worker (docs/decisions/0026-builds-read-into-memory-checksums-fetch.md:
+    17 MB for the whole knowledge base). A term's number of postings is its document
     frequency, so choosing a query's terms reads no Whoosh term info either."""
 
     def __init__(self, directory: Path):
@@ -255,8 +255,8 @@ class WhooshBackend(SearchBackend):
         # Whoosh's own searcher, opened when something asks Whoosh itself (`_whoosh`): a
         # search reads only the scored postings, and Whoosh copies each file of a segment it
         # opens (its postings and terms) into the process's own memory, which a server's
-        # every worker would hold, again for each build it switches to (docs/benchmarks.md,
-        # memory).
+        # every worker would hold, again for each build it switches to
+        # (docs/decisions/0010-memory-across-index-switches.md).
         self._searcher = None
         self._searcher_lock = threading.Lock()
         self._doc_count = ix.doc_count_all()

@@ -51,7 +51,7 @@
     this.data = data;
     // The tables a query's words are looked up in have no prototype: a word is never taken
     // for one of Object's own properties (constructor, __proto__, valueOf).
-    [data.names, data.titles, data.heads, data.stems, data.referencing, data.sources, data.edition_labels,
+    [data.names, data.obsolete, data.titles, data.heads, data.stems, data.referencing, data.sources, data.edition_labels,
      data.glossary.keys, data.query.kind_aliases, data.book.readings, data.book.chapters,
      data.questions.concepts, data.questions.definitions, data.questions.elsewhere, data.questions.cited].concat(
       Object.keys(data.postings).map(function (field) { return data.postings[field]; })).forEach(function (table) {

@@ -121,7 +121,7 @@ class Ranker:
         question's words (止的, 的伤 of 被防止的伤害) favour the rules worded as it is; which of
         the candidates answers is then the question's share of its content (`_rerank`), so a
         record only 什么 found does not rise. The engine reading a question's content alone
-        lost held-out questions (docs/benchmarks.md)."""
+        lost held-out questions (docs/decisions/0046-chinese-question-forms-cut.md)."""
         if parsed.typed and asked:
             return dataclasses.replace(parsed, text=parsed.typed, typed="")
         return parsed

@@ -114,7 +114,7 @@ class QuestionRanking:
         text (`meanings`) and word by word (`word_matches`), each as a share of the nearest
         candidate's: the rule worded unlike the question comes up. (The nearest rules the
         engine did not find, brought in as candidates too, changed no question's first ten:
-        docs/benchmarks.md.)"""
+        docs/decisions/0037-word-meanings.md.)"""
         assert self._meanings is not None
         weights, on = self.weights, self.stages.on
         if on("meanings"):
