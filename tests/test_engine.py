@@ -9,9 +9,10 @@ import judged
 import pytest
 
 from indexer.documents.bounded_cache import entry_bytes
+from indexer.search.clauses import _clauses_bytes
 from indexer.search.query import parse_query
 from indexer.search.schema import FIELD_WEIGHTS
-from indexer.search.whoosh_engine import _clauses_bytes, _ScoredPostings
+from indexer.search.whoosh_engine import _ScoredPostings
 
 EXTRA_QUERIES = [
     "kind:rule exile", "source:shadowmoor-faq 乾枯", "lang:en planar", "edition:2008-05-01 persist",
@@ -37,11 +38,11 @@ def test_search_equals_whooshs_own_evaluation(corpus_library, limit):
 def test_a_phrase_keeps_only_its_rare_tokens(corpus_library):
     engine = corpus_library.engine
     reader = engine._searcher.reader()
-    must = engine._clauses(
+    must = engine._query.clauses(
         corpus_library.engine_query(parse_query("\"you may sacrifice any number of creatures\""))).must
     assert must and all(reader.doc_frequency("body", tok) <= 0.05 * reader.doc_count() for tok in must[0])
     assert "the" not in must[0] and "of" not in must[0]
-    must = engine._clauses(corpus_library.engine_query(parse_query("\"of the\""))).must
+    must = engine._query.clauses(corpus_library.engine_query(parse_query("\"of the\""))).must
     assert len(must[0]) == 1  # common words only: the rarer one stands for the phrase
 
 
@@ -71,7 +72,7 @@ def test_a_common_token_finds_nothing_itself_but_ranks_what_rarer_ones_found(cor
     engine = corpus_library.engine
     both = corpus_library.engine_query(parse_query("persist creature"))
     rare_only = corpus_library.engine_query(parse_query("persist"))
-    clauses = engine._clauses(both)
+    clauses = engine._query.clauses(both)
     common = {tok for _, tok in clauses.common}  # in more than COMMON_SHARE of the records (any field)
     assert "creatur" in common and "persist" not in common
     assert not common & {tok for _, tok in clauses.terms}
@@ -84,21 +85,21 @@ def test_text_without_chinese_is_analysed_once_for_every_field(corpus_library, m
     """Every field's query tokens are its own analyzer's, while a text without Chinese is
     analysed once for all of them (the recall field's bigrams only cut Chinese), and a text
     is analysed for all fields at once, then remembered."""
-    engine = corpus_library.engine
+    clauses = corpus_library.engine._query
     analysed = []
 
     def analyse(field, text):
         analysed.append(field)
-        return type(engine)._analyse_query(engine, field, text)
+        return type(clauses)._analyse_query(clauses, field, text)
 
-    monkeypatch.setattr(engine, "_analyse_query", analyse)
+    monkeypatch.setattr(clauses, "_analyse_query", analyse)
     for text, analyses in (("Tapped persisting creatures 702.30a", 1), ("多重增幅 persisting", 2)):
-        engine._token_cache.cache_clear()
+        clauses._token_cache.cache_clear()
         analysed.clear()
         for field in FIELD_WEIGHTS:
-            assert engine._tokens(field, text) == type(engine)._analyse_query(engine, field, text), (field, text)
-        assert len(analysed) == analyses and len(engine._token_cache.cache) == 1, text
-    assert engine._tokens("grams", "多重增幅") != engine._tokens("body", "多重增幅")
+            assert clauses.tokens(field, text) == type(clauses)._analyse_query(clauses, field, text), (field, text)
+        assert len(analysed) == analyses and len(clauses._token_cache.cache) == 1, text
+    assert clauses.tokens("grams", "多重增幅") != clauses.tokens("body", "多重增幅")
 
 
 def test_remembered_clauses_are_charged_at_least_their_size(corpus_library):
@@ -106,5 +107,5 @@ def test_remembered_clauses_are_charged_at_least_their_size(corpus_library):
     for text in queries:
         engine_query = corpus_library.engine_query(parse_query(text))
         args = (tuple(engine_query.terms), tuple(engine_query.phrases))
-        clauses = corpus_library.engine._make_clauses(*args)
+        clauses = corpus_library.engine._query._make_clauses(*args)
         assert _clauses_bytes(args, clauses) >= entry_bytes(args, clauses), text

@@ -52,7 +52,7 @@ def test_the_build_holds_its_glossary_and_user_words(root):
 def test_two_builds_with_different_user_words_keep_their_own_segmentation(root):
     first = Library(current_folder(root))
     try:
-        assert first.engine._tokens("body", CARD) == ("广林物灵师",)
+        assert first.engine._query.tokens("body", CARD) == ("广林物灵师",)
         before = answer(first)
         other_folder = sibling(root, "20991231T000000-000000000000")
         words = (other_folder / USER_WORDS_FILE).read_text(encoding="utf-8").replace("广林物灵师\n", "")
@@ -60,10 +60,10 @@ def test_two_builds_with_different_user_words_keep_their_own_segmentation(root):
         write_manifest(other_folder)
         second = Library(other_folder)
         try:
-            assert second.engine._tokens("body", CARD) != ("广林物灵师",)
-            assert first.engine._tokens("body", CARD) == ("广林物灵师",)
-            first.engine._token_cache.cache_clear()  # computed again, not remembered
-            assert first.engine._tokens("body", CARD) == ("广林物灵师",)
+            assert second.engine._query.tokens("body", CARD) != ("广林物灵师",)
+            assert first.engine._query.tokens("body", CARD) == ("广林物灵师",)
+            first.engine._query._token_cache.cache_clear()  # computed again, not remembered
+            assert first.engine._query.tokens("body", CARD) == ("广林物灵师",)
             assert answer(first) == before and before["results"][0]["id"] == CARD_ID
         finally:
             second.close()

@@ -91,7 +91,7 @@ def _rule_of(result: dict, asked: bool) -> tuple | None:
 
 def test_no_two_top_ten_results_belong_to_one_rule(kb_answers, kb_library):
     """(A search limited to an edition lists every record of it that matches, each its own
-    result: README, JSON API.)"""
+    result: docs/api.md.)"""
     repeated = []
     for key, results in kb_answers.items():
         if "edition" in parse_query(key[1]).filters:

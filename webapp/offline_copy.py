@@ -67,9 +67,9 @@ from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
 from indexer.knowledge.stages import NAMES
 from indexer.search import query
 from indexer.search.analysis import english_stem
+from indexer.search.clauses import MAX_QUERY_TOKENS
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
-from indexer.search.whoosh_engine import MAX_QUERY_TOKENS
 
 from .compression import zstd
 from .present import changes_url, today_view

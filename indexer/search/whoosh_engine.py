@@ -10,11 +10,10 @@ tests hold the two together."""
 from __future__ import annotations
 
 import json
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 from whoosh import index
@@ -24,21 +23,17 @@ from whoosh.query import And, AndMaybe, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
-from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 
 from . import highlighting
-from .analysis import Segmenter, attach_segmenter, query_texts, same_outside_chinese
+from .analysis import Segmenter, attach_segmenter
+from .clauses import COMMON_SHARE, QueryClauses
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .query import FILTERS
 from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
 
 INDEX_NAME = "records"
-# Longest run of query tokens turned into terms: a pasted paragraph still answers quickly.
-MAX_QUERY_TOKENS = 48
-# A query token in more than this share of the records is dropped when rarer ones remain.
-COMMON_SHARE = 0.05
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
 # weighting, whose idf and parameters the scored postings use.
 WEIGHTING = BM25F()
@@ -50,27 +45,6 @@ POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
-# What a remembered (field, token) term is charged besides its token's characters (at most 4
-# bytes each): the key's tuple, the field's name, a string's header and the weight.
-TERM_BYTES = 56 + 60 + 76 + 24
-
-
-class Clauses(NamedTuple):
-    """A query as the engine evaluates it (see `WhooshBackend._make_clauses`)."""
-    terms: dict[tuple[str, str], float]  # (field, token) -> weight: any one matches
-    common: dict[tuple[str, str], float]  # too common to match, added to what terms match
-    #                                       outside the recall field
-    must: list[tuple[str, ...]]  # each phrase's tokens, all required in the body
-
-
-def _clauses_bytes(args: tuple, clauses: Clauses) -> int:
-    """What a query's remembered clauses are charged: at least what `entry_bytes` charges,
-    from their dicts' sizes, number of terms and tokens' lengths, without its walk of every
-    term's key and weight, which cost half as much as making the clauses."""
-    terms, common, must = clauses
-    tokens = sum(TERM_BYTES + 4 * len(tok) for part in (terms, common) for _, tok in part)
-    return (approximate_bytes(args) + sys.getsizeof(clauses) + sys.getsizeof(terms) + sys.getsizeof(common) + tokens
-            + approximate_bytes(must))
 
 
 class _ScoredPostings:
@@ -260,21 +234,10 @@ class WhooshBackend(SearchBackend):
         self._searcher = None
         self._searcher_lock = threading.Lock()
         self._doc_count = ix.doc_count_all()
-        # This build's own copy of the schema's analyzers, segmenting with its words.
-        self._analyzers = {name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}
-        for analyzer in self._analyzers.values():
-            attach_segmenter(analyzer, segmenter)
-        # Fields with one analyzer (names, title, body) share its tokens: analysed once; a
-        # text without Chinese has the same tokens in the recall field too.
-        self._token_field = {name: next(other for other in FIELD_WEIGHTS if self._analyzers[other] == analyzer)
-                             for name, analyzer in self._analyzers.items()}
-        self._han_free_field = {
-            name: next(other for other in FIELD_WEIGHTS if same_outside_chinese(self._analyzers[other], analyzer))
-            for name, analyzer in self._analyzers.items()}
-        self._token_cache = bounded_cache(cache_bytes)(self._analyse_fields)
-        self._field_at = {name: n for n, name in enumerate(FIELD_WEIGHTS)}
-        self._clause_cache = bounded_cache(cache_bytes, _clauses_bytes)(self._make_clauses)
         self._postings = postings
+        # The query's tokens per field and its clauses, with this build's analyzers and postings.
+        self._query = QueryClauses({name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}, segmenter,
+                                   postings, self._doc_count, cache_bytes)
         self._record_ids = self._ids_by_number(record_ids)
 
     @classmethod
@@ -309,94 +272,11 @@ class WhooshBackend(SearchBackend):
         except Exception as exc:  # noqa: BLE001  (whoosh raises many types for damaged files)
             raise IndexUnavailable(f"{directory}: search index unreadable ({type(exc).__name__}: {exc})") from None
 
-    def _tokens(self, field: str, text: str) -> tuple[str, ...]:
-        """The query tokens of `text` for one field."""
-        return self._token_cache(text)[self._field_at[field]]
-
-    def _analyse_fields(self, text: str) -> tuple[tuple[str, ...], ...]:
-        """The query tokens of `text` for each field, in FIELD_WEIGHTS' order: remembered per
-        text (glossary expansions and popular queries repeat), all fields at once, as a query
-        asks for them all. Fields of one analyzer share its tokens, analysed once."""
-        fields = self._token_field if HAN_RUN.search(text) else self._han_free_field
-        analysed: dict[str, tuple[str, ...]] = {}
-        for name in dict.fromkeys(fields.values()):
-            analysed[name] = self._analyse_query(name, text)
-        return tuple(analysed[fields[name]] for name in FIELD_WEIGHTS)
-
-    def _analyse_query(self, field: str, text: str) -> tuple[str, ...]:
-        tokens: dict[str, None] = {}
-        for token in query_texts(self._analyzers[field], text):
-            tokens[token] = None
-            if len(tokens) >= MAX_QUERY_TOKENS:
-                break
-        return tuple(tokens)
-
-    def _clauses(self, query: EngineQuery) -> Clauses:
-        """`_make_clauses`, remembered per query's terms and phrases (a shared answer: read only)."""
-        return self._clause_cache(tuple(query.terms), tuple(query.phrases))
-
-    def _make_clauses(self, terms: tuple, phrases: tuple) -> Clauses:
-        """The query as weighted (field, token) terms, any one of which may match, the common
-        terms that only add to the scores of what those match, and the token lists of its
-        phrases, every token of which must occur in the body.
-
-        One term per field and token, at the best weight any form of the query gives it. A
-        token found in more than COMMON_SHARE of the records would bring in a large share of
-        them, so while rarer tokens remain it finds nothing itself but still counts for the
-        documents the rarer ones found: of the texts about damage, the one that also says
-        "end" and "turn" answers "what happens to damage at the end of the turn" (a query
-        whose own words are all common keeps them as terms, however rare its glossary
-        expansions' words: `combat damage`). Not to those only the recall field's
-        bigrams found: 法术 of 法术力灼烧 (mana burn) is in every Chinese text about mana, and
-        "mana" would then rank all of them among the texts about mana burn. A phrase keeps
-        its rare tokens (or its rarest): the documents holding them include all that hold
-        the phrase, and the library checks the phrase itself.
-
-        A token no record has matches nothing and is left out once chosen, so that a query
-        of made-up words is not looked up again when scored (one of them stays when all are:
-        the query then matches nothing, rather than being only its phrases)."""
-        boosts: dict[tuple[str, str], float] = {}
-        literal = max((weight for _, weight in terms), default=0.0)
-        own: set[str] = set()  # the tokens of the query's own text (its best weight)
-        for text, weight in terms:
-            for (field, field_weight), tokens in zip(FIELD_WEIGHTS.items(), self._token_cache(text), strict=True):
-                boost = weight * field_weight
-                if weight == literal:
-                    own.update(tokens)
-                for tok in tokens:
-                    key = (field, tok)
-                    if key not in boosts or boosts[key] < boost:  # the best weight any form gives
-                        boosts[key] = boost
-        most = COMMON_SHARE * self._doc_count
-        frequency = self._postings.frequencies(boosts)
-        # Common in any field is common in all: "ability" of "landfall ability" is rare among
-        # titles, yet matching it there would rank every heading about abilities first.
-        too_common = {tok for (_, tok), count in frequency.items() if count > most}
-        if own and own <= too_common:
-            # The query's own words, all common, stay terms even when a translation is rare:
-            # "stack" set aside for 堆叠 would find only the texts that have Chinese, never an
-            # English-only edition's rules about the stack.
-            too_common -= own
-        chosen = {key: boost for key, boost in boosts.items() if key[1] not in too_common} or boosts
-        common = {key: boost for key, boost in boosts.items() if key not in chosen}
-        found = {key: boost for key, boost in chosen.items() if frequency[key]}
-        if chosen and not found:
-            key = next(iter(chosen))
-            found = {key: chosen[key]}
-        must = []
-        for phrase in phrases:
-            tokens = self._tokens("body", phrase)
-            if tokens:
-                counts = {tok: self._postings.frequency("body", tok) for tok in tokens}
-                must.append(tuple(tok for tok in tokens if counts[tok] <= most)
-                            or (min(tokens, key=counts.__getitem__),))
-        return Clauses(found, common, must)
-
     def search_with_whoosh(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         """What `search` answers, computed the standard way: the same clauses as a Whoosh
         query, run by Whoosh's searcher and matchers. The tests check that both agree; the
         benchmarks' bare Flask + Whoosh endpoint runs this."""
-        terms, common, must = self._clauses(query)
+        terms, common, must = self._query.clauses(query)
         clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
         required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
         if not clauses and not required:
@@ -426,7 +306,7 @@ class WhooshBackend(SearchBackend):
     def _best(self, query: EngineQuery, limit: int) -> tuple[np.ndarray, np.ndarray]:
         """The best `limit` documents' numbers and scores, best first, then in index order."""
         try:
-            terms, common, must = self._clauses(query)
+            terms, common, must = self._query.clauses(query)
             if not terms and not must:
                 return np.zeros(0, np.int64), np.zeros(0)
             scores, matched = self._scores(terms, common)
@@ -558,16 +438,17 @@ class WhooshBackend(SearchBackend):
         """Marks the body tokens of the query's terms and phrases (`highlighting.Marker`)."""
         tokens: set[str] = set()
         for text in [t for t, _ in query.terms] + list(query.phrases):
-            tokens.update(self._tokens("body", text))
+            tokens.update(self._query.tokens("body", text))
         return highlighting.Marker(frozenset(tokens)).mark
 
     def word_frequencies(self, text: str) -> list[tuple[str, int]]:
         frequency = self._postings.frequency
         found = []
-        for tok in self._tokens("body", text):
+        tokens = self._query.tokens
+        for tok in tokens("body", text):
             count = frequency("body", tok)
             if not count and HAN_RUN.fullmatch(tok):
-                count = min((frequency(RECALL_FIELD, gram) for gram in self._tokens(RECALL_FIELD, tok)), default=0)
+                count = min((frequency(RECALL_FIELD, gram) for gram in tokens(RECALL_FIELD, tok)), default=0)
             found.append((tok, count))
         return found
 
@@ -576,7 +457,8 @@ class WhooshBackend(SearchBackend):
 
     def known_words(self, text: str) -> list[tuple[str, bool]]:
         frequency = self._postings.frequency
-        return [(tok, frequency("body", tok) > 0 or frequency("names", tok) > 0) for tok in self._tokens("body", text)]
+        return [(tok, frequency("body", tok) > 0 or frequency("names", tok) > 0)
+                for tok in self._query.tokens("body", text)]
 
     def reopen(self) -> None:
         """A searcher opened before the fork is closed, and opened again when next asked for
