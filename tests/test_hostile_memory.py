@@ -56,7 +56,7 @@ FILLED = ("tokens", "clauses", "answers", "expansions", "defining rules")
 
 def lru_caches(library: Library) -> dict:
     engine = library.engine
-    return {"tokens": engine._token_cache, "clauses": engine._clause_cache,
+    return {"tokens": engine._query._token_cache, "clauses": engine._query._clause_cache,
             "answers": library._answers, "expansions": library._expander.expand,
             "defining rules": library._expander.defining_rules, "results": library._results._fields,
             "corrections": library._spelling._corrections}

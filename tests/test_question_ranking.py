@@ -424,7 +424,7 @@ def test_a_chinese_questions_forms_that_ask_nothing_are_cut_where_they_stand(kb_
 
 
 def test_the_content_of_a_question_as_the_index_analyses_it_holds_no_question_form(kb_library):
-    ana = kb_library.engine._analyzers["body"]
+    ana = kb_library.engine._query._analyzers["body"]
     content = kb_library._ranker.questions.content("衍生物在戰場上是什麼顏色的")
     assert content == "衍生物 戰場 顏色"
     assert [t.text for t in ana(content, mode="query")] == ["衍生物", "战场", "颜色"]
