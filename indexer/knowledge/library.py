@@ -114,10 +114,10 @@ class Library:
                                    if stages.on("dictionary_words") else None)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, stages, questions,
                               self.build.segmenter)
-        # The ranking's statements of today's rules (None when `Weights.statements` is 0).
+        # The ranking's statements of today's rules (None when the `statements` stage is off).
         self.statements = self._ranker.statements
         self._grouping = EditionGrouping(self.catalogue)
-        # A question asks about one subrule, a look-up about a rule (`Weights.subrules`).
+        # A question asks about one subrule, a look-up about a rule (the `subrules` stage).
         self._question_groups = self.catalogue.subrule_group_at if stages.on("subrules") else None
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)

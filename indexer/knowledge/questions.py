@@ -45,7 +45,7 @@ MIN_CONCEPTS = 3
 MIN_ENGLISH_CONCEPTS = 4
 # An English query of `MIN_CONCEPTS` concepts is a question when it holds a question form (who
 # controls, when does, can a): a heading or a phrase of the rules holds none. Its candidates are
-# not ranked again by its share (`QuestionReader.short`, `Weights.short_english`).
+# not ranked again by its share (`QuestionReader.short`, the `short_english` stage).
 # The fewest concepts a terse query needs: the game's words and players' words only, no
 # question form, typed apart (trample deathtouch damage, 践踏 死触 伤害). A judge who types two
 # such words asks where they meet, which one rule holds together; one word is a look-up, and so
@@ -314,7 +314,7 @@ class QuestionReader:
         return self._concept(map(self._pieces, dict.fromkeys(forms)), share, chinese)
 
     def _word(self, token: str, count: int, chinese: bool = False) -> Concept | None:
-        """A question's own word, as the analyzer read it (`Weights.word_forms`; 0: read again)."""
+        """A question's own word, as the analyzer read it (the `word_forms` stage; off: read again)."""
         if not self._word_forms:
             return self._of_forms([token], chinese=chinese)
         return self._concept([self._pieces(token, [(token, count)])], chinese=chinese)

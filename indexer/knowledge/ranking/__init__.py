@@ -101,7 +101,7 @@ class Ranker:
     def content(self, parsed: ParsedQuery) -> ParsedQuery:
         """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
         query's free text without its question forms that ask nothing (`QuestionReader.content`,
-        if `Weights.function_words`), the text as typed kept in `typed`. 傳奇規則是什麼 is then
+        if the `function_words` stage runs), the text as typed kept in `typed`. 傳奇規則是什麼 is then
         the look-up of 傳奇規則 (its glossary entry and the rule that defines it), and 是 or
         什么 is never a word a question holds or a snippet marks. A heading, a name or a
         glossary term is looked up as typed (a card's name may hold 的)."""
@@ -129,7 +129,7 @@ class Ranker:
     def asks(self, parsed: ParsedQuery) -> bool:
         """Whether a query is read as a question (`QuestionReader.asks`): not a phrase search,
         a heading or a name. Its ranking (`ranked`), what the engine searches (`searched`),
-        its grouping by subrule (`Weights.subrules`) and its marks (`marking_query`) follow
+        its grouping by subrule (the `subrules` stage) and its marks (`marking_query`) follow
         it: the caller reads it once and hands it to each."""
         if not self.stages.on("asks") or parsed.phrases:
             return False
