@@ -358,7 +358,7 @@ def test_a_rule_named_among_words_comes_first_offline(rules_server, context):
 def test_a_term_looked_up_by_name_finds_the_rule_its_entry_cites_offline(rules_server, context):
     """As online (`Bonuses.added`): X's entry in today's glossary cites 107.3,
     Opponent's (对手) 102.2 and 102.3, Characteristics' (特征) 109.3; Concede's the heading 104,
-    whose subrule 104.3a uses the word (`Catalogue.definitions`); Intervening “If” Clause's,
+    whose subrule 104.3a uses the word (`ConceptTables.definitions`); Intervening “If” Clause's,
     typed with its quotation marks, 603.4."""
     queries = ["X", "opponent", "對手", "characteristics", "特徵", "concede", "Intervening “If” Clause"]
     offline = tops_as_online(rules_server, context, queries)

@@ -276,12 +276,12 @@ def test_a_questions_answer_subrule_is_its_own_result_not_hidden_in_its_rules(kb
     catalogue = kb_library.catalogue
     today = catalogue.current_edition
     at = {n: catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("117.3", "117.3b", "117.7", "702.79a")}
-    assert catalogue.group_at[at["117.3b"]] == catalogue.group_at[at["117.7"]]
-    assert len({catalogue.subrule_group_at[at[n]] for n in ("117.3", "117.3b", "117.7")}) == 3
+    assert catalogue.placement.group_at[at["117.3b"]] == catalogue.placement.group_at[at["117.7"]]
+    assert len({catalogue.placement.subrule_group_at[at[n]] for n in ("117.3", "117.3b", "117.7")}) == 3
     # A subrule's older editions are in its result, as the lineage takes them to today's:
     # persist's definition was 502.79a in 2008.
-    assert catalogue.subrule_group_at[catalogue.positions["cr-2008-05-01:rule:502.79a"]] == \
-        catalogue.subrule_group_at[at["702.79a"]]
+    assert catalogue.placement.subrule_group_at[catalogue.positions["cr-2008-05-01:rule:502.79a"]] == \
+        catalogue.placement.subrule_group_at[at["702.79a"]]
     assert kb_library._ranker.asks(parse_query(question))
     assert not kb_library._ranker.asks(parse_query("timing and priority"))
 
@@ -301,7 +301,7 @@ def test_a_groups_subrules_are_ordered_by_their_place_and_the_group_keeps_its_sc
     catalogue = kb_library.catalogue
     today = catalogue.current_edition
     positions = np.array([catalogue.positions[f"cr-{today}:rule:{n}"] for n in ("702.11b", "702.11d", "117.3b")])
-    siblings = Siblings(catalogue, catalogue.paragraph_group_at)
+    siblings = Siblings(catalogue, catalogue.placement.paragraph_group_at)
     assert siblings.place[positions[0]] < siblings.place[positions[1]]
     # A little behind, the earlier subrule leads: the group's two scores change hands.
     assert siblings.reorder(positions, np.array([1.0, 1.05, 0.5]), 0.3).tolist() == [1.05, 1.0, 0.5]
@@ -338,9 +338,9 @@ def test_the_rules_that_list_keyword_abilities_are_found_in_the_rules_text(kb_li
     than six (601.2b names five), so no rule that says something of a keyword is a list."""
     catalogue = kb_library.catalogue
     lists = {(catalogue.by_position[at].edition, catalogue.by_position[at].number)
-             for at in np.flatnonzero(catalogue.listing_at).tolist()}
+             for at in np.flatnonzero(catalogue.concepts.listing_at).tolist()}
     assert lists == {("2022-11-18", "122.1b"), ("2026-01-16", "122.1b"), ("2026-04-17", "122.1b")}
-    listed = set(catalogue.listed_keywords)
+    listed = set(catalogue.concepts.listed_keywords)
     assert {"trample", "deathtouch", "first strike", "践踏", "死触", "先攻"} <= listed
     assert "kicker" not in listed and "persist" not in listed
 
@@ -356,8 +356,8 @@ def test_two_keywords_typed_together_find_their_rules_not_the_list_naming_them(k
     them among the keyword counters, held the whole question; now it holds them as list items
     (`Weights.list_items`), and comes first only where the query is written in it as typed
     (haste hexproof: "haste, hexproof"). A question about the list itself still finds it."""
-    names = [n for n in kb_library.catalogue.listed_keywords if n.isascii() and n.islower()]
-    chinese = [n for n in kb_library.catalogue.listed_keywords if not n.isascii()][:10]
+    names = [n for n in kb_library.catalogue.concepts.listed_keywords if n.isascii() and n.islower()]
+    chinese = [n for n in kb_library.catalogue.concepts.listed_keywords if not n.isascii()][:10]
     pairs = len(names) * (len(names) - 1) // 2
     assert _list_first(kb_library, names) <= 5
     assert _list_first(kb_library, chinese) <= 2
@@ -495,8 +495,8 @@ def test_a_term_whose_entry_cites_a_heading_finds_the_subrule_using_it(kb_librar
     # concede the game at any time." "Supervillain Rumble ... See rule 806, 'Free-for-All,' and
     # rule 904, 'Archenemy'": no subrule of 806 names it, 904.12 is Supervillain Rumble Option.
     catalogue = kb_library.catalogue
-    assert catalogue.definitions["concede"][0].endswith(":rule:104.3a")
-    assert [i.rsplit(":", 1)[-1] for i in catalogue.definitions["supervillainrumble"]][:1] == ["904.12"]
+    assert catalogue.concepts.definitions["concede"][0].endswith(":rule:104.3a")
+    assert [i.rsplit(":", 1)[-1] for i in catalogue.concepts.definitions["supervillainrumble"]][:1] == ["904.12"]
     for query, rule in (("concede", "104.3a"), ("Supervillain Rumble", "904.12"), ("群魔乱斗", "904.12")):
         assert kb_library.search(query, limit=1)["results"][0]["rule"] == rule, query
 

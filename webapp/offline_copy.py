@@ -25,7 +25,7 @@ Chinese segmenter or converter and no stemmer:
   the glossary open offline too;
 * what a question is read and ranked again with (`_questions`): the question forms and
   players' words of the data files, the constants and weights, and per record what
-  `QuestionRanking.rerank` and `Catalogue.subrule_group_at` read;
+  `QuestionRanking.rerank` and `Placement.subrule_group_at` read;
 * beside the copy, in a file of their own that the page keeps after it (`meanings`), the
   words' meaning vectors a question's candidates are also ranked by.
 
@@ -132,7 +132,7 @@ def build(library, name: str) -> dict:
     texts: list[str] = []
     groups: dict[str, int] = {}
     for r in records:
-        group = groups.setdefault(json.dumps(catalogue.group_key(r), ensure_ascii=False), len(groups))
+        group = groups.setdefault(json.dumps(catalogue.placement.group_key(r), ensure_ascii=False), len(groups))
         out_records.append(_record(library, r, group, rank[position[r.id]], position))
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
@@ -232,7 +232,7 @@ def _constants(library) -> dict:
 
 def _questions(library, records: list, position: dict[str, int]) -> dict:
     """What the browser reads a question with, as the server does (`questions.QuestionReader`,
-    `QuestionRanking.rerank`, `Catalogue.subrule_group_at`): the question forms and players' words as
+    `QuestionRanking.rerank`, `Placement.subrule_group_at`): the question forms and players' words as
     the data files give them (read here, so an edit of them reaches the copy at the next
     build), the reading's and ranking's constants and weights, and per record its numbered
     paragraph's group (a subrule's siblings), which rules are only their heading and which
@@ -258,20 +258,20 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
                     if isinstance(getattr(weights, f.name), int | float)},
         "question_words": sorted(QUESTION_WORDS), "query_word": _js(QUERY_WORD), "concept_words": CONCEPT_WORDS,
         # Each record's numbered paragraph (117.3 with 117.3a-d) as a number.
-        "paragraphs": [paragraphs.setdefault(int(catalogue.paragraph_group_at[catalogue.positions[r.id]]),
+        "paragraphs": [paragraphs.setdefault(int(catalogue.placement.paragraph_group_at[catalogue.positions[r.id]]),
                                              len(paragraphs)) for r in records],
-        "headings": [at for at, r in enumerate(records) if catalogue.heading_at[catalogue.positions[r.id]]],
+        "headings": [at for at, r in enumerate(records) if catalogue.placement.heading_at[catalogue.positions[r.id]]],
         # The rules that list keyword abilities, and the abilities' names, read as a question's
-        # concepts by the copy itself (`Catalogue.listing_at`, `QuestionRanking._share`).
-        "lists": [at for at, r in enumerate(records) if catalogue.listing_at[catalogue.positions[r.id]]],
-        "listed_keywords": catalogue.listed_keywords,
+        # concepts by the copy itself (`ConceptTables.listing_at`, `QuestionRanking._share`).
+        "lists": [at for at, r in enumerate(records) if catalogue.concepts.listing_at[catalogue.positions[r.id]]],
+        "listed_keywords": catalogue.concepts.listed_keywords,
         "cited": {str(position[catalogue.by_position[at].id]): [position[catalogue.by_position[c].id] for c in cited
                                                                 if catalogue.by_position[c].id in position]
-                  for at, cited in catalogue.cited_at.items() if catalogue.by_position[at].id in position},
-        "concepts": _keyed(catalogue.concepts, position),
+                  for at, cited in catalogue.concepts.cited_at.items() if catalogue.by_position[at].id in position},
+        "concepts": _keyed(catalogue.concepts.cited, position),
         # What a query that is such a term asks for: its cited rules, a heading's subrules
-        # that use the term in its place (`Catalogue.definitions`).
-        "definitions": _keyed(catalogue.definitions, position),
+        # that use the term in its place (`ConceptTables.definitions`).
+        "definitions": _keyed(catalogue.concepts.definitions, position),
         # How many records hold each token of the search field that no record of the copy
         # holds (older editions' words): a question's concepts are counted as the server
         # counts them, by the whole index (`WhooshBackend.word_frequencies`).

@@ -439,10 +439,10 @@ def rule_preview(library: Library, number: str, script: str | None) -> dict | No
 
 
 def today_view(library: Library, record: Record) -> dict | None:
-    """Where the lineage takes an older edition's rule today (`Catalogue.today_of`), with
+    """Where the lineage takes an older edition's rule today (`Placement.today_of`), with
     the address of today's rule or of the last edition's: what a preview of an old number
     (a forum post's 502.79) and a search's jump to one add."""
-    today = library.catalogue.today_of(record)
+    today = library.catalogue.placement.today_of(record)
     if not today:
         return None
     if "id" in today:
@@ -517,7 +517,7 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     del view["references"]
     view["defining_rules"] = [_defining_rule(library, ref) for ref in record.references if ref.where == "attrs"]
     # An older edition's entry: today's entry for it (Mana Burn of 2008: Mana Burn (Obsolete)).
-    now = library.catalogue.current_twin(record)
+    now = library.catalogue.placement.current_twin(record)
     view["today_entry"] = {"title": display_title(now, script), "url": record_url(now)} if now else None
     view["mentions"] = [summary(library, r, script) for r in library.mentions(record, MENTIONS_SHOWN)]
     return view

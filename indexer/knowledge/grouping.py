@@ -3,7 +3,7 @@ quoting it, led by the best-ranked record of the newest edition.
 
 A keyword's rule is the same rule in every edition even when its number moved (persist is
 502.79 in 2008 and 702.79 in 2026), so it groups by keyword; another rule groups by its number
-without subrule letters and its heading (`Catalogue.group_key`). A numbered paragraph (117.3)
+without subrule letters and its heading (`Placement.group_key`). A numbered paragraph (117.3)
 is part of its titled rule's result (117 Timing and Priority), except for a question, which
 asks about one subrule: then each subrule is its own result, or the answer hides in the group
 of a better-ranked subrule of the same rule.
@@ -11,7 +11,7 @@ of a better-ranked subrule of the same rule.
 A search limited to an edition is that edition's records, each its own result (`apart`):
 the edition is read whole, and its count is what its text holds.
 
-Records are named by their positions, and groups by numbers (`Catalogue.group_at`): a loop
+Records are named by their positions, and groups by numbers (`Placement.group_at`): a loop
 over a few hundred ints, where numpy's sorts cost more for the few candidates of most
 queries on the documents alone.
 """
@@ -25,21 +25,21 @@ from .catalogue import Catalogue
 def representative(members: list[int], newness: list[int]) -> int:
     """The record a result shows for its group (positions in ranked order): the best-ranked
     one of the newest edition, the rules file's own before a quotation (`newness`, by
-    position: `Catalogue.newness_at`)."""
+    position: `Placement.newness_at`)."""
     return max(members, key=newness.__getitem__)
 
 
 class EditionGrouping:
     def __init__(self, catalogue: Catalogue):
         self.catalogue = catalogue
-        self._newness = catalogue.newness_at.tolist()
+        self._newness = catalogue.placement.newness_at.tolist()
 
     def collapse(self, ranked: np.ndarray, group_at: np.ndarray | None = None) -> list[list[int]]:
         """Ranked records (positions, best first) as groups in rank order, each a list of
         positions led by its representative. `group_at`: each record's group, by default
-        `Catalogue.group_at`; a question's is finer (`Catalogue.subrule_group_at`)."""
+        `Placement.group_at`; a question's is finer (`Placement.subrule_group_at`)."""
         if group_at is None:
-            group_at = self.catalogue.group_at
+            group_at = self.catalogue.placement.group_at
         groups: dict[int, list[int]] = {}
         for at, key in zip(ranked.tolist(), group_at[ranked].tolist(), strict=True):
             members = groups.get(key)

@@ -118,7 +118,7 @@ class Library:
         self.statements = self._ranker.statements
         self._grouping = EditionGrouping(self.catalogue)
         # A question asks about one subrule, a look-up about a rule (the `subrules` stage).
-        self._question_groups = self.catalogue.subrule_group_at if stages.on("subrules") else None
+        self._question_groups = self.catalogue.placement.subrule_group_at if stages.on("subrules") else None
         snippets = Snippets(self.engine, self.catalogue, caches.texts)
         self._results = Results(self.catalogue, self.sources, snippets, caches.results)
         self._spelling = Spelling(self.engine, records, self.glossary, caches.corrections)
@@ -290,7 +290,7 @@ class Library:
             # already folded into today's result, and one they do not have is left out, unless
             # nothing of today's matched at all (the words are an old rule's), or the query names
             # it (what was 502.79).
-            superseded = self.catalogue.superseded_at[[group[0] for group in groups]].tolist()
+            superseded = self.catalogue.placement.superseded_at[[group[0] for group in groups]].tolist()
             groups = [group for group, old in zip(groups, superseded, strict=True)
                       if not old or group[0] in named] or groups
         answer["total"] = len(groups)
@@ -301,7 +301,7 @@ class Library:
             plan = self._results.plan(marking)
             groups_shown = [[by_position[at] for at in group] for group in page]
             if (not asked and not numbered
-                    and (self.catalogue.definition_at[[group[0] for group in page]] >= 0).any()
+                    and (self.catalogue.placement.definition_at[[group[0] for group in page]] >= 0).any()
                     and self._ranker.asks_about(parsed)):
                 # A look-up asked as a question (what is ward): a keyword's heading answers
                 # as the subrule defining it (`Results.answering`); whether it asks is read

@@ -68,13 +68,13 @@ class Results:
         if definition is None:
             return group
         rest = [r for r in group[1:] if r.id != definition.id]
-        heading_at, positions = self.catalogue.heading_at, self.catalogue.positions
+        heading_at, positions = self.catalogue.placement.heading_at, self.catalogue.positions
         return [definition, *sorted(rest, key=lambda r: bool(heading_at[positions[r.id]]))]
 
     def _definition(self, record: Record) -> Record | None:
         """The subrule a heading rule is defined by (702.79a of 702.79 Persist): its first
-        subrule, for a rule whose text is only its title (`Catalogue.definition_at`); else None."""
-        at = int(self.catalogue.definition_at[self.catalogue.positions[record.id]])
+        subrule, for a rule whose text is only its title (`Placement.definition_at`); else None."""
+        at = int(self.catalogue.placement.definition_at[self.catalogue.positions[record.id]])
         return self.catalogue.by_position[at] if at >= 0 else None
 
     def _describe(self, record_id: str, script: str | None) -> tuple[dict, dict, Record, bool | None, str | None]:
@@ -96,7 +96,7 @@ class Results:
             "title": display_title(record, script),
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(shown, script),
-            "today": self.catalogue.today_of(record) if record.kind == "rule" else None,
+            "today": self.catalogue.placement.today_of(record) if record.kind == "rule" else None,
         }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)}, shown,
             record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
             definition.number if definition is not None else None)

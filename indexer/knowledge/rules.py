@@ -27,7 +27,7 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     if not today or record.edition == today or not record.edition or record.number is None:
         return {}
     found: dict = {"edition": today}
-    lineage = catalogue.today_of(record) or {}
+    lineage = catalogue.placement.today_of(record) or {}
     if "number" in lineage:
         found["same_rule"] = lineage["number"]
     if "ended" in lineage:
@@ -67,10 +67,10 @@ def rule_page(catalogue: Catalogue, number: str, edition: str | None = None) -> 
         # Whether this is today's edition (None in a knowledge base without rules editions).
         "current": edition == catalogue.current_edition if catalogue.current_edition else None,
         # Rulings on this rule in other editions' documents (a subrule's page keeps its own).
-        "followed": [r for r in catalogue.ruled_records(primary) if r not in records]
+        "followed": [r for r in catalogue.placement.ruled_records(primary) if r not in records]
         if not number[-1].isalpha() else [],
         # The documents quoting the same rule in other editions, along its lineage.
-        "quoted_elsewhere": [r for r in catalogue.quotations(primary) if r not in records],
+        "quoted_elsewhere": [r for r in catalogue.placement.quotations(primary) if r not in records],
         "today": rule_today(catalogue, primary),
     }
 
@@ -84,6 +84,6 @@ def subrule_rulings(catalogue: Catalogue, terms: list[str], primary: Record) -> 
     parents = catalogue.rule_records(primary.parent, primary.edition)
     ruled = {r.id: r for r in parents}
     for parent in parents[:1]:
-        ruled.update((r.id, r) for r in catalogue.ruled_records(parent))
+        ruled.update((r.id, r) for r in catalogue.placement.ruled_records(parent))
     return [(record, ruling) for record in ruled.values() for ruling in record.rulings
             if any(term in folded for folded in map(fold_key, ruling.values()) for term in terms)]

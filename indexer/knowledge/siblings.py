@@ -1,8 +1,8 @@
 """Siblings: in which order the subrules of one rule come for a question.
 
-A question's results are subrules, each its own result (`Catalogue.subrule_group_at`); their
+A question's results are subrules, each its own result (`Placement.subrule_group_at`); their
 siblings are the records of one numbered paragraph or of one keyword's rule
-(`Catalogue.paragraph_group_at`). The
+(`Placement.paragraph_group_at`). The
 subrules of one rule often hold the same words of a question (every subrule of hexproof holds
 "hexproof", three of them "opponents" and "target"), and then what ranks one above another is
 the engine's count of those words, which rewards a text repeating them: the variant or the
@@ -41,7 +41,7 @@ class Siblings:
         self.place = np.zeros(len(catalogue.by_position))
         for found in members.values():
             group = np.array(found, np.int64)
-            self.place[group] = np.argsort(np.argsort(catalogue.rule_order_at[group])) / len(group)
+            self.place[group] = np.argsort(np.argsort(catalogue.placement.rule_order_at[group])) / len(group)
 
     def reorder(self, positions: np.ndarray, scores: np.ndarray, weight: float) -> np.ndarray:
         """The candidates' scores (positions) with each group's members ordered again by their

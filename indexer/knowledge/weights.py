@@ -35,7 +35,7 @@ class Weights:
     share: float = 1.0
     question_heading: float = 0.5
     # What a keyword ability a question names counts for in its share held by a rule that only
-    # lists it among ten or more (`Catalogue.listing_at`, 122.1b): 0, nothing; 1, as in any
+    # lists it among ten or more (`ConceptTables.listing_at`, 122.1b): 0, nothing; 1, as in any
     # rule holding it (`QuestionRanking._share`).
     list_items: float = 0.0
     # What a question form's asked-for words (how many: a number) weigh against the question's
@@ -43,7 +43,7 @@ class Weights:
     question_forms: float = 0.5
     # A query that is a term of today's glossary by its English or Chinese name, typed alone (X,
     # opponent, 特徵) or with question forms only (傳奇規則是什麼, 依存關係是什麼意思), asks what
-    # the term is: the rules its entry cites (`Catalogue.definitions`) get this bonus, as a
+    # the term is: the rules its entry cites (`ConceptTables.definitions`) get this bonus, as a
     # keyword's defining rules get `keyword`.
     definition: float = 2.5
     # For a question, the best of today's rules from a search of them alone, and what share of

@@ -630,7 +630,7 @@
       this.questionBonuses(text, scores, bonuses);
       // A query that is a term of today's glossary, alone or with question forms cut, asks
       // what the term is: the rules its entry cites, a heading's subrules that use the term
-      // in its place (Bonuses.added, Catalogue.definitions).
+      // in its place (Bonuses.added, ConceptTables.definitions).
       var definition = this.data.questions.weights.definition;
       if (S.definition) {
         (this.data.questions.definitions[key] || []).forEach(function (doc) {
@@ -1545,7 +1545,7 @@
   };
 
   // What makes records one result of a question: each of today's subrules with its
-  // quotations, anything else by its numbered paragraph (Catalogue.subrule_group_at).
+  // quotations, anything else by its numbered paragraph (Placement.subrule_group_at).
   OfflineIndex.prototype.subruleGroup = function (i) {
     var r = this.records[i];
     return r.kind === "rule" && r.number && r.edition === this.data.edition ? "s" + r.number : "p" + this.data.questions.paragraphs[i];

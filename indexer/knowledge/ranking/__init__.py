@@ -73,20 +73,20 @@ class Ranker:
         # A glossary heading typed as written, with its quotation marks (Intervening “If”
         # Clause), names the term: its quoted word is still held, and the term's bonuses apply.
         whole = fold_key(parsed.raw) if parsed.phrases and not parsed.filters else ""
-        named = whole in self.catalogue.definitions
+        named = whole in self.catalogue.concepts.definitions
         if named:
             key = whole
         if key and (named or not parsed.phrases):
             docs, scores = self.bonuses.added(docs, scores, text, key, forms, parsed.filters, trace)
         if "edition" not in parsed.filters and on("superseded"):
-            scores[self.catalogue.superseded_at[docs]] *= self.weights.superseded
+            scores[self.catalogue.placement.superseded_at[docs]] *= self.weights.superseded
             record(trace, "superseded", docs, scores)
         if parsed.phrases and on("phrases"):
             docs, scores = self.candidates.holding_phrases(docs, scores, parsed.phrases)
         if asked:
             docs, scores = self.question.rerank(parsed, engine_query, docs, scores, trace)
-        # Best first, equal scores in rule order (`Catalogue.rule_order_at`).
-        return docs[np.lexsort((self.catalogue.rule_order_at[docs], -scores))]
+        # Best first, equal scores in rule order (`Placement.rule_order_at`).
+        return docs[np.lexsort((self.catalogue.placement.rule_order_at[docs], -scores))]
 
     def marking_query(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool) -> EngineQuery:
         """What a result's snippet marks: for a question, its own words and the rules'

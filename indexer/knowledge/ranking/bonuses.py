@@ -40,7 +40,7 @@ class Bonuses:
         heading followed by its subrules. A query that is a term of today's glossary, typed
         alone (X, opponent, 特徵) or with question forms cut (`content`: 傳奇規則是什麼), asks
         what that term is: the rules its entry cites answer it ("See rule 107.3"), a bare
-        heading by its subrules that use the term (`Catalogue.definitions`)."""
+        heading by its subrules that use the term (`ConceptTables.definitions`)."""
         catalogue = self.catalogue
         heads = self._heads(text)
         # The text bonuses read each candidate's text: those of an edition-limited search,
@@ -58,7 +58,7 @@ class Bonuses:
 
         bonus, given = self._bonuses(text, key, heads, read.tolist(), forms, recorded)
         if self.stages.on("definition"):
-            for record_id in catalogue.definitions.get(key, ()):
+            for record_id in catalogue.concepts.definitions.get(key, ()):
                 at = catalogue.positions[record_id]
                 bonus[at] = max(bonus[at], self.weights.definition)
                 given[at] = True
@@ -176,6 +176,6 @@ class Bonuses:
                 if all(w in QUESTION_WORDS for w in words):
                     continue
                 share = min(1.0, sum(w not in QUESTION_WORDS for w in words) / subject_words)
-                for record_id in self.catalogue.concepts.get(fold_key(" ".join(words)), ()):
+                for record_id in self.catalogue.concepts.cited.get(fold_key(" ".join(words)), ()):
                     found[record_id] = max(found.get(record_id, 0.0), share)
         return found

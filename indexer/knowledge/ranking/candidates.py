@@ -48,7 +48,7 @@ class Candidates:
         lowered score, so that the result shows today's (for quoted words, where today's text
         still holds them). A twin two candidates share comes with the better one's."""
         catalogue = self.catalogue
-        twins = catalogue.twin_at[docs]
+        twins = catalogue.placement.twin_at[docs]
         candidate = np.zeros(len(catalogue.by_position) + 1, bool)  # the last: no twin (-1)
         candidate[docs] = candidate[-1] = True
         missing = np.flatnonzero(~candidate[twins])

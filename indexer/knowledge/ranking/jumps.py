@@ -75,7 +75,7 @@ class RuleJumps:
         """The answer's `rule_jump` to the rule a query names: the rule opened by Enter."""
         jump: dict[str, Any] = {"number": parsed.rule_number, "edition": head.edition, "id": head.id,
                                 "title": record_title(head)}
-        today = self.catalogue.today_of(head)
+        today = self.catalogue.placement.today_of(head)
         if today:  # an older edition's number: what the lineage says it is today
             jump["today"] = today
         if parsed.rule_end:

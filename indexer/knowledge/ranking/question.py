@@ -36,10 +36,10 @@ class QuestionRanking:
         self._answers = QuestionRanker(catalogue.holding)
         self._meanings = (Meanings.of_todays_rules(catalogue, WordVectors(), segmenter)
                           if stages.on("meanings") or stages.on("word_matches") else None)
-        self._siblings = Siblings(catalogue, catalogue.paragraph_group_at) if stages.on("siblings") else None
+        self._siblings = Siblings(catalogue, catalogue.placement.paragraph_group_at) if stages.on("siblings") else None
         # The forms of the keyword abilities a list rule names, as a question's concepts have
         # them (`_share`).
-        self._listed_forms = {form for name in catalogue.listed_keywords
+        self._listed_forms = {form for name in catalogue.concepts.listed_keywords
                               for concept in questions.read(name)[:1] for form in concept.forms}
         # Today's rules' English statements as an English question's words are scored in
         # them (`statements`; None when that stage is off); the offline copy ships their mean length.
@@ -72,7 +72,7 @@ class QuestionRanking:
         best = np.argsort(-scores, kind="stable")
         if "edition" not in parsed.filters:
             # Older editions' texts were folded into today's twins; they do not compete again.
-            best = best[~self.catalogue.superseded_at[docs[best]]]
+            best = best[~self.catalogue.placement.superseded_at[docs[best]]]
         best = best[:QUESTION_CANDIDATES]
         if on("share") and not self.questions.short(text):
             scores[best] += weights.share * self._share(concepts, docs[best]) ** 2
@@ -81,7 +81,7 @@ class QuestionRanking:
             scores[best] += weights.statements * share_of_best(self.statements.scores(concepts, docs[best]))
             record(trace, "statements", docs, scores)
         if on("question_heading"):
-            scores[best[self.catalogue.heading_at[docs[best]]]] *= weights.question_heading
+            scores[best[self.catalogue.placement.heading_at[docs[best]]]] *= weights.question_heading
             record(trace, "question_heading", docs, scores)
         if self._siblings is not None:
             scores[best] = self._siblings.reorder(docs[best], scores[best], weights.siblings)
@@ -90,13 +90,13 @@ class QuestionRanking:
 
     def _share(self, concepts: tuple[Concept, ...], positions: np.ndarray) -> np.ndarray:
         """The share of the question each candidate holds (`QuestionRanker.coverage`), but a
-        rule that lists keyword abilities (`Catalogue.listing_at`: 122.1b, the keywords a
+        rule that lists keyword abilities (`ConceptTables.listing_at`: 122.1b, the keywords a
         keyword counter can be) holds the question's keyword abilities as items of its list
         only, each at `Weights.list_items` of its weight: two keywords typed together ask how
         they meet, which a list of fifteen does not say, and its other words (a keyword
         counter) still count in full."""
         share = self._answers.coverage(concepts, positions.tolist())
-        listing = np.flatnonzero(self.catalogue.listing_at[positions])
+        listing = np.flatnonzero(self.catalogue.concepts.listing_at[positions])
         if not len(listing):
             return share
         items = tuple(c for c in concepts if self._listed_forms.intersection(c.forms))
@@ -163,7 +163,7 @@ class QuestionRanking:
         catalogue, share = self.catalogue, self.weights.glossary_map
         sent: dict[int, float] = {}
         for at, score in zip(docs.tolist(), scores.tolist(), strict=True):
-            for cited in catalogue.cited_at.get(at, ()):
+            for cited in catalogue.concepts.cited_at.get(at, ()):
                 sent[cited] = max(sent.get(cited, 0.0), share * score)
         if filters:
             sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
