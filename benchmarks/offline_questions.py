@@ -1,5 +1,5 @@
 """The judged questions asked of the offline copy, as a phone's service worker asks it
-(webapp/static/offline-search.js over a build's offline.json, in Node), scored as
+(webapp/static/offline-search/ over a build's offline.json, in Node), scored as
 `benchmarks.questions` scores the server: MRR@10 and hit@5 per category, the sealed and
 held-out parts one figure per category only. With `--meanings` the copy ranks with the words'
 meaning vectors the page keeps after it (offline-meanings.json), as the worker does once they

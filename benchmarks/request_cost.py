@@ -36,6 +36,7 @@ from harness.server import Server, free_port
 from indexer.knowledge.library import Library
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from webapp import collection, create_app, templating
+from webapp.views.offline import ENGINE
 
 from .measure import WARM_UP_QUERY, build_folder, judged_queries, percentile, table
 
@@ -43,7 +44,7 @@ LIMIT_MS = 50.0
 BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
 # The largest body the app reads (KB_MAX_BODY_BYTES' default), less room for the JSON around it.
 POST_BYTES = 100 * 1024 - 200
-STATIC = ("style.css", "search.js", "offline.js", "offline.css", "offline-search.js", "copy.js", "embed.js",
+STATIC = ("style.css", "search.js", "offline.js", "offline.css", *ENGINE, "copy.js", "embed.js",
           "icons/icon-192.png", "icons/icon.svg")
 SITE = ("/", "/forum", "/forum-sample", "/embed.js", "/sw.js", "/manifest.webmanifest", "/offline", "/opensearch.xml",
         "/healthz", "/api/offline", "/api/offline/data", "/rules", "/glossary")

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from harness.server import Server, ServerError, free_port
+from webapp.views.offline import ENGINE
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -106,6 +107,12 @@ def browser():
 def artifact_path(name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS / (re.sub(r"[^\w.-]+", "-", name).strip("-") + ".png")
+
+
+def add_offline_search(page) -> None:
+    """The offline search's parts added to a page, in the order the worker imports them."""
+    for name in ENGINE:
+        page.add_script_tag(url=f"/static/{name}")
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:

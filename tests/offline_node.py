@@ -1,4 +1,4 @@
-"""The offline copy's search run as a phone's service worker runs it: webapp/static/offline-search.js
+"""The offline copy's search run as a phone's service worker runs it: webapp/static/offline-search/
 over a build's offline.json, in Node (Debian's `nodejs`), one process a list of queries. Shared by
 the tests that hold the copy to the server and by `benchmarks.offline_questions`."""
 from __future__ import annotations
@@ -9,13 +9,15 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-SEARCH = Path(__file__).resolve().parents[1] / "webapp" / "static" / "offline-search.js"
+from webapp.views.offline import ENGINE
+
+STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
 # Reads the copy (and the vectors, when named), then each query of a JSON list on standard
 # input; writes each query's first results (`limit`) as the scorer and the tests read them.
 _DRIVER = """
 globalThis.self = globalThis;
-const [search, folder, meanings, limit] = process.argv.slice(2);
-require(search);
+const [parts, folder, meanings, limit] = process.argv.slice(2);
+JSON.parse(parts).forEach(part => require(part));
 const fs = require('fs');
 const copy = new OfflineIndex(JSON.parse(fs.readFileSync(folder + '/offline.json')));
 const kept = meanings && JSON.parse(fs.readFileSync(folder + '/' + meanings));
@@ -41,6 +43,7 @@ def offline_results(folder: Path, queries: list[str], limit: int = 10, meanings:
     with tempfile.NamedTemporaryFile("w", suffix=".js") as driver:
         driver.write(_DRIVER)
         driver.flush()
-        done = subprocess.run([program, driver.name, str(SEARCH), str(folder), meanings, str(limit)],
+        parts = json.dumps([str(STATIC / name) for name in ENGINE])
+        done = subprocess.run([program, driver.name, parts, str(folder), meanings, str(limit)],
                               input=json.dumps(queries), capture_output=True, text=True, check=True)
     return json.loads(done.stdout)

@@ -203,10 +203,10 @@ def test_a_coding_of_quality_zero_is_never_sent(client, url, header):
 
 
 def test_a_static_file_s_validator_names_its_coding(client):
-    plain = client.get("/static/offline-search.js")
-    packed = client.get("/static/offline-search.js", headers={"Accept-Encoding": "br"})
+    plain = client.get("/static/offline-search/index.js")
+    packed = client.get("/static/offline-search/index.js", headers={"Accept-Encoding": "br"})
     assert packed.headers["Content-Encoding"] == "br" and brotli.decompress(packed.data) == plain.data
     assert packed.headers["ETag"] == plain.headers["ETag"][:-1] + ':br"'
-    again = client.get("/static/offline-search.js", headers={"Accept-Encoding": "br",
+    again = client.get("/static/offline-search/index.js", headers={"Accept-Encoding": "br",
                                                             "If-None-Match": packed.headers["ETag"]})
     assert again.status_code == 304 and not again.data

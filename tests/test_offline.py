@@ -11,7 +11,7 @@ import urllib.request
 
 import judged
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, ROOT, screenshot
+from browser_support import ACTION_TIMEOUT_MS, ROOT, add_offline_search, screenshot
 from playwright.sync_api import expect
 
 from indexer.documents.records import from_rules_file
@@ -272,7 +272,7 @@ def test_offline_first_result_agrees_with_the_online_one(rules_server, context, 
 
 
 def test_offline_reads_a_query_as_a_question_as_the_server_does(rules_server, context, kb_library, capsys):
-    """The copy's reading of a question (offline-search.js `asked`, of the query's content)
+    """The copy's reading of a question (the offline search's `asked`, of the query's content)
     against the server's (`Ranker.asks` of `Ranker.content`) on every judged query and
     question: the constants, weights and data files are the server's, so a change to the rule
     that the copy does not follow shows here."""
@@ -280,7 +280,7 @@ def test_offline_reads_a_query_as_a_question_as_the_server_does(rules_server, co
     ranker = kb_library._ranker
     online = [ranker.asks(ranker.content(parse_query(q))) for q in rows]
     page = first_visit(context, rules_server.url + "/")
-    page.add_script_tag(url="/static/offline-search.js")
+    add_offline_search(page)
     offline = page.evaluate("""queries => fetch('/api/offline/data').then(r => r.json()).then(data => {
         const copy = new OfflineIndex(data);
         return queries.map(q => copy.asked(copy.contentOf(copy.parse(q))));
@@ -299,7 +299,7 @@ def test_the_rules_meaning_vectors_made_a_slice_at_a_time_are_those_made_whole(r
     (`prepareMeanings`); a question finds them as if made whole, and a question asked before
     they are made makes them (`meaningsOfRules`)."""
     page = first_visit(context, rules_server.url + "/")
-    page.add_script_tag(url="/static/offline-search.js")
+    add_offline_search(page)
     same = page.evaluate("""index => Promise.all([fetch('/api/offline/data').then(r => r.json()),
                                                   fetch('/api/offline/meanings?index=' + index).then(r => r.json())])
       .then(([data, meanings]) => {

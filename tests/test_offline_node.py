@@ -1,4 +1,4 @@
-"""The offline copy ranks as the server does: webapp/static/offline-search.js, run in Node over
+"""The offline copy ranks as the server does: webapp/static/offline-search/, run in Node over
 the copy a build writes, gives the server's first result for every look-up of the index (each
 rule number of today's edition, each keyword and glossary term by its names, each card and
 plane by its names), and the agreement on the judged tuning questions, ranked with the words'
@@ -7,8 +7,10 @@ documents and two rules editions (2009 and 2010, today's being 2010's), so that 
 fast tier; tests/test_offline.py holds the whole knowledge base to the same in Chromium."""
 from __future__ import annotations
 
+import json
 import os
 
+import numpy as np
 import pytest
 import questions_split
 from offline_node import node, offline_results
@@ -77,3 +79,21 @@ def test_words_naming_an_objects_own_properties_are_looked_up_as_any_other(copy_
     words = ("constructor", "__proto__", "valueOf", "hasOwnProperty", "toString")
     queries = [*words, *(f"{w} (Obsolete)" for w in words), *(f"{w} obsolete" for w in words)]
     assert len(offline_results(folder, queries, limit=3)) == len(queries)
+
+
+def test_a_result_an_older_rule_leads_online_is_marked_in_the_copy(copy_and_library):
+    """A searched record whose result online is led by an older edition's rule (a document's
+    quotation of 2009's rule, beside 2009's rules file) is marked `old`, which no record of
+    today's rules file is: the copy, which lacks that rule, leaves such a result out while
+    today's rules match, as the server does."""
+    folder, library = copy_and_library
+    data = json.loads((folder / offline_copy.FILE).read_bytes())
+    placement, positions = library.catalogue.placement, library.catalogue.positions
+    searched = data["records"][:data["searched"]]
+    marked = [r["id"] for r in searched if r.get("old")]
+    assert marked
+    for record_id in marked:
+        members = np.flatnonzero(placement.group_at == placement.group_at[positions[record_id]])
+        assert placement.superseded_at[members].any(), record_id
+    today = [r for r in searched if r["source"] == f"cr-{library.catalogue.current_edition}"]
+    assert today and not any(r.get("old") or r.get("old_question") for r in today)

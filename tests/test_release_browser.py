@@ -1,7 +1,7 @@
 """A release reaches a returning browser: its new service worker runs the new offline search
 and its page the new scripts and the new index's offline copy, never the release before's.
 
-One release is served and installed by Chromium; then the next (a changed offline-search.js
+One release is served and installed by Chromium; then the next (a changed offline search
 and search.js, a new index build) is served at the same address and the page is opened again.
 Both releases are the app in this process, served by Werkzeug's threaded server on one
 loopback port, so that the static folder can change between them as a deployment changes it
@@ -30,7 +30,7 @@ STATIC = Path(__file__).resolve().parents[1] / "webapp" / "static"
 def release(static: Path, marker: str) -> None:
     """A release's static files: the repository's, with its offline search and search box marked."""
     shutil.copytree(STATIC, static)
-    for name, global_name in (("offline-search.js", "self.OFFLINE_SEARCH_RELEASE"),
+    for name, global_name in (("offline-search/index.js", "self.OFFLINE_SEARCH_RELEASE"),
                               ("search.js", "window.SEARCH_RELEASE")):
         with open(static / name, "a", encoding="utf-8") as fh:
             fh.write(f"\n{global_name} = {marker!r};\n")

@@ -2,7 +2,7 @@
 
 A judge's phone keeps this file (`offline.json`) through the service worker, which then
 answers /api/search and the JSON twins of the rule, card, plane, term and document pages itself
-when the network is gone (webapp/static/offline-search.js). It holds the latest rules edition
+when the network is gone (webapp/static/offline-search/). It holds the latest rules edition
 present in the index and every record of the documents (what the offline search searches),
 and the records a bare rule number the documents quote opens online when today's rules lack
 it, with everything that needs Python worked out here, at build time, so the browser runs no
@@ -47,7 +47,7 @@ import numpy as np
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
-from indexer.documents.records import KINDS, RULES_FILE_PREFIX, from_rules_file, rules_file_source
+from indexer.documents.records import KINDS, LANGS, RULES_FILE_PREFIX, TITLE_LANGS, from_rules_file, rules_file_source
 from indexer.documents.references import (
     REFERENCE_PATTERN,
     RULE_LIST_GAP_PATTERN,
@@ -58,12 +58,20 @@ from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
 from indexer.knowledge import questions, statements
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
-from indexer.knowledge.expansion import MAX_EXPANSIONS, QUESTION_WORDS, QueryExpander, is_primary_form
+from indexer.knowledge.expansion import (
+    MAX_EXPANSIONS,
+    QUESTION_WORDS,
+    SUBJECT_WORDS,
+    TERM_WORDS,
+    VARIANT_SHARE,
+    QueryExpander,
+    is_primary_form,
+)
 from indexer.knowledge.library import Library
 from indexer.knowledge.meanings import WordVectors
 from indexer.knowledge.ranking.bonuses import CONCEPT_WORDS, QUERY_WORD
 from indexer.knowledge.ranking.question import QUESTION_CANDIDATES
-from indexer.knowledge.spelling import VOCABULARY_WORD, Spelling
+from indexer.knowledge.spelling import CUTOFF, VOCABULARY_WORD, Spelling
 from indexer.knowledge.stages import NAMES
 from indexer.search import query
 from indexer.search.analysis import english_stem
@@ -124,6 +132,7 @@ def build(library, name: str) -> dict:
     searched = [r for r in all_records if kept(r, edition)]
     records = searched + _resolved_elsewhere(library, searched)
     position = {r.id: i for i, r in enumerate(records)}
+    searched_ids = {r.id for r in searched}
     order = sorted(range(len(records)), key=lambda i: (rule_sort_key(records[i].number or ""), records[i].id))
     rank = {i: n for n, i in enumerate(order)}
     postings, common, scoring = _postings(library, {r.id: i for i, r in enumerate(searched)})
@@ -131,9 +140,13 @@ def build(library, name: str) -> dict:
     out_records: list[dict] = []
     texts: list[str] = []
     groups: dict[str, int] = {}
+    old = {"old": _led_by_an_older_rule(catalogue, catalogue.placement.group_at),
+           "old_question": _led_by_an_older_rule(catalogue, catalogue.placement.subrule_group_at)}
     for r in records:
         group = groups.setdefault(json.dumps(catalogue.placement.group_key(r), ensure_ascii=False), len(groups))
-        out_records.append(_record(library, r, group, rank[position[r.id]], position))
+        item = _record(library, r, group, rank[position[r.id]], position)
+        item.update({name: 1 for name, at in old.items() if r.id in searched_ids and at[catalogue.positions[r.id]]})
+        out_records.append(item)
         texts.extend(t for lang in r.languages() for t in r.texts(lang))
         texts.extend(r.aliases)
 
@@ -167,7 +180,7 @@ def build(library, name: str) -> dict:
                                       library.caches.corrections).vocabulary),
         "vocabulary_word": VOCABULARY_WORD.pattern,
         "names": _keyed(catalogue.names, position),
-        # Obsolete glossary terms by their name without the mark (`Catalogue.obsolete`).
+        # Obsolete glossary terms by their name without the mark (`RuleLookups.obsolete`).
         "obsolete": _keyed(catalogue.obsolete, position),
         "titles": _keyed(catalogue.titles, position),
         "heads": _keyed(catalogue.keyword_heads, position),
@@ -177,6 +190,17 @@ def build(library, name: str) -> dict:
         # and their Chinese glossary's readings (`indexer.knowledge.book`).
         "book": _book(library, edition),
     }
+
+
+def _led_by_an_older_rule(catalogue, group_at: np.ndarray) -> np.ndarray:
+    """Per record, whether an older edition's rule as new as it or newer is in its group: its
+    result online is then led by that rule (`grouping`), and left out while today's rules
+    match (`Library.search`), where the copy, which lacks that rule, would show it (the
+    Shadowmoor FAQ's quotation of 2008's 212.3f, for "summoning sickness")."""
+    superseded = np.flatnonzero(catalogue.placement.superseded_at)
+    newest = np.full(int(group_at.max(initial=0)) + 1, -1, np.int64)
+    np.maximum.at(newest, group_at[superseded], catalogue.placement.newness_at[superseded])
+    return newest[group_at] >= catalogue.placement.newness_at
 
 
 def _record(library, r, group: int, order: int, position: dict[str, int]) -> dict:
@@ -206,7 +230,7 @@ def _record(library, r, group: int, order: int, position: dict[str, int]) -> dic
 
 def _constants(library) -> dict:
     """The constants of the server's ranking and query understanding, so the browser's copy of
-    that logic (webapp/static/offline-search.js) uses the same values."""
+    that logic (webapp/static/offline-search/) uses the same values."""
     weights = library.weights
     return {
         "fields": FIELD_WEIGHTS,
@@ -214,6 +238,10 @@ def _constants(library) -> dict:
         # What tells a rules file's records from a document's, and the character ranges of
         # the writing systems a query is cut by, as the server has them.
         "rules_file_prefix": RULES_FILE_PREFIX,
+        # The languages a record's texts are given in, in the order pages show them.
+        "langs": list(LANGS),
+        # ... and the order a one-line title names them in.
+        "title_langs": list(TITLE_LANGS),
         "script_ranges": {"han": HAN, "latin": LATIN},
         # Which ranking stages run (`stages.STAGES`), as the server's library runs them.
         "stages": {name: library.stages.on(name) for name in NAMES},
@@ -221,7 +249,9 @@ def _constants(library) -> dict:
                     "literal": weights.literal, "obsolete": weights.obsolete, "title": weights.title,
                     "expansion": weights.expansion, "candidates": weights.candidates,
                     "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS,
-                    "max_query_chars": MAX_QUERY_CHARS, "max_query_words": MAX_QUERY_WORDS},
+                    "max_query_chars": MAX_QUERY_CHARS, "max_query_words": MAX_QUERY_WORDS,
+                    "term_words": TERM_WORDS, "variant_share": VARIANT_SHARE, "subject_words": SUBJECT_WORDS,
+                    "spelling_cutoff": CUTOFF / 100},
         "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
                   "obsolete_mark": _js(OBSOLETE_MARK), "list_gap": _js(RULE_LIST_GAP_PATTERN),
                   "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
@@ -483,7 +513,7 @@ def _referencing(library, records, position: dict[str, int]) -> dict[str, list[i
 
 
 def meanings(name: str, table: WordVectors) -> dict:
-    """The word meaning table as the offline search reads it (offline-search.js `useMeanings`):
+    """The word meaning table as the offline search reads it (offline-search/meanings.js `useMeanings`):
     each word's vector in the table's first `NEAR_DIMENSIONS` principal directions (what the
     server's word-by-word reading compares, `WordVectors.near`) as 8-bit integers, which the
     phone makes unit length again, and each word's weight. The server's whole-text nearness

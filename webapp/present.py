@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from markupsafe import Markup
 
 from indexer.documents.chinese import HAN_RUN
-from indexer.documents.records import LANGS, Record, Reference, rules_file_source
+from indexer.documents.records import LANGS, TITLE_LANGS, Record, Reference, rules_file_source
 from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.knowledge.book import level, own_title
 from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
@@ -454,7 +454,7 @@ def _rule_heading(number: str, records: list[Record], script: str | None) -> str
     """The number and every title its records give, each once as shown (the rules file's
     `Kicker` beside a FAQ's 增幅)."""
     titles: list[str] = []
-    for lang in ("zh_hant", "zh_hans", "en", "bg"):
+    for lang in TITLE_LANGS:
         for record in records:
             title = record.title.get(lang)
             shown = display(title, lang, script) if title else None

@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field, fields
 
 KINDS = ("rule", "card", "planar_card", "section", "term")
 LANGS = ("en", "zh_hant", "zh_hans", "bg")
+# The order a one-line title names its languages in (規則 702.79 留存 / Persist): Chinese first.
+TITLE_LANGS = ("zh_hant", "zh_hans", "en", "bg")
 # The records read from a Comprehensive Rules file have a source id of this prefix and the
 # file's effective date ("cr-2026-04-17"); a document of the corpus with an id so begun is
 # refused (`ingest`). The offline copy passes it on to the browser's search.

@@ -4,7 +4,7 @@ character class (`[{HAN}]`), written once.
 The analyzer's tokens (`indexer.search.analysis`), the marking of a query's words
 (`indexer.search.highlighting`), the cleaning of documents (`textclean`), a text's language on a
 page (`webapp.present`) and the offline copy's search all read them from here: the build
-writes them into the copy (`webapp.offline_copy`), and `webapp/static/offline-search.js`
+writes them into the copy (`webapp.offline_copy`), and `webapp/static/offline-search/`
 makes its patterns of them, so the browser cuts a query into the words the server does.
 """
 from __future__ import annotations

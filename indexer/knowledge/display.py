@@ -7,7 +7,7 @@ layer's: webapp/urls.py.)
 from __future__ import annotations
 
 from indexer.documents.chinese import to_hans, to_hant
-from indexer.documents.records import Record
+from indexer.documents.records import TITLE_LANGS, Record
 
 SCRIPTS = ("hant", "hans")
 
@@ -35,7 +35,7 @@ def record_title(record: Record) -> str:
     """One display title: the distinct titles (or names) of the record's languages."""
     values = record.title or record.names
     seen = []
-    for lang in ("zh_hant", "zh_hans", "en", "bg"):
+    for lang in TITLE_LANGS:
         value = values.get(lang)
         if value and value not in seen:
             seen.append(value)

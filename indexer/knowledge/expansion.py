@@ -17,6 +17,14 @@ from .catalogue import Catalogue
 from .weights import Weights
 
 MAX_EXPANSIONS = 24
+# The most words a glossary term is looked up by in a query (`Two-Headed Giant team`: 4).
+TERM_WORDS = 4
+# A term written in a variant form (a fan or foreign word) expands at this share of the weight,
+# so text written with that very word stays first.
+VARIANT_SHARE = 0.5
+# The fewest words an English query has to be read as a question whose question words are left
+# out of the engine's query (`question_subject`).
+SUBJECT_WORDS = 3
 
 
 def is_primary_form(entry: Entry, form: str) -> bool:
@@ -37,7 +45,7 @@ def question_subject(text: str) -> str:
     Other text is kept whole."""
     words = text.split()
     subject = [w for w in words if w.lower() not in QUESTION_WORDS]
-    return " ".join(subject) if len(words) >= 3 and subject and text.isascii() else text
+    return " ".join(subject) if len(words) >= SUBJECT_WORDS and subject and text.isascii() else text
 
 
 class QueryExpander:
@@ -61,14 +69,13 @@ class QueryExpander:
 
     def _expand(self, text: str) -> tuple[tuple[str, float], ...]:
         """Other forms of every glossary term the query contains (whole query, word n-grams,
-        Chinese runs). A query written in a variant form (a fan or foreign word) expands at
-        half the weight, so text written with that very word stays first."""
+        Chinese runs); a variant form at `VARIANT_SHARE` of the weight."""
         found: dict[str, float] = {}
         words = text.split()
         # Longest first, and a word inside a term found whole adds nothing of its own: `mana
         # burn` expands to 法術力灼傷, not also to every form of `mana`, whose matches would
         # crowd the texts that name mana burn out of the candidates.
-        spans = sorted(((i, j) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 4) + 1)),
+        spans = sorted(((i, j) for i in range(len(words)) for j in range(i + 1, min(len(words), i + TERM_WORDS) + 1)),
                        key=lambda span: (span[0] - span[1], span[0]))
         covered: set[int] = set()
         terms: dict[str, Entry] = {}
@@ -85,7 +92,7 @@ class QueryExpander:
             if entry is not None:
                 terms.setdefault(span, entry)
         for span, entry in terms.items():
-            weight = self.weights.expansion if is_primary_form(entry, span) else self.weights.expansion / 2
+            weight = self.weights.expansion if is_primary_form(entry, span) else self.weights.expansion * VARIANT_SHARE
             for form in self.glossary.expand(span):
                 found[form] = max(found.get(form, 0.0), weight)
         return tuple(found.items())[:MAX_EXPANSIONS]

@@ -5,13 +5,13 @@
 // seen before opens as it was; a page never seen opens the shell. With no network,
 // /api/search, /api/toc, /api/glossary and the JSON twins of a rule's, card's, plane's, term's
 // and document's page are answered from the offline copy the page kept (offline.js) by
-// offline-search.js, in the server's shapes and error shape.
-// That script is imported at an address naming the hash of its bytes (and precached there),
+// the offline search (static/offline-search/, its parts in order), in the server's shapes and
+// error shape. Each part is imported at an address naming the hash of its bytes (and precached there),
 // so a new worker never imports the release before from the HTTP cache; Workbox's own files
 // are in a folder named for its version.
 importScripts({{ (workbox ~ "/workbox-sw.js")|tojson }});
 workbox.setConfig({ modulePathPrefix: {{ (workbox ~ "/")|tojson }}, debug: false });
-importScripts({{ engine|tojson }});
+importScripts.apply(self, {{ engine|tojson }});
 
 var DATA_CACHE = "kb-offline";
 var DATA_URL = "/api/offline/data";

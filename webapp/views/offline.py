@@ -4,7 +4,7 @@
 webapp/static/workbox-*): pages are fetched from the network first and kept, so a page seen
 before opens as it was; with no network, /api/search and /api/rules/<number> are answered
 from the offline copy (`webapp.offline_copy`, served here as `/api/offline/data`) by
-webapp/static/offline-search.js, and a page never seen opens `/offline`, the search page,
+the parts of webapp/static/offline-search/ (`ENGINE`), and a page never seen opens `/offline`, the search page,
 whose script shows the search or rule asked for. webapp/static/offline.js registers the
 worker, keeps the copy (on the reader's word, or by itself when it is small enough) and
 updates it when the server's index changes, and says when the page is offline. After the
@@ -33,7 +33,11 @@ PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css",
 # under that address. A worker imports through the HTTP cache, where the file's unrevisioned
 # address may still hold the release before for STATIC_SECONDS: a returning browser's new
 # worker then ran the old offline search beside a precache of the new one.
-WORKER_SCRIPTS = ("offline-search.js",)
+# The offline search's parts, in the order the worker imports them (the first defines
+# `OfflineIndex`, the others add to it).
+ENGINE = tuple(f"offline-search/{part}.js"
+               for part in ("index", "ranking", "questions", "meanings", "answers", "pages"))
+WORKER_SCRIPTS = ENGINE
 
 
 @bp.get("/manifest.webmanifest")
@@ -88,7 +92,7 @@ def _shell_html() -> str:
 @bp.get("/sw.js")
 def service_worker():
     body = render_template("sw.js", precache=_precache(), workbox=url_for("static", filename=WORKBOX),
-                           engine=_worker_script("offline-search.js"))
+                           engine=[_worker_script(name) for name in ENGINE])
     response = Response(body, mimetype="text/javascript")
     # The browser checks for a new worker on every visit; it must never keep an old one.
     response.headers["Cache-Control"] = "no-cache"
