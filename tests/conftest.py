@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus_support import CR, DOCUMENTS, SMALL_CORPUS, corpus_source
+from corpus_support import CR, DOCUMENTS, SCRYFALL, SMALL_CORPUS, corpus_source
 from hypothesis import settings
 from kept import kept_index, kept_value
 
@@ -125,6 +125,20 @@ def tiny_index(kept) -> Path:
     """Index root of the Worldwake FAQ alone: for tests that damage an index and build it
     again (a second a build, where the three documents take four)."""
     return kept_index(kept, "tiny", ("worldwake-faq",))
+
+
+@pytest.fixture(scope="session")
+def cards_index(kept) -> Path:
+    """Index root of the three-document corpus, two editions of the rules and the real cards
+    of tests/fixtures/scryfall, as `build corpus CARD-FOLDER` makes it."""
+    return kept_index(kept, "small-cards", SMALL_CORPUS, (*CR_FILES, SCRYFALL))
+
+
+@pytest.fixture(scope="session")
+def cards_library(cards_index):
+    library = Library(current_folder(cards_index))
+    yield library
+    library.close()
 
 
 @pytest.fixture(scope="session")

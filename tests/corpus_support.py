@@ -18,6 +18,9 @@ CR = DEFAULT_CORPUS / "rules"
 DOCUMENTS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family != RULES_FAMILY)
 # The small index of most tests: three documents of corpus/ (the fixtures of conftest.py).
 SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
+# Real cards in Scryfall's bulk formats: every layout, with rulings and Chinese printings
+# (tests/fixtures/scryfall/README.md; where each was read: its sources.tsv).
+SCRYFALL = Path(__file__).resolve().parent / "fixtures" / "scryfall"
 RULES_EDITIONS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family == RULES_FAMILY)
 
 

@@ -199,7 +199,8 @@ def test_card_page_has_names_in_three_scripts_cost_type_and_rulings(client):
     assert '<dd lang="en">Murderous Redcap</dd>' in html
     assert '<dd lang="zh-Hant">奪魂紅帽客</dd>' in html
     assert '<dd lang="zh-Hans">夺魂红帽客</dd>' in html
-    assert '<dd class="cost" lang="zh-Hant">{二}{黑/紅}{黑/紅}</dd>' in html
+    assert ('<dd class="cost" lang="zh-Hant"><span class="symbol">{二}</span><span class="symbol">{黑/紅}</span>'
+            '<span class="symbol">{黑/紅}</span></dd>') in html
     assert '<dd lang="zh-Hant">生物～精靈／殺手</dd>' in html and "<dd>2/2</dd>" in html
     rulings = html[html.index('<section class="rulings">'):]
     rulings = rulings[:rulings.index("</section>")]

@@ -44,6 +44,7 @@ from pathlib import Path
 import brotli  # type: ignore[import-untyped]
 import numpy as np
 
+from indexer.documents import scryfall
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
@@ -99,10 +100,15 @@ _TEXT_FIELDS = ("text", "title", "names")
 _GROUP_FIELDS = ("rulings", "examples", "abilities")
 
 
+# Sources whose records the copy does not hold (every card of Scryfall's data: tens of
+# thousands, beyond a phone's budget): their pages say offline that they open online.
+ONLINE_ONLY = (scryfall.SOURCE,)
+
+
 def kept(record, edition: str | None) -> bool:
     """Whether a record is searched in the offline copy: the documents' records and the
     current edition."""
-    return not from_rules_file(record) or record.edition == edition
+    return record.source not in ONLINE_ONLY and (not from_rules_file(record) or record.edition == edition)
 
 
 def _resolved_elsewhere(library, records: list) -> list:
@@ -127,7 +133,8 @@ def build(library, name: str) -> dict:
     """The offline copy of an opened `Library`; `name` is its build's name,
     by which a browser tells that its copy is out of date."""
     catalogue = library.catalogue
-    all_records = list(library.records.values())
+    # Every record the copy reads words from: older editions' too, not what it leaves online.
+    all_records = [r for r in library.records.values() if r.source not in ONLINE_ONLY]
     edition = catalogue.current_edition
     searched = [r for r in all_records if kept(r, edition)]
     records = searched + _resolved_elsewhere(library, searched)
@@ -165,6 +172,8 @@ def build(library, name: str) -> dict:
         # Each record's address, per kind, with its fields in braces (`urls.record_url`).
         "urls": _url_patterns(records),
         "sources": {sid: s.get("title", sid) for sid, s in library.sources.items()},
+        # What the copy leaves to the site: a page of these opens when the network is back.
+        "online_only": [sid for sid in ONLINE_ONLY if sid in library.sources],
         **_constants(library),
         "scoring": scoring,
         "postings": postings,

@@ -79,7 +79,9 @@ LABELS = {
     "same_text": ("文字相同", "Same text"),
     "referenced_by": ("引用此規則的內容", "Referenced by"),
     "references": ("參見規則", "Rules referred to"),
-    "keywords": ("關鍵字", "Keywords"),
+    "keywords": ("此牌相關規則", "Rules for this card"),
+    "also_in": ("亦見於", "Also in"),
+    "converted": ("由简体轉換", "converted from Simplified"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "left_out": ("詞太多，未搜尋", "Too many words; not searched"),
     "jump": ("直接前往規則", "Go to rule"),
@@ -220,9 +222,13 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
         "text": blocks(record.text, script),
         "abilities": [blocks(a, script) for a in record.abilities],
         "rulings": [blocks(r, script) for r in record.rulings],
+        "ruling_dates": ruling_dates(record),
         "examples": [blocks(e, script) for e in record.examples],
         "references": references_of(library, [record], record.edition),
         "keywords": keywords_of(library, record, script) if record.kind in ("card", "planar_card") else [],
+        # The same card in the other documents that have it: a set FAQ's Chinese text and
+        # rulings beside Scryfall's Oracle text and official rulings, one card.
+        "also": [_card_elsewhere(library, other, script) for other in library.catalogue.same_card(record)],
         # Whether the rules edition the record's numbers belong to is today's (None when the
         # record has none, or the index holds no rules edition to say).
         "current": (record.edition == library.catalogue.current_edition
@@ -234,11 +240,26 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
     }
 
 
+def ruling_dates(record: Record) -> list[str]:
+    """Each ruling's date and who gave it, where its source says (Scryfall's data does)."""
+    dates = record.attrs.get("ruling_dates")
+    return dates.split("; ") if dates else []
+
+
+def _card_elsewhere(library: Library, record: Record, script: str | None) -> dict:
+    return {"source": source_ref(library, record, script), "url": record_url(record),
+            "text": blocks(record.text, script), "rulings": [blocks(r, script) for r in record.rulings],
+            "ruling_dates": ruling_dates(record)}
+
+
 def keywords_of(library: Library, record: Record, script: str | None) -> list[dict]:
-    """The game's keywords a card's text uses, each with its term page and today's rule for
-    it (a 2008 card's 留存 is persist, 702.79 today)."""
+    """The rules for a card: the game's keywords and terms its text uses (and its keyword
+    abilities, as Scryfall lists them), each with its term page and today's rule for it (a
+    2008 card's 留存 is persist, 702.79 today)."""
     found: dict[str, dict] = {}
-    for text in record.texts("zh_hant") + record.texts("zh_hans") + record.texts("en"):
+    texts = [text for card in (record, *library.catalogue.same_card(record))
+             for lang in ("zh_hant", "zh_hans", "en") for text in card.texts(lang)]
+    for text in [*texts, record.attrs.get("keywords", "")]:
         for _, _, term in keyword_spans(library, text):
             if term.id in found:
                 continue

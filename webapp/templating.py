@@ -3,6 +3,7 @@ tag languages and link rule numbers in text."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 from flask import Flask, render_template, request
@@ -57,6 +58,8 @@ def install(app: Flask) -> None:
         return Markup(" ".join(f'<span lang="{LANG_TAGS.get(t["lang"], "")}">{escape(t["text"])}</span>'
                                for t in items))
 
+    app.add_template_filter(mana_symbols)
+
     @app.template_filter("linked")
     def linked(text: str, edition: str | None = None, terms: bool = False) -> Markup:
         """Plain text as HTML with its rule references linked (to `edition` where it has them)
@@ -71,6 +74,17 @@ def install(app: Flask) -> None:
             pos = stop
         out.append(link_plain_text(text[pos:], resolver))
         return Markup("".join(out))
+
+
+# A mana or other card symbol as card texts write it ({2}{U}, {T}, {W/P}, {藍/黑}), in HTML
+# already escaped (so no markup character is inside).
+SYMBOL = re.compile(r"\{([^{}\s<>&\"']{1,15})\}")
+
+
+def mana_symbols(html: Markup) -> Markup:
+    """Escaped card text with each symbol drawn as one (`.symbol`), the braces kept for
+    copying and for screen readers."""
+    return Markup(SYMBOL.sub(r'<span class="symbol">{\1}</span>', str(html)))
 
 
 def compile_all(app: Flask) -> None:

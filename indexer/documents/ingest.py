@@ -1,11 +1,12 @@
 """The ingestion pipeline: paths in, records out.
 
-A path is a corpus folder (it has `sources.toml`), a folder of Comprehensive Rules files, or
-one rules file. Every document is read on its own: one that fails is reported with its file
-and position and the others still ingest. A corpus folder or rules file given twice (the
-bundled corpus ships every edition, and `serve ../shared/cr` names the same files again) is
-read once: rules files are compared by content, not name. Records are written as JSON Lines
-by replacing the output file whole, so a reader never sees half a file.
+A path is a corpus folder (it has `sources.toml`), a folder of Comprehensive Rules files and
+Scryfall card files, or one such file (a Scryfall file is known by its content: `scryfall`).
+Every document is read on its own: one that fails is reported with its file and position and
+the others still ingest. A corpus folder or rules file given twice (the bundled corpus ships
+every edition, and `serve ../shared/cr` names the same files again) is read once: rules files
+are compared by content, not name. Records are written as JSON Lines by replacing the output
+file whole, so a reader never sees half a file.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import comprules
+from . import comprules, scryfall
 from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Glossary
 from .parsers import ParseError, parser_for
@@ -162,6 +163,7 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     result = IngestResult()
     glossary = Glossary.load(GLOSSARY)
     rules_paths: list[Path] = []
+    card_paths: list[Path] = []
     declared: dict[Path, Source] = {}
     corpora: set[Path] = set()
     for path in paths:
@@ -173,17 +175,23 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
                     declared[source.path] = source
         elif path.is_dir():
             rules_paths.extend(sorted(p for p in path.iterdir() if p.suffix.lower() == ".txt"))
+            card_paths.extend(sorted(p for p in path.iterdir() if p.is_file() and _is_scryfall(p)))
         elif path.is_file():
-            if comprules.is_rules_file(path.read_bytes()[:4096]):
+            if comprules.is_rules_file(_head(path)):
                 rules_paths.append(path)
+            elif _is_scryfall(path):
+                card_paths.append(path)
             else:
                 result.errors.append(str(CorpusError(
-                    path, "not a Comprehensive Rules file and not in a corpus folder with sources.toml")))
+                    path, "not a Comprehensive Rules file, not a Scryfall card file and not in a corpus folder "
+                          "with sources.toml")))
         else:
             result.errors.append(str(CorpusError(path, "no such file or folder")))
     rules_paths = _read_once(rules_paths, result)
     if rules_paths:
         _ingest_rules(rules_paths, declared, result, progress)
+    if card_paths:
+        _ingest_cards(card_paths, result)
     result.records.extend(glossary_records(glossary))
     result.sources[GLOSSARY_SOURCE] = {
         "id": GLOSSARY_SOURCE, "file": GLOSSARY.name, "title": "Glossary / 詞彙表",
@@ -227,6 +235,43 @@ def _ingest_corpus(folder: Path, result: IngestResult) -> list[Source]:
             counts[record.kind] = counts.get(record.kind, 0) + 1
         result.summaries.append(Summary(str(source.path), source.id, counts, warnings))
     return rules
+
+
+def _head(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(scryfall.HEAD_BYTES)
+    except OSError:
+        return b""
+
+
+def _is_scryfall(path: Path) -> bool:
+    return scryfall.is_scryfall_file(_head(path))
+
+
+def _ingest_cards(paths: list[Path], result: IngestResult) -> None:
+    """Scryfall's card and ruling files as one card record per Oracle id. A file that is cut
+    short or damaged is an error that fails the build (the cards of a build are all of them,
+    or the build before them keeps serving)."""
+    try:
+        # (A file named twice is read once; not compared by content, as `_read_once` does: a
+        # file of All Cards is several GB.)
+        data = scryfall.read_files(dict.fromkeys(p.resolve() for p in paths))
+    except scryfall.ScryfallError as exc:
+        result.errors.append(str(exc))
+        return
+    cards = scryfall.records(data)
+    result.records.extend(cards)
+    result.sources[scryfall.SOURCE] = {
+        "id": scryfall.SOURCE, "file": ", ".join(p.name for p in data.files), "title": "Scryfall card data",
+        "family": "scryfall", "languages": ["en", "zh_hans", "zh_hant"], "edition": None, "date": None,
+        "urls": ["https://scryfall.com/docs/api/bulk-data"],
+    }
+    result.inputs.extend(data.files)
+    rulings = sum(len(card.rulings) for card in cards)
+    chinese = sum(1 for card in cards if "zh_hans" in card.names)
+    result.summaries.append(Summary(", ".join(str(p) for p in data.files), scryfall.SOURCE, {"card": len(cards)}, [],
+                                    f"{rulings} rulings, {chinese} with Chinese names"))
 
 
 def _read_once(paths: list[Path], result: IngestResult) -> list[Path]:

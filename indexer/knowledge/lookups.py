@@ -188,6 +188,15 @@ class RuleLookups:
         return min(found, key=lambda r: (kinds.index(r.kind), r.source != GLOSSARY_SOURCE,
                                          r.edition != self.current_edition, r.id)) if found else None
 
+    def same_card(self, record: Record) -> list[Record]:
+        """The other records of a card (a set FAQ's and Scryfall's), by its English name."""
+        name = record.names.get("en") if record.kind == "card" else None
+        if not name:
+            return []
+        key = fold_key(name)
+        return [self.records[i] for i in self.names.get(key, ()) if i != record.id
+                and self.records[i].kind == "card" and fold_key(self.records[i].names.get("en", "")) == key]
+
     @overload
     def edition_named(self, value: str) -> str: ...
     @overload

@@ -105,8 +105,8 @@ class Placement:
         """What makes records one result: a rule with its subrules, in every edition and
         quotation (a keyword's rule by its keyword, as its number moved; another rule by its
         number and heading, as the rules file of its edition has them); a glossary entry in
-        every edition of the rules and in the project glossary, by its English name; any
-        other record alone."""
+        every edition of the rules and in the project glossary, by its English name; a card
+        in every document that has it, by its English name; any other record alone."""
         return self.group_keys[record.id]
 
     def _group_key(self, record: Record, lift: bool = True) -> tuple:
@@ -127,6 +127,9 @@ class Placement:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
+        if record.kind == "card" and record.names.get("en"):
+            # A set FAQ's card and the same card of Scryfall's data are one card, one result.
+            return ("card", fold_key(record.names["en"]))
         if record.kind == "term" and (from_rules_file(record) or record.source == GLOSSARY_SOURCE):
             # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
             # persist (its forms in every script) is the rules glossary's Persist: one entry.

@@ -7,6 +7,8 @@ stored in the index: the library serves them from the records file built beside 
 """
 from whoosh.fields import ID, KEYWORD, TEXT, Schema
 
+from indexer.documents import scryfall
+
 from .analysis import bigram_analyzer, text_analyzer
 
 # Query-time weights of the searchable fields.
@@ -17,6 +19,14 @@ RECALL_FIELD = "grams"
 # A card's or plane's type line and world, searched like a heading: `Ravnica`, `拉尼卡` and
 # `巨海獸` (a creature type) find the planes of that world and the cards of that type.
 HEADING_ATTRS = ("type_line", "type_line_zh_hant", "world", "world_zh_hant")
+# Records a query finds by their names only, and by their text and type line under `kind:card`:
+# every card of Scryfall's data, thousands whose Oracle text and type lines would otherwise
+# fill the answers of rules queries (persist, Equipment). Their recall field holds their names
+# only, so a name partly typed in Chinese (化剑) still finds the card.
+NAMED_ONLY_SOURCE = scryfall.SOURCE
+NAMED_ONLY_KIND = "card"
+# The fields that match a record by its names.
+NAME_FIELDS = ("names", RECALL_FIELD)
 
 
 def build_schema() -> Schema:
@@ -52,5 +62,5 @@ def document(record) -> dict:
         "names": "\n".join(names),
         "title": "\n".join(titles),
         "body": "\n".join(body),
-        "grams": "\n".join([*names, *titles, *body]),
+        "grams": "\n".join(names if record.source == NAMED_ONLY_SOURCE else [*names, *titles, *body]),
     }

@@ -19,7 +19,7 @@ import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
-from whoosh.query import And, AndMaybe, Or, Term
+from whoosh.query import And, AndMaybe, AndNot, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
@@ -31,7 +31,15 @@ from .analysis import Segmenter, attach_segmenter
 from .clauses import COMMON_SHARE, QueryClauses
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .query import FILTERS
-from .schema import FIELD_WEIGHTS, RECALL_FIELD, build_schema, document
+from .schema import (
+    FIELD_WEIGHTS,
+    NAME_FIELDS,
+    NAMED_ONLY_KIND,
+    NAMED_ONLY_SOURCE,
+    RECALL_FIELD,
+    build_schema,
+    document,
+)
 
 INDEX_NAME = "records"
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -239,6 +247,12 @@ class WhooshBackend(SearchBackend):
         self._query = QueryClauses({name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}, segmenter,
                                    postings, self._doc_count, cache_bytes)
         self._record_ids = self._ids_by_number(record_ids)
+        # The documents found by their names only (`schema.NAMED_ONLY_SOURCE`), or None.
+        named_only = postings.get("source", NAMED_ONLY_SOURCE)[0]
+        self._named_only: np.ndarray | None = None
+        if len(named_only):
+            self._named_only = np.zeros(self._doc_count, bool)
+            self._named_only[named_only] = True
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
@@ -291,7 +305,12 @@ class WhooshBackend(SearchBackend):
             union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTERS]
-        hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None)
+        mask = None
+        if self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND:
+            by_name = [c for c in clauses if c.fieldname in NAME_FIELDS]
+            cards = Term("source", NAMED_ONLY_SOURCE)
+            mask = AndNot(cards, Or(by_name)) if by_name else cards
+        hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None, mask=mask)
         return [(hit["id"], hit.score) for hit in hits]
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
@@ -317,6 +336,8 @@ class WhooshBackend(SearchBackend):
                     allowed = np.zeros(self._doc_count, bool)
                     allowed[self._postings.get(name, value)[0]] = True
                     matched &= allowed
+            if self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND:
+                matched &= self._found_by_name(terms) | ~self._named_only
             docs = np.flatnonzero(matched)
             found = scores[docs]
             if len(docs) > limit:  # the best `limit` and any tied with the last of them
@@ -356,6 +377,14 @@ class WhooshBackend(SearchBackend):
             found_by_terms = np.concatenate([found_by_terms, common_docs])
             weighted = np.concatenate([weighted, common_weighted * outside[common_docs]])
         return np.bincount(found_by_terms, weighted, count), matched
+
+    def _found_by_name(self, terms: dict) -> np.ndarray:
+        """The documents a term of a name field matched (`schema.NAME_FIELDS`)."""
+        found = np.zeros(self._doc_count, bool)
+        for field, tok in terms:
+            if field in NAME_FIELDS:
+                found[self._postings.get(field, tok)[0]] = True
+        return found
 
     def _weighted_postings(self, terms: dict) -> tuple[list[np.ndarray], np.ndarray]:
         """Each term's documents, in the terms' order, and all their scores, each weighted by

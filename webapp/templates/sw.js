@@ -185,7 +185,10 @@ function answerOffline(url, request) {
       var found = page[1] === "rules" ? index.rule(key, args.get("edition"), script)
         : page[1] === "sources" ? index.sourcePage(key, script)
         : index.recordPage({ cards: "card", planes: "planar_card", terms: "term" }[page[1]], key, script);
-      return found ? json(found) : error(404, "The offline copy has no " + page[1].replace(/s$/, "") + " " + key.slice(0, 40) + ".");
+      if (found) return json(found);
+      var online = (index.data.online_only || []).some(function (source) { return key.indexOf(source + ":") === 0; });
+      return online ? error(503, "Online only: the offline copy does not hold " + key.slice(0, 60) + "; it opens when the network is back.")
+        : error(404, "The offline copy has no " + page[1].replace(/s$/, "") + " " + key.slice(0, 40) + ".");
     } catch (e) {
       if (e instanceof self.OfflineIndex.QueryError) return error(400, e.message);
       throw e;
