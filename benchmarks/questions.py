@@ -42,11 +42,15 @@ HELD_OUT_2 = ROOT / "tests" / "questions_held_out_2.tsv"
 HELD_OUT_3 = ROOT / "tests" / "questions_held_out_3.tsv"
 HELD_OUT_4 = ROOT / "tests" / "questions_held_out_4.tsv"
 HELD_OUT_5 = ROOT / "tests" / "questions_held_out_5.tsv"
+# Real players' questions, asked in public (tests/questions_real.tsv, with where each was asked).
+REAL_TUNING = ROOT / "tests" / "questions_real_tuning.tsv"
+REAL_SEALED = ROOT / "tests" / "questions_real_sealed.tsv"
 SCORER = ROOT.parent / "shared" / "eval" / "score.py"
 # Each part as printed, in order: the sealed and held-out ones one figure per category only.
 PARTS = (("tuning", TUNING), ("sealed", SEALED), ("terse tuning", TERSE_TUNING), ("terse sealed", TERSE_SEALED),
          ("held-out", HELD_OUT), ("terse held", TERSE_HELD_OUT), ("held-out-2", HELD_OUT_2),
-         ("held-out-3", HELD_OUT_3), ("held-out-4", HELD_OUT_4), ("held-out-5", HELD_OUT_5))
+         ("held-out-3", HELD_OUT_3), ("held-out-4", HELD_OUT_4), ("held-out-5", HELD_OUT_5),
+         ("real tuning", REAL_TUNING), ("real sealed", REAL_SEALED))
 
 
 def scorer() -> ModuleType:
@@ -58,6 +62,20 @@ def scorer() -> ModuleType:
     return module
 
 
+def load_questions(path: Path) -> list[tuple[str, str, list[str]]]:
+    """(category, question, targets) of a judged file, as the scorer reads them; a real
+    question's fourth field, where it was asked, is left out."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) not in (3, 4):
+            raise SystemExit(f"{path}:{n}: want 3 or 4 tab-separated fields, got {len(parts)}")
+        rows.append((parts[0], parts[1], parts[2].split("|")))
+    return rows
+
+
 def evaluate(library: Library, path: Path, score, show: bool = False) -> dict[str, tuple[float, float, int]]:
     """(MRR@10, hit@5, n) per category (language) of a queries file."""
     return figures(path, score, lambda queries: [library.search(q, 10)["results"] for q in queries], show)
@@ -67,7 +85,7 @@ def figures(path: Path, score, search: Callable[[list[str]], list[list[dict]]],
             show: bool = False) -> dict[str, tuple[float, float, int]]:
     """(MRR@10, hit@5, n) per category of a queries file, each query's first ten results given
     by `search` (all the file's queries at once, in order)."""
-    rows = score.load_queries(path)
+    rows = load_questions(path)
     rr: dict[str, list[float]] = {}
     hits: dict[str, list[float]] = {}
     for (category, query, targets), results in zip(rows, search([q for _, q, _ in rows]), strict=True):

@@ -1,5 +1,6 @@
 """Divide each judged question file into a tuning part (two thirds) and a sealed part (one third):
-tests/questions.tsv (sentences) and tests/questions_terse.tsv (a few words of the game's terms).
+tests/questions.tsv (sentences), tests/questions_terse.tsv (a few words of the game's terms) and
+tests/questions_real.tsv (real players' questions, each with where it was asked).
 
 The split is drawn once with a fixed seed within each category (language), so that both parts
 hold about as many English, Traditional and Simplified questions as the whole and the same file
@@ -22,13 +23,16 @@ SEALED = HERE / "questions_sealed.tsv"
 TERSE = HERE / "questions_terse.tsv"
 TERSE_TUNING = HERE / "questions_terse_tuning.tsv"
 TERSE_SEALED = HERE / "questions_terse_sealed.tsv"
+REAL = HERE / "questions_real.tsv"
+REAL_TUNING = HERE / "questions_real_tuning.tsv"
+REAL_SEALED = HERE / "questions_real_sealed.tsv"
 # Each judged file and its (tuning, sealed) parts.
-PARTS = {SOURCE: (TUNING, SEALED), TERSE: (TERSE_TUNING, TERSE_SEALED)}
+PARTS = {SOURCE: (TUNING, SEALED), TERSE: (TERSE_TUNING, TERSE_SEALED), REAL: (REAL_TUNING, REAL_SEALED)}
 SEED = 20261201
 
 HEADER = """# {part} of {source}, written by questions_split.py (seed {seed}); do not edit by hand.
 # {what}
-# Format: language<TAB>question<TAB>targets (../shared/eval/score.py's syntax).
+# Format: language<TAB>question<TAB>targets{asked} (../shared/eval/score.py's syntax{sourced}).
 """
 WHAT = {
     "tuning": "The two thirds the ranking may be tuned on.",
@@ -61,7 +65,10 @@ def rendered(seed=SEED):
     for source, (tuning_path, sealed_path) in PARTS.items():
         tuning, sealed = split(question_lines(source), seed)
         for path, part, lines in ((tuning_path, "tuning", tuning), (sealed_path, "sealed", sealed)):
-            header = HEADER.format(part=f"{part.capitalize()} part", source=source.name, seed=seed, what=WHAT[part])
+            sourced = lines and lines[0].count("\t") == 3
+            header = HEADER.format(part=f"{part.capitalize()} part", source=source.name, seed=seed, what=WHAT[part],
+                                   asked="<TAB>source address" if sourced else "",
+                                   sourced=", and where the question was asked" if sourced else "")
             texts[path] = header + "\n".join(lines) + "\n"
     return texts
 

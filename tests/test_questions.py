@@ -1,5 +1,5 @@
 """The judged question sets (questions.tsv, sentences; questions_terse.tsv, a few words of the
-game's terms) and their splits: every question is answered by rules that exist in today's
+game's terms; questions_real.tsv, real players' questions with where each was asked) and their splits: every question is answered by rules that exist in today's
 edition, the three languages are about a third each, a terse question is two to five words, and
 the tuning and sealed files are the fixed-seed split of each set (questions_split.py), not
 edited by hand."""
@@ -37,7 +37,7 @@ def rows(path=questions_split.SOURCE):
                                   questions_split.HERE / "questions_held_out_5.tsv"], ids=lambda p: p.name)
 def test_every_target_is_a_rule_of_todays_edition(todays_rules, path):
     missing = []
-    for _language, question, targets in rows(path):
+    for _language, question, targets, *_asked in rows(path):
         for target in targets.split("|"):
             match = TARGET.match(target)
             assert match, f"{question!r}: target {target!r} is not rule:N&edition:{TODAY}"
@@ -65,6 +65,21 @@ def test_ninety_terse_questions_of_two_to_five_words_a_third_in_each_language():
     assert not set(questions) & {question for _, question, _ in rows()}
     assert all(2 <= len(question.split()) <= 5 for question in questions if question.isascii())
     assert all(len(question) >= 4 for question in questions)
+
+
+def test_three_hundred_real_questions_a_third_chinese_each_with_where_it_was_asked():
+    """Real players' questions (questions_real.tsv): as long as people write them, with the
+    public address of each."""
+    real = rows(questions_split.REAL)
+    counts = Counter(language for language, *_ in real)
+    assert set(counts) == set(LANGUAGES) and len(real) >= 300
+    assert (counts["zh_hant"] + counts["zh_hans"]) / len(real) >= 1 / 3
+    assert all(len(row) == 4 and re.match(r"https?://\S+$", row[3]) for row in real)
+    questions = [question for _, question, *_ in real]
+    assert len(questions) == len(set(questions))
+    english = sorted(len(q.split()) for language, q, *_ in real if language == "en")
+    assert english[len(english) // 2] >= 20  # real English questions: a median near 28 words
+    assert not set(questions) & {question for _, question, _ in rows()}
 
 
 def test_tuning_and_sealed_files_are_the_fixed_split():
