@@ -4,6 +4,7 @@
     mtgrules ingest [PATHS...]           parse documents into records, report per file
     mtgrules check                       open and verify the build a server would serve
     mtgrules fetch URL|FILE              add a newly published rules edition to corpus/
+    mtgrules fetch cards                 every card, its rulings and Chinese names from Scryfall, into var/cards/
     mtgrules 702.30a                     the rule (newest edition that has it)
     mtgrules rule 702.79 --edition 2009-07-08
     mtgrules search 留存                 search results
@@ -26,6 +27,7 @@ from pathlib import Path
 import click
 from flask.cli import ScriptInfo
 
+from indexer.documents.card_fetch import BULK_DATA_URL, TOTAL_SECONDS, fetch_cards
 from indexer.documents.corpus import CorpusError
 from indexer.documents.fetch import FetchError, fetch as fetch_edition
 from indexer.documents.glossary import GlossaryError
@@ -160,13 +162,28 @@ def check(options: Options, index_root: Path | None) -> int:
     return 0
 
 
+# Where `fetch cards` keeps Scryfall's files, and ./scripts/serve finds them.
+CARDS_FOLDER = ROOT / "var" / "cards"
+
+
 @cli.command(help="Add a newly published Comprehensive Rules file (a URL or a file) to the corpus; "
-                  "the next build or ./scripts/serve indexes it.")
-@click.argument("location", metavar="URL|FILE")
+                  "or, given `cards`, download every card, its rulings and its Chinese names from "
+                  "Scryfall's bulk data into a folder of their own. The next build or ./scripts/serve indexes it.")
+@click.argument("location", metavar="URL|FILE|cards")
 @click.option("--corpus", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_CORPUS,
               help="corpus folder (default: corpus/)")
-def fetch(location: str, corpus: Path) -> int:
+@click.option("--to", "cards_folder", type=click.Path(path_type=Path, file_okay=False), default=CARDS_FOLDER,
+              help="with `cards`: the folder the card files are kept in (default: var/cards/)")
+@click.option("--bulk-data", default=BULK_DATA_URL, show_default=True, help="with `cards`: Scryfall's bulk-data list")
+@click.option("--seconds", type=click.FloatRange(min=1), default=TOTAL_SECONDS, show_default=True,
+              help="with `cards`: the whole download's deadline")
+def fetch(location: str, corpus: Path, cards_folder: Path, bulk_data: str, seconds: float) -> int:
     try:
+        if location == "cards":
+            cards = fetch_cards(cards_folder, bulk_data, seconds)
+            click.echo(f"kept {cards.cards} cards, {cards.rulings} rulings and {cards.chinese} Chinese printings "
+                       f"in {cards.folder}; the next build or ./scripts/serve indexes them")
+            return 0
         fetched = fetch_edition(location, corpus)
     except FetchError as exc:
         click.echo(f"error: {exc}", err=True)

@@ -57,7 +57,7 @@ class Fetched:
     added: bool         # False when the corpus already held these bytes
 
 
-class _Deadline:
+class Deadline:
     """Shuts down every connection of one download when its total time is up: a read blocked
     on a trickling server returns at once, in the headers as in the body."""
 
@@ -68,7 +68,7 @@ class _Deadline:
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
 
-    def __enter__(self) -> _Deadline:
+    def __enter__(self) -> Deadline:
         self._timer.start()
         return self
 
@@ -94,7 +94,7 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _WatchedHTTP(http.client.HTTPConnection):
-    def __init__(self, *args, deadline: _Deadline, **kwargs):
+    def __init__(self, *args, deadline: Deadline, **kwargs):
         super().__init__(*args, **kwargs)
         self.deadline = deadline
 
@@ -109,7 +109,7 @@ class _WatchedHTTPS(_WatchedHTTP, http.client.HTTPSConnection):
 
 
 class _HTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, deadline: _Deadline):
+    def __init__(self, deadline: Deadline):
         super().__init__()
         self.deadline = deadline
 
@@ -118,7 +118,7 @@ class _HTTPHandler(urllib.request.HTTPHandler):
 
 
 class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline):
+    def __init__(self, deadline: Deadline):
         self.context = ssl.create_default_context()
         super().__init__(context=self.context)
         self.deadline = deadline
@@ -127,11 +127,16 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         return self.do_open(functools.partial(_WatchedHTTPS, deadline=self.deadline), req, context=self.context)
 
 
+def deadline_opener(deadline: Deadline) -> urllib.request.OpenerDirector:
+    """An opener whose every connection `deadline` shuts down when its time is up."""
+    return urllib.request.build_opener(_HTTPHandler(deadline), _HTTPSHandler(deadline))
+
+
 def _download(url: str, seconds: float = TIMEOUT_SECONDS) -> bytes:
     """The body at `url`, whole: at most MAX_DOCUMENT_BYTES, as long as its Content-Length
     says, within `seconds` in all."""
-    with _Deadline(seconds) as deadline:
-        opener = urllib.request.build_opener(_HTTPHandler(deadline), _HTTPSHandler(deadline))
+    with Deadline(seconds) as deadline:
+        opener = deadline_opener(deadline)
         try:
             with opener.open(url, timeout=seconds) as response:
                 declared = response.headers.get("Content-Length")
