@@ -33,6 +33,7 @@ from werkzeug.datastructures import Headers
 from werkzeug.test import EnvironBuilder
 
 from harness.server import Server, free_port
+from indexer.documents import scryfall
 from indexer.knowledge.library import Library
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
 from webapp import collection, create_app, templating
@@ -41,6 +42,8 @@ from webapp.views.offline import ENGINE
 from .measure import WARM_UP_QUERY, build_folder, judged_queries, percentile, table
 
 LIMIT_MS = 50.0
+# Of a source's pages and of Scryfall's cards, at most this many are asked (a seeded sample).
+SAMPLE = 500
 BROWSER = {"Accept-Encoding": "gzip, deflate, br, zstd", "Accept-Language": "zh-TW,zh;q=0.9,en;q=0.8"}
 # The largest body the app reads (KB_MAX_BODY_BYTES' default), less room for the JSON around it.
 POST_BYTES = 100 * 1024 - 200
@@ -144,7 +147,8 @@ def asks(app, library: Library) -> Iterator[Ask]:
         contents = app.test_client().get(f"/api/sources/{source_id}").get_json()
         yield Ask("source contents", f"/sources/{source_id}")
         yield Ask("source contents JSON", f"/api/sources/{source_id}")
-        for page in range(1, contents.get("pages", 0) + 1):
+        pages = range(1, contents.get("pages", 0) + 1)
+        for page in sorted(rng.sample(pages, SAMPLE)) if len(pages) > SAMPLE else pages:
             yield Ask("source page", f"/sources/{source_id}?page={page}")
             yield Ask("source page JSON", f"/api/sources/{source_id}?page={page}")
     rules = [r for r in records if r.kind == "rule" and r.source.startswith("cr-")]
@@ -155,7 +159,12 @@ def asks(app, library: Library) -> Iterator[Ask]:
                 yield Ask("rule JSON", f"/api/rules/{r.number}")
         elif r.parent is None:
             yield Ask("rule page, older edition", f"/rules/{r.number}?edition={r.edition}")
+    # Every card of the documents; of Scryfall's tens of thousands, a seeded sample.
+    scryfall_cards = [r for r in records if r.source == scryfall.SOURCE]
+    sampled = {r.id for r in (rng.sample(scryfall_cards, SAMPLE) if len(scryfall_cards) > SAMPLE else scryfall_cards)}
     for r in records:
+        if r.source == scryfall.SOURCE and r.id not in sampled:
+            continue
         if r.kind in ("card", "planar_card"):
             base = "/cards/" if r.kind == "card" else "/planes/"
             yield Ask(r.kind.replace("_", " "), base + r.id)

@@ -325,9 +325,16 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
 def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
     """Each token of the search field no record of the copy holds, with how many records of
     the whole index hold it."""
-    _stats, terms = library.engine.term_frequencies("body")
+    _stats, terms = library.engine.term_frequencies("body", _documents(library, position))
     return {token: frequency for token, _common, frequency, found in terms
             if not any(i in position for i, _tf in found)}
+
+
+def _documents(library, position: dict[str, int]) -> np.ndarray:
+    """The copy's records as a mask of the index's document numbers (a record's position)."""
+    within = np.zeros(len(library.catalogue.by_position), bool)
+    within[[library.catalogue.positions[record_id] for record_id in position]] = True
+    return within
 
 
 def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:
@@ -341,9 +348,10 @@ def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:
     postings: dict[str, dict[str, str]] = {}
     common: dict[str, list[str]] = {}
     scoring: dict[str, dict] = {}
+    within = _documents(library, position)
     for field in FIELD_WEIGHTS:
         postings[field], common[field] = {}, []
-        stats, terms = library.engine.term_frequencies(field)
+        stats, terms = library.engine.term_frequencies(field, within)
         lengths = [0] * len(position)
         for record_id, at in position.items():
             lengths[at] = stats["lengths"][record_id]

@@ -46,10 +46,15 @@ def build_schema() -> Schema:
 
 
 def document(record) -> dict:
-    """The fields of one record as the index sees them."""
-    body = [record.text.get(lang, "") for lang in record.text]
-    for group in (record.abilities, record.rulings, record.examples):
-        body.extend(text for item in group for text in item.values())
+    """The fields of one record as the index sees them. A card of Scryfall's is searched by
+    its English Oracle text (under `kind:card`), not by its rulings or printed Chinese text,
+    which its page shows: tens of thousands of cards' rulings would double the build."""
+    if record.source == NAMED_ONLY_SOURCE:
+        body = [record.text.get("en", "")]
+    else:
+        body = [record.text.get(lang, "") for lang in record.text]
+        for group in (record.abilities, record.rulings, record.examples):
+            body.extend(text for item in group for text in item.values())
     names = [*record.names.values(), *record.aliases]
     titles = [*record.title.values(), *(record.attrs[key] for key in HEADING_ATTRS if record.attrs.get(key))]
     return {

@@ -188,6 +188,16 @@ class _PostingsFile:
         start, end = self._terms.get(field, {}).get(token, (0, 0))
         return end - start
 
+    def held(self, field: str, within: np.ndarray) -> dict[str, bool]:
+        """Whether a document of `within` (a mask of document numbers) holds each token of
+        `field`: counted for all the field's tokens at once."""
+        spans = self._terms.get(field, {})
+        if not spans:
+            return {}
+        bounds = np.array(list(spans.values()), np.int64)
+        counted = np.concatenate([[0], np.cumsum(within[self._docs], dtype=np.int64)])
+        return dict(zip(spans, (counted[bounds[:, 1]] - counted[bounds[:, 0]] > 0).tolist(), strict=True))
+
     def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
         """`frequency` of each (field, token) term: a query's terms in one call, as a call
         and an argument tuple for each cost more than its two look-ups."""
@@ -336,7 +346,8 @@ class WhooshBackend(SearchBackend):
                     allowed = np.zeros(self._doc_count, bool)
                     allowed[self._postings.get(name, value)[0]] = True
                     matched &= allowed
-            if self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND:
+            if (self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND
+                    and (matched & self._named_only).any()):
                 matched &= self._found_by_name(terms) | ~self._named_only
             docs = np.flatnonzero(matched)
             found = scores[docs]
@@ -411,12 +422,16 @@ class WhooshBackend(SearchBackend):
             return total, holding
         return total + scores, holding & matched
 
-    def term_frequencies(self, field: str) -> tuple[dict, Iterator[tuple[str, bool, int, list[tuple[str, int]]]]]:
+    def term_frequencies(self, field: str, within: np.ndarray | None = None
+                         ) -> tuple[dict, Iterator[tuple[str, bool, int, list[tuple[str, int]]]]]:
         """What a term's score in `field` is made of, for the offline copy (`webapp.offline_copy`),
         which ships frequencies and works the scores out as `_ScoredPostings` does: BM25F's
         parameters, the number of documents its idf counts, the field's average length and each
         record's quantised length (by record id); then every token, whether a search leaves it
-        out as common, its document frequency and its postings (record id, term frequency)."""
+        out as common, its document frequency and its postings (record id, term frequency).
+        With `within` (a mask of document numbers), the postings of a token no document of it
+        holds are not read (an empty list): told from the scored postings in memory, which
+        spares reading Whoosh's from disk for the tens of thousands of cards' words."""
         searcher = self._ix.searcher(weighting=WEIGHTING)
         lengths = {}
         for leaf, offset in searcher.leaf_searchers():
@@ -429,7 +444,12 @@ class WhooshBackend(SearchBackend):
             most = COMMON_SHARE * self._doc_count
             try:
                 reader = searcher.reader()
+                held = self._postings.held(field, within) if within is not None else None
                 for token in reader.field_terms(field):
+                    if held is not None and not held[token]:
+                        frequency = self._postings.frequency(field, token)
+                        yield token, frequency > most, frequency, []
+                        continue
                     postings = [(self._record_id(doc), int(tf))
                                 for ids, tfs in _posting_blocks(reader.postings(field, token))
                                 for doc, tf in zip(ids, tfs, strict=True)]
