@@ -210,3 +210,19 @@ def test_a_static_file_s_validator_names_its_coding(client):
     again = client.get("/static/offline-search/index.js", headers={"Accept-Encoding": "br",
                                                             "If-None-Match": packed.headers["ETag"]})
     assert again.status_code == 304 and not again.data
+
+
+@pytest.mark.parametrize("url", ["/api/rules/999.999", "/api/search?q=persist&limit=0", "/rules/999.999",
+                                 "/api/cards/no-such-card"])
+def test_a_conditional_request_for_an_error_gets_the_error(client, url):
+    """A 304 stands for a 2xx only: neither `*` nor a validator of another address (the same
+    build, script and format) turns a 404 or a 400 into a 304."""
+    other = client.get("/api/rules/702.30a" if url.startswith("/api/") else "/rules/702.30a").headers["ETag"]
+    for held in ("*", other):
+        response = client.get(url, headers={"If-None-Match": held})
+        assert response.status_code in (400, 404), (held, response.status_code)
+
+
+def test_a_conditional_request_with_a_star_is_answered(client):
+    response = client.get("/api/rules/702.30a", headers={"If-None-Match": "*"})
+    assert response.status_code == 200 and response.get_json()["number"] == "702.30a"

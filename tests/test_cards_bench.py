@@ -4,7 +4,6 @@ size grows while what the reader keeps does not."""
 from __future__ import annotations
 
 from benchmarks import card_data
-
 from indexer.documents import scryfall
 
 

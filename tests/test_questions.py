@@ -1,8 +1,8 @@
 """The judged question sets (questions.tsv, sentences; questions_terse.tsv, a few words of the
-game's terms; questions_real.tsv, real players' questions with where each was asked) and their splits: every question is answered by rules that exist in today's
-edition, the three languages are about a third each, a terse question is two to five words, and
-the tuning and sealed files are the fixed-seed split of each set (questions_split.py), not
-edited by hand."""
+game's terms; questions_real.tsv, real players' questions with where each was asked) and their
+splits: every question is answered by rules that exist in today's edition, the three languages
+are about a third each, a terse question is two to five words, and the tuning and sealed files
+are the fixed-seed split of each set (questions_split.py), not edited by hand."""
 from __future__ import annotations
 
 import re

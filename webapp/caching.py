@@ -4,8 +4,10 @@ already costs a 304 instead of a search.
 An answer is fully determined by its address, the index build it came from, the reader's
 script (which the cookie may choose), whether it is a page or JSON, and the web code that
 presented it. The validator (a weak ETag, as compression changes the bytes, not the meaning)
-is those four things, computed without running the view: a request whose If-None-Match
-holds it gets its 304 before any searching, rendering or compression. The build's name is
+is those five things, computed without running the view: a request whose If-None-Match
+holds it gets its 304 before any searching, rendering or compression. Only a successful
+answer carries a validator, and a validator names its address, so a 304 always stands for a
+2xx: a validator copied from another address, or `*`, never turns a 404 or a 400 into a 304. The build's name is
 the index artifact's id, so a replica serving the same artifact gives the same validator,
 and a switch to a new index changes every validator at once.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from urllib.parse import urlencode
 
 from flask import Flask, Response, current_app
 
@@ -58,7 +61,14 @@ def validator(req: AnswerRequest) -> str:
     except IndexUnavailable:
         build = "none"
     fmt = "json" if req.wants_json else "html"
-    return f"{build}.{req.view_script or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}"
+    return f"{build}.{req.view_script or 'asis'}.{fmt}.{current_app.config['CODE_VERSION']}.{_address(req)}"
+
+
+def _address(req: AnswerRequest) -> str:
+    """A short hash of the path and query, but for `script`, which the validator names
+    apart (the cookie may choose it instead)."""
+    query = urlencode([(key, value) for key, value in req.args.items(multi=True) if key != "script"])
+    return hashlib.sha256(f"{req.path}?{query}".encode()).hexdigest()[:8]
 
 
 def not_modified(req: AnswerRequest) -> Response | None:
@@ -68,8 +78,8 @@ def not_modified(req: AnswerRequest) -> Response | None:
     if not req.environ.get("HTTP_IF_NONE_MATCH") or not _cacheable(req):
         return None
     etag = validator(req)
-    if not req.if_none_match.contains_weak(etag):
-        return None
+    if req.if_none_match.star_tag or not req.if_none_match.contains_weak(etag):
+        return None  # (`*`: whether this address answers at all is the view's to say)
     response = Response(status=304)
     response.set_etag(etag, weak=True)
     _lifetime(req, response)
