@@ -213,6 +213,7 @@ def references_of(library: Library, records: list[Record], edition: str | None) 
 def record_view(library: Library, record: Record, script: str | None) -> dict:
     """A card, plane, term, section or single rule as its page shows it."""
     chinese = chinese_of(record)
+    same = library.catalogue.same_card(record)
     return {
         **summary(library, record, script),
         "keyword": record.keyword,
@@ -225,10 +226,10 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
         "ruling_dates": ruling_dates(record),
         "examples": [blocks(e, script) for e in record.examples],
         "references": references_of(library, [record], record.edition),
-        "keywords": keywords_of(library, record, script) if record.kind in ("card", "planar_card") else [],
+        "keywords": keywords_of(library, [record, *same], script) if record.kind in ("card", "planar_card") else [],
         # The same card in the other documents that have it: a set FAQ's Chinese text and
         # rulings beside Scryfall's Oracle text and official rulings, one card.
-        "also": [_card_elsewhere(library, other, script) for other in library.catalogue.same_card(record)],
+        "also": [_card_elsewhere(library, other, script) for other in same],
         # Whether the rules edition the record's numbers belong to is today's (None when the
         # record has none, or the index holds no rules edition to say).
         "current": (record.edition == library.catalogue.current_edition
@@ -252,14 +253,13 @@ def _card_elsewhere(library: Library, record: Record, script: str | None) -> dic
             "ruling_dates": ruling_dates(record)}
 
 
-def keywords_of(library: Library, record: Record, script: str | None) -> list[dict]:
-    """The rules for a card: the game's keywords and terms its text uses (and its keyword
-    abilities, as Scryfall lists them), each with its term page and today's rule for it (a
-    2008 card's 留存 is persist, 702.79 today)."""
+def keywords_of(library: Library, cards: list[Record], script: str | None) -> list[dict]:
+    """The rules for a card (its records in every document that has it): the game's keywords
+    and terms its texts use (and its keyword abilities, as Scryfall lists them), each with its
+    term page and today's rule for it (a 2008 card's 留存 is persist, 702.79 today)."""
     found: dict[str, dict] = {}
-    texts = [text for card in (record, *library.catalogue.same_card(record))
-             for lang in ("zh_hant", "zh_hans", "en") for text in card.texts(lang)]
-    for text in [*texts, record.attrs.get("keywords", "")]:
+    texts = [text for card in cards for lang in ("zh_hant", "zh_hans", "en") for text in card.texts(lang)]
+    for text in [*texts, *(card.attrs.get("keywords", "") for card in cards)]:
         for _, _, term in keyword_spans(library, text):
             if term.id in found:
                 continue

@@ -123,11 +123,11 @@ def _printing(card: dict) -> _Printing:
     return _Printing(str(card.get("released_at") or ""), name.strip(), type_line.strip(), "\n\n".join(texts).strip())
 
 
-def read_files(paths: Iterable[Path], data: CardData | None = None) -> CardData:
+def read_files(paths: Iterable[Path]) -> CardData:
     """Every Scryfall file's cards and rulings, an item at a time; a file cut short, not JSON or
     not Scryfall's raises ScryfallError naming it (what was read of other files is kept by the
     caller only if it chooses to)."""
-    data = data or CardData()
+    data = CardData()
     for path in paths:
         for item in _items(path):
             if isinstance(item, dict):

@@ -17,7 +17,8 @@ from indexer.documents.comprules import FAMILY as RULES_FAMILY
 from indexer.documents.records import Record, rule_parent, rules_file_source
 from indexer.documents.references import rule_sort_key
 
-from .catalogue import Catalogue, is_titled_rule
+from .catalogue import Catalogue
+from .lookups import is_titled_rule
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,8 @@ from indexer.search.lineage import Edge
 from indexer.search.record_lines import RecordLines
 
 from .concepts import ConceptTables
-from .lookups import NAMED_KINDS, RuleLookups, is_titled_rule
-from .placement import Placement, only_heading
-
-__all__ = ["NAMED_KINDS", "Catalogue", "is_titled_rule", "only_heading"]
+from .lookups import RuleLookups
+from .placement import Placement
 
 
 class Catalogue(RuleLookups):

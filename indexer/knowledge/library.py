@@ -30,12 +30,13 @@ from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
 
 from .book import Book
 from .built_parts import BuiltParts
-from .catalogue import NAMED_KINDS, Catalogue
+from .catalogue import Catalogue
 from .display import SCRIPTS, display_title
 from .expansion import QueryExpander
 from .explain import Trace
 from .grouping import EditionGrouping
 from .holders import TodaysHolders
+from .lookups import NAMED_KINDS
 from .questions import QuestionReader, vocabulary
 from .ranking import Ranker
 from .results import Results

@@ -44,6 +44,12 @@ def _heading_key(rule: Record) -> str | None:
     return rule.title["en"].lower() if section and rule.title.get("en") and is_titled_rule(rule) else None
 
 
+def card_key(record: Record) -> str | None:
+    """What makes records one card: its English name, folded (a set FAQ's entry and the same
+    card of Scryfall's data); None for a record that is no card or has no English name."""
+    name = record.names.get("en") if record.kind == "card" else None
+    return fold_key(name) if name else None
+
 
 def _title_search(titles: dict[str, list[str]]) -> tuple[list[str], str, list[int]]:
     """The folded titles, and the same as one string, a title per line, with where each
@@ -189,13 +195,12 @@ class RuleLookups:
                                          r.edition != self.current_edition, r.id)) if found else None
 
     def same_card(self, record: Record) -> list[Record]:
-        """The other records of a card (a set FAQ's and Scryfall's), by its English name."""
-        name = record.names.get("en") if record.kind == "card" else None
-        if not name:
+        """The other records of a card (a set FAQ's and Scryfall's: `card_key`)."""
+        key = card_key(record)
+        if key is None:
             return []
-        key = fold_key(name)
-        return [self.records[i] for i in self.names.get(key, ()) if i != record.id
-                and self.records[i].kind == "card" and fold_key(self.records[i].names.get("en", "")) == key]
+        return [self.records[i] for i in self.names.get(key, ())
+                if i != record.id and card_key(self.records[i]) == key]
 
     @overload
     def edition_named(self, value: str) -> str: ...

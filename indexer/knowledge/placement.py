@@ -17,7 +17,7 @@ from indexer.documents.references import rule_sort_key
 from indexer.search.folding import fold_key
 from indexer.search.lineage import record_key
 
-from .lookups import RuleLookups, is_titled_rule
+from .lookups import RuleLookups, card_key, is_titled_rule
 
 
 def _newness(record: Record) -> tuple[str, bool]:
@@ -127,9 +127,9 @@ class Placement:
                     return ("keyword-rule", keyword)
             basis = official or record
             return ("rule", heading, basis.keyword or fold_key(next(iter(basis.title.values()), "")))
-        if record.kind == "card" and record.names.get("en"):
+        if (card := card_key(record)) is not None:
             # A set FAQ's card and the same card of Scryfall's data are one card, one result.
-            return ("card", fold_key(record.names["en"]))
+            return ("card", card)
         if record.kind == "term" and (from_rules_file(record) or record.source == GLOSSARY_SOURCE):
             # Mana Burn of 2008 is today's Mana Burn (Obsolete), and the project glossary's
             # persist (its forms in every script) is the rules glossary's Persist: one entry.

@@ -20,8 +20,9 @@ from indexer.documents.references import rule_sort_key
 from indexer.search.folding import fold_key
 from indexer.search.query import MAX_LIMIT, QueryError
 
-from .catalogue import NAMED_KINDS, Catalogue
+from .catalogue import Catalogue
 from .display import display, display_title
+from .lookups import NAMED_KINDS
 
 MAX_CHARS = 100
 _NUMBER_PREFIX = re.compile(r"\d{1,3}(\.\d*[a-z]?)?")
