@@ -13,10 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import orjson
 
 from . import comprules, scryfall
 from .corpus import METADATA, CorpusError, Source, load_sources
@@ -338,9 +341,29 @@ def write_records(result: IngestResult, out_dir: Path) -> None:
     _replace(out_dir / "sources.json", json.dumps(result.sources, ensure_ascii=False, indent=1))
 
 
+# A record's fields whose values many records repeat (a kind, a source, an edition), and an
+# attribute value at most this long (a layout, a set, a type line, a date): tens of thousands
+# of cards hold one copy of each, not one each (docs/benchmarks.md, Every card).
+SHARED_FIELDS = ("kind", "source", "edition")
+SHARED_VALUE_CHARS = 64
+
+
+def _shared(data: dict) -> dict:
+    for name in SHARED_FIELDS:
+        if isinstance(data.get(name), str):
+            data[name] = sys.intern(data[name])
+    attrs = data.get("attrs")
+    if attrs:
+        data["attrs"] = {key: sys.intern(value) if isinstance(value, str) and len(value) <= SHARED_VALUE_CHARS
+                         else value for key, value in attrs.items()}
+    return data
+
+
 def read_records(folder: Path) -> tuple[list[Record], dict[str, dict]]:
-    with open(folder / "records.jsonl", encoding="utf-8") as fh:
-        records = [Record.from_dict(json.loads(line)) for line in fh if line.strip()]
+    """A build's records and sources. orjson shares the dict keys of the records it reads
+    (`text`'s languages, `attrs`' names); `_shared` the values they repeat."""
+    with open(folder / "records.jsonl", "rb") as fh:
+        records = [Record.from_dict(_shared(orjson.loads(line))) for line in fh if line.strip()]
     sources = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
     return records, sources
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +52,7 @@ _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float
 # Every term's scored postings, written with the index: documents, scores, and the table of
 # terms (per field, each token and its number of postings, in the arrays' order).
 POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
+_NO_TERMS: dict[str, int] = {}
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
@@ -148,16 +151,24 @@ class _PostingsFile:
         table = json.loads((directory / POSTINGS_TERMS).read_text(encoding="utf-8"))
         self._docs = _array(directory / POSTINGS_DOCS, np.int32)
         self._scores = _array(directory / POSTINGS_SCORES, np.float64)
-        # field -> token -> (start, end) in the arrays
-        self._terms: dict[str, dict[str, tuple[int, int]]] = {}
-        at = 0
-        for field, (tokens, counts) in table.items():
-            spans = self._terms[field] = {}
-            for token, count in zip(tokens, counts, strict=True):
-                spans[token] = (at, at + count)
-                at += count
-        if at != len(self._docs) or at != len(self._scores):
-            raise ValueError(f"{POSTINGS_TERMS} names {at} postings, the arrays hold {len(self._docs)}")
+        # field -> token -> the term's number; term k's postings are starts[k]:starts[k + 1]
+        # of the arrays. A number and one array, not a (start, end) pair per term: a table of
+        # every card's name grams is a third the memory (docs/benchmarks.md, Every card).
+        self._terms: dict[str, dict[str, int]] = {}
+        counts: list[int] = []
+        for field, (tokens, field_counts) in table.items():
+            if len(tokens) != len(field_counts):
+                raise ValueError(f"{POSTINGS_TERMS}: {field} names {len(tokens)} terms and {len(field_counts)} counts")
+            self._terms[field] = dict(zip(tokens, range(len(counts), len(counts) + len(tokens)), strict=True))
+            counts.extend(field_counts)
+        self._starts = array("q", [0])
+        self._starts.extend(accumulate(counts))
+        if self._starts[-1] != len(self._docs) or self._starts[-1] != len(self._scores):
+            raise ValueError(f"{POSTINGS_TERMS} names {self._starts[-1]} postings, the arrays hold {len(self._docs)}")
+
+    def _span(self, field: str, token: str) -> tuple[int, int]:
+        term = self._terms.get(field, _NO_TERMS).get(token)
+        return (0, 0) if term is None else (self._starts[term], self._starts[term + 1])
 
     @staticmethod
     def write(searcher, directory: Path, fields: Iterable[str]) -> None:
@@ -180,32 +191,33 @@ class _PostingsFile:
 
     def get(self, field: str, token: str) -> tuple[np.ndarray, np.ndarray]:
         """(document numbers, scores) of one term; empty arrays for a token no document has."""
-        start, end = self._terms.get(field, {}).get(token, (0, 0))
+        start, end = self._span(field, token)
         return self._docs[start:end], self._scores[start:end]
 
     def frequency(self, field: str, token: str) -> int:
         """How many documents hold the term."""
-        start, end = self._terms.get(field, {}).get(token, (0, 0))
+        start, end = self._span(field, token)
         return end - start
 
     def held(self, field: str, within: np.ndarray) -> dict[str, bool]:
         """Whether a document of `within` (a mask of document numbers) holds each token of
         `field`: counted for all the field's tokens at once."""
-        spans = self._terms.get(field, {})
-        if not spans:
+        terms = self._terms.get(field, _NO_TERMS)
+        if not terms:
             return {}
-        bounds = np.array(list(spans.values()), np.int64)
+        numbers = np.fromiter(terms.values(), np.int64, len(terms))
+        starts = np.frombuffer(self._starts, np.int64)
         counted = np.concatenate([[0], np.cumsum(within[self._docs], dtype=np.int64)])
-        return dict(zip(spans, (counted[bounds[:, 1]] - counted[bounds[:, 0]] > 0).tolist(), strict=True))
+        return dict(zip(terms, (counted[starts[numbers + 1]] - counted[starts[numbers]] > 0).tolist(), strict=True))
 
     def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
         """`frequency` of each (field, token) term: a query's terms in one call, as a call
         and an argument tuple for each cost more than its two look-ups."""
-        spans, none = self._terms, dict[str, tuple[int, int]]()
+        numbers, starts = self._terms, self._starts
         found = {}
         for term in terms:
-            start, end = spans.get(term[0], none).get(term[1], (0, 0))
-            found[term] = end - start
+            k = numbers.get(term[0], _NO_TERMS).get(term[1])
+            found[term] = 0 if k is None else starts[k + 1] - starts[k]
         return found
 
     def tokens(self, field: str) -> Iterator[str]:
