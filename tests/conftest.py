@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus_support import CR, DOCUMENTS, SCRYFALL, SMALL_CORPUS, corpus_source
+from corpus_support import CR, DOCUMENTS, QUESTION_CARDS, SCRYFALL, SMALL_CORPUS, corpus_source
 from hypothesis import settings
 from kept import kept_index, kept_value
 
@@ -40,7 +40,8 @@ pytest_plugins = ["browser_support"]
 
 # The tiers (./scripts/test --fast leaves out all three): a test is marked by what the fixtures
 # it uses need, and a module starting programs of its own marks itself.
-MARKS_OF_FIXTURES = {"browser": "browser", "live_server": "server", "kb_index": "slow"}
+MARKS_OF_FIXTURES = {"browser": "browser", "live_server": "server", "kb_index": "slow",
+                     "kb_question_cards_library": "slow"}
 # The fast tier's property tests: a tenth of the examples each asks for in the default profile.
 settings.register_profile("fast", max_examples=10)
 CR_FILES = (CR / "MagicCompRules-2009-07-11.txt", CR / "MagicCompRules-2010-02-01.txt")
@@ -142,6 +143,16 @@ def cards_library(cards_index):
 
 
 @pytest.fixture(scope="session")
+def question_cards_library(kept):
+    """A library of the three-document corpus, two editions of the rules and the cards the real
+    players' questions name (tests/fixtures/question_cards)."""
+    root = kept_index(kept, "small-question-cards", SMALL_CORPUS, (*CR_FILES, QUESTION_CARDS))
+    library = Library(current_folder(root))
+    yield library
+    library.close()
+
+
+@pytest.fixture(scope="session")
 def cr_index(kept) -> Path:
     """Index root of the three-document corpus and two editions of the rules."""
     return kept_index(kept, "small-cr", SMALL_CORPUS, CR_FILES)
@@ -176,6 +187,16 @@ def kb_index(kept) -> Path:
         paths=(DEFAULT_CORPUS,),
         extras={"offline": offline_copy.write, "book": book_parts.write},
     )
+
+
+@pytest.fixture(scope="session")
+def kb_question_cards_library(kept):
+    """The whole knowledge base with the cards the real players' questions name, as
+    `./scripts/serve tests/fixtures/question_cards` serves it (without its offline copy)."""
+    root = kept_index(kept, "kb-question-cards", paths=(DEFAULT_CORPUS, QUESTION_CARDS))
+    library = Library(current_folder(root))
+    yield library
+    library.close()
 
 
 @pytest.fixture(scope="module")

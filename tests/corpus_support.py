@@ -21,6 +21,9 @@ SMALL_CORPUS = ("worldwake-faq", "shadowmoor-faq", "planechase-guide")
 # Real cards in Scryfall's bulk formats: every layout, with rulings and Chinese printings
 # (tests/fixtures/scryfall/README.md; where each was read: its sources.tsv).
 SCRYFALL = Path(__file__).resolve().parent / "fixtures" / "scryfall"
+# The cards the real players' questions name (tests/questions_real.tsv), in the same formats,
+# with names.tsv: how the questions write each (tests/fixtures/question_cards/README.md).
+QUESTION_CARDS = Path(__file__).resolve().parent / "fixtures" / "question_cards"
 RULES_EDITIONS = tuple(s.id for s in load_sources(DEFAULT_CORPUS) if s.family == RULES_FAMILY)
 
 

@@ -26,7 +26,7 @@ def get_json(client, url, status=200):
 def test_search_answers_a_rule_number_with_the_whole_contract(client):
     answer = get_json(client, "/api/search?q=702.30c")
     assert list(answer) == ["query", "total", "took_ms", "did_you_mean", "rule_jump", "results", "left_out",
-                            "official", "suggestions"]
+                            "cards", "official", "suggestions"]
     assert answer["query"] == "702.30c"
     assert answer["total"] == 1
     assert isinstance(answer["took_ms"], float) and answer["took_ms"] >= 0
@@ -94,7 +94,7 @@ def test_a_hostile_query_is_searched_as_text(client):
 
 def test_an_empty_query_has_no_results(client):
     assert get_json(client, "/api/search?q=") == {"query": "", "total": 0, "took_ms": 0.0, "did_you_mean": None,
-                                                   "rule_jump": None, "results": [], "left_out": [],
+                                                   "rule_jump": None, "results": [], "left_out": [], "cards": [],
                                                    "official": None, "suggestions": []}
 
 

@@ -3,7 +3,7 @@ phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
 from indexer.search.folding import fold_key
-from indexer.search.query import MAX_QUERY_WORDS, QueryError, parse_query
+from indexer.search.query import MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryError, counted_words, parse_query
 
 
 def first(library, q, **kw):
@@ -218,6 +218,19 @@ def test_parse_query_takes_filters_phrases_and_numbers_out():
     assert parse_query("901.9 planar").rule_number is None
 
 
+def test_the_word_bound_counts_distinct_words_whatever_joins_them_never_function_words():
+    """Words joined by `,`, `/` or `、` count as the words they are; a word said again, or a
+    function word, counts once or not at all: a long question is read whole."""
+    words = [f"w{n}" for n in range(90)]
+    for joined in (",".join(words), "/".join(words), "、".join(words)):
+        parsed = parse_query(joined)
+        assert len(counted_words(parsed.text)) == MAX_QUERY_WORDS
+        assert counted_words(" ".join(parsed.left_out)) == set(words[MAX_QUERY_WORDS:])
+    told = " ".join(["if my creature blocks the one that is attacking and it is the only one can the"] * 3
+                    + [f"w{n}" for n in range(MAX_QUERY_WORDS - 8)])
+    assert len(told) <= MAX_QUERY_CHARS and parse_query(told).left_out == []
+
+
 def test_a_query_searches_at_most_max_query_words_and_says_which_it_left_out(corpus_library):
     """Past MAX_QUERY_WORDS, a phrase too long for what is left and the last words of the free
     text are not searched, and the answer names them: a query of 500 characters of distinct
@@ -230,7 +243,7 @@ def test_a_query_searches_at_most_max_query_words_and_says_which_it_left_out(cor
     assert parsed.phrases == ["planar die"] and parsed.text == "roll twice" and parsed.left_out == [f'"{long_phrase}"']
     answer = corpus_library.search("Murderous Redcap " + " ".join(words), limit=5)
     assert answer["left_out"] == words[MAX_QUERY_WORDS - 2:]
-    assert answer["results"][0]["names"]["en"] == "Murderous Redcap"
+    assert [card["name"] for card in answer["cards"]] == ["奪魂紅帽客 / Murderous Redcap"]
     assert corpus_library.search("Murderous Redcap", limit=5)["left_out"] == []
 
 

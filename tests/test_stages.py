@@ -122,7 +122,12 @@ def tuning(kb_library):
     return statistics.mean(judged.whole_tuning_mrr(kb_library).values())
 
 
-@pytest.mark.parametrize("name", NAMES)
+# Stages whose evidence is card data, which the shipped corpus holds little of: each is held
+# to the real players' questions on the knowledge base with their cards (test_named_cards.py).
+WITH_CARD_DATA = ("named_cards",)
+
+
+@pytest.mark.parametrize("name", [name for name in NAMES if name not in WITH_CARD_DATA])
 def test_switching_a_stage_off_lowers_a_judged_rank_or_the_tuning_questions(kb_library, recorded, tuning, name):
     library = Library(kb_library.folder, stages=Stages().without(name))
     try:

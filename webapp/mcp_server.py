@@ -84,12 +84,19 @@ class Found(TypedDict):
     today: str | None
 
 
+class CardLink(TypedDict):
+    name: str
+    url: str
+
+
 class SearchAnswer(TypedDict):
     query: str
     total: int
     rule_jump: RuleLink | None
     did_you_mean: str | None
     left_out: list[str]
+    # The cards the query names (a question's cards, listed apart from the rules that answer it).
+    cards: list[CardLink]
     results: list[Found]
 
 
@@ -229,6 +236,7 @@ class RulesTools:
         answer: SearchAnswer = {
             "query": query, "total": found["total"], "did_you_mean": found["did_you_mean"],
             "left_out": found["left_out"],
+            "cards": [{"name": c["name"], "url": self.absolute(c["url"])} for c in found.get("cards", [])],
             "rule_jump": {"number": jump["number"], "edition": jump["edition"], "title": jump["title"],
                           "url": self.absolute(jump["url"])} if jump else None,
             "results": [{"kind": r["kind"], "title": r["title"], "rule": r["rule"], "edition": r["edition"],
@@ -238,6 +246,8 @@ class RulesTools:
         lines = [f"{found['total']} results for {query!r}" + (f" in the {edition} rules" if edition else "") + "."]
         if answer["left_out"]:
             lines.append(f"Not searched (too many words): {' '.join(answer['left_out'])}")
+        if answer["cards"]:
+            lines.append("Cards named: " + "; ".join(f"{c['name']} {c['url']}" for c in answer["cards"]))
         if answer["did_you_mean"]:
             lines.append(f"Did you mean: {answer['did_you_mean']}")
         for n, r in enumerate(answer["results"], 1):

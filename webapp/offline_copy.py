@@ -264,7 +264,8 @@ def _constants(library) -> dict:
         "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
                   "obsolete_mark": _js(OBSOLETE_MARK), "list_gap": _js(RULE_LIST_GAP_PATTERN),
                   "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),
-                  "syntax": _js(query.SYNTAX_PATTERN), "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
+                  "syntax": _js(query.SYNTAX_PATTERN), "function_words": sorted(query.FUNCTION_WORDS),
+                  "kinds": KINDS, "kind_aliases": query.KIND_ALIASES,
                   "repairs": [[_js(pattern), plain] for pattern, plain in CONVERSION_ERRORS]},
     }
 

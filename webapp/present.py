@@ -30,8 +30,9 @@ from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
 # Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "results", "no_results", "official", "suggestions",
-                 "subrules", "other_editions", "how_to_search", "book", "glossary", "today", "not_in_today", "last_in")
+SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "cards_named", "results", "no_results", "official",
+                 "suggestions", "subrules", "other_editions", "how_to_search", "book", "glossary", "today",
+                 "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 # The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
@@ -84,6 +85,7 @@ LABELS = {
     "converted": ("由简体轉換", "converted from Simplified"),
     "did_you_mean": ("您是不是要找", "Did you mean"),
     "left_out": ("詞太多，未搜尋", "Too many words; not searched"),
+    "cards_named": ("問題中的牌", "Cards in the question"),
     "jump": ("直接前往規則", "Go to rule"),
     "no_results": ("沒有結果", "No results"),
     "how_to_search": ("可以搜尋規則編號（702.79a）、關鍵字或詞彙（留存、persist）、牌名，英文、繁體、简体皆可；"

@@ -62,10 +62,12 @@ def with_url(library: Library, item: dict) -> dict:
 
 def addressed(library: Library, answer: dict) -> dict:
     """A search answer with the address of every record it names: each result (its `url`
-    after its own fields), its subrules and other editions, the rule jump and the
-    suggestions."""
+    after its own fields), its subrules and other editions, the rule jump, the cards the
+    query named and the suggestions."""
     out = dict(answer)
     out["results"] = [_addressed_result(library, r) for r in answer["results"]]
+    if answer.get("cards"):
+        out["cards"] = [with_url(library, card) for card in answer["cards"]]
     if answer.get("rule_jump"):
         out["rule_jump"] = _with_today(library, with_url(library, answer["rule_jump"]))
     if answer.get("suggestions"):

@@ -65,6 +65,8 @@ class QueryExpander:
         for form, weight in self.expand(text):
             if fold_key(form) != literal:
                 terms.append((form, weight))
+        if parsed.context:
+            terms.append((parsed.context, self.weights.card_context))
         return EngineQuery(terms=terms, phrases=parsed.phrases, filters=parsed.filters)
 
     def _expand(self, text: str) -> tuple[tuple[str, float], ...]:

@@ -250,9 +250,12 @@ class Library:
             parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
+        parsed, cards = self._ranker.named_cards(parsed)
         parsed = self._ranker.content(parsed)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
-                  "left_out": parsed.left_out}
+                  "left_out": parsed.left_out,
+                  "cards": list({c.record.id: {"id": c.record.id, "name": display_title(c.record, script)}
+                                 for c in cards}.values())}
         if parsed.empty:
             return answer
         numbered = False  # the rules the query names by number are found (its results are theirs)

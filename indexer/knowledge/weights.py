@@ -75,6 +75,8 @@ class Weights:
     superseded: float = 0.3
     # Other forms of a glossary term, relative to the literal query (half for a variant form).
     expansion: float = 0.5
+    # What the keywords and type line of the cards a question names weigh against its own words.
+    card_context: float = 0.3
     # The keyword bonus's share for a defining rule when the query is only a variant form.
     variant_definition: float = 0.15
     # How many of the engine's best documents the bonuses are applied to.

@@ -12,17 +12,26 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from whoosh.analysis import STOP_WORDS
+
 from indexer.documents.records import KINDS
 from indexer.documents.references import fold_fullwidth, named_rule_numbers, parse_rule_number, parse_rule_range
+from indexer.documents.script_ranges import HAN
 from indexer.documents.textclean import fix_conversion_errors
 
 MAX_QUERY_CHARS = 500
-# The most words one query searches (its free text's and its phrases' together): more than
-# any question a reader asks (the longest of tests/questions.tsv has 20), fewer than 500
-# characters of distinct words hold (some 70), each of which costs its share of scoring,
-# ranking, spelling and marking. Past it, the words are left out, whole phrases first then
-# the free text's last words, and the answer says which (`left_out`).
-MAX_QUERY_WORDS = 24
+# The most distinct words one query searches (its free text's and its phrases' together),
+# counted as they are searched: a run of letters or digits, whatever joins them (a,b/c is
+# three), or two Han characters, and never a function word (`FUNCTION_WORDS`), which every
+# question holds and which cost little. A player's question of 500 characters (some 90
+# words, 40 of them distinct words of its own) is read whole; 500 characters of distinct
+# words (some 70) are not, each of which costs its share of scoring, ranking, spelling and
+# marking. Past it, the words are left out, whole phrases first then the free text's last
+# words, and the answer says which (`left_out`).
+MAX_QUERY_WORDS = 48
+# English function words (Whoosh's stop words, which its analyzers leave out by default).
+FUNCTION_WORDS = frozenset(STOP_WORDS)
+COUNTED_PATTERN = re.compile(f"[{HAN}]{{1,2}}|[^\\W_{HAN}]+")
 # The most results (or suggestions) one answer may hold.
 MAX_LIMIT = 50
 # The filters a query may name (`kind:rule`), each a field of the index the engine matches
@@ -57,6 +66,9 @@ class ParsedQuery:
     named_rules: list[tuple[str, str | None]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
     typed: str = ""                  # the free text as typed, when `text` is read from it (a question's forms cut)
+    # Words that stand for what the free text names (a named card's keywords and type line),
+    # searched at a lower weight than its own.
+    context: str = ""
 
     @property
     def empty(self) -> bool:
@@ -98,14 +110,45 @@ def parse_query(raw: str) -> ParsedQuery:
     else:
         parsed.named_rules = named
     words = SYNTAX_PATTERN.sub(" ", text).replace('"', " ").split()
-    room, phrases = MAX_QUERY_WORDS, []
+    counted: set[str] = set()
+    phrases = []
     for phrase in parsed.phrases:
-        if len(phrase.split()) <= room:
+        if _fits(phrase, counted):
             phrases.append(phrase)
-            room -= len(phrase.split())
         else:
             parsed.left_out.append(f'"{phrase}"')
     parsed.phrases = phrases
-    parsed.text = " ".join(words[:room])
-    parsed.left_out += words[room:]
+    kept = next((n for n, word in enumerate(words) if not _fits(word, counted)), len(words))
+    if kept < len(words):  # the words of the first that does not fit that do (a,b,c/d)
+        cut = _fitting(words[kept], counted)
+        if cut:
+            words[kept:kept + 1] = [words[kept][:cut], words[kept][cut:]]
+            kept += 1
+    parsed.text = " ".join(words[:kept])
+    parsed.left_out += words[kept:]
     return parsed
+
+
+def counted_words(text: str) -> set[str]:
+    """The words of `text` that `MAX_QUERY_WORDS` counts (`COUNTED_PATTERN`, not `FUNCTION_WORDS`)."""
+    return {w for w in COUNTED_PATTERN.findall(text.casefold()) if w not in FUNCTION_WORDS}
+
+
+def _fitting(word: str, counted: set[str]) -> int:
+    """How many characters of `word` (words joined by `,`, `/`, `、`) stay within MAX_QUERY_WORDS."""
+    cut = 0
+    for match in COUNTED_PATTERN.finditer(word):
+        if not _fits(match.group(), counted):
+            break
+        cut = match.end()
+    return cut
+
+
+def _fits(text: str, counted: set[str]) -> bool:
+    """Whether `text`'s words, beside those `counted` so far, stay within MAX_QUERY_WORDS;
+    if they do, they are counted."""
+    new = counted_words(text) - counted
+    if len(counted) + len(new) > MAX_QUERY_WORDS:
+        return False
+    counted |= new
+    return True

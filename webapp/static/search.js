@@ -301,6 +301,14 @@
       if (o.note) official.appendChild(el("span", { "class": "note", lang: "en" }, [" (" + o.note + ")"]));
       nodes.push(official);
     }
+    if (data.cards && data.cards.length) {
+      var cards = [label("cards_named"), ": "];
+      data.cards.forEach(function (card, i) {
+        if (i) cards.push(" · ");
+        cards.push(el("a", { href: card.url, lang: textLang(card.name) }, [card.name]));
+      });
+      nodes.push(el("p", { "class": "cards-named" }, cards));
+    }
     if (data.left_out && data.left_out.length) {
       var left = data.left_out.join(" ");
       nodes.push(el("p", { "class": "left-out" }, [label("left_out"), ": ", el("span", { lang: textLang(left) }, [left])]));

@@ -22,6 +22,7 @@ from indexer.search.query import ParsedQuery
 from ..catalogue import Catalogue
 from ..expansion import QueryExpander
 from ..explain import Trace
+from ..named_cards import CardNames, NamedCard
 from ..questions import QuestionReader
 from ..stages import Stages
 from ..weights import Weights
@@ -30,6 +31,10 @@ from .candidates import Candidates
 from .jumps import RuleJumps
 from .question import QuestionRanking
 from .scoring import Ranked, record
+
+# The fewest pieces (words, Han characters) of its own a query needs, beside the cards it
+# names, for their names to be taken out of what it searches.
+MIN_OWN_PIECES = 2
 
 
 class Ranker:
@@ -41,6 +46,7 @@ class Ranker:
         self.catalogue, self.expander = catalogue, expander
         self.weights, self.stages = weights, stages
         self.questions = questions
+        self.cards = CardNames(catalogue)
         # How much of the engine's score each record keeps for its kind, by position.
         kind_weight = np.array([weights.kind[r.kind] for r in catalogue.by_position], np.float64)
         self.jumps = RuleJumps(catalogue, stages)
@@ -97,6 +103,18 @@ class Ranker:
         subject = self.questions.subject(text)
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard]]:
+        """The cards a query names (the `named_cards` stage), and the query as read with them:
+        their names out of what it searches, their keywords and type line its context, when
+        words of its own remain (a card's name alone, or with one word, looks the card up)."""
+        if not self.stages.on("named_cards") or not parsed.text or parsed.rule_number or parsed.rule_list:
+            return parsed, []
+        named = self.cards.found(parsed.text)
+        rest = CardNames.without(parsed.text, named) if named else parsed.text
+        if not named or CardNames.pieces(rest) < MIN_OWN_PIECES:
+            return parsed, named
+        return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named
 
     def content(self, parsed: ParsedQuery) -> ParsedQuery:
         """The query as its reading, bonuses, glossary terms and marks take it: a Chinese

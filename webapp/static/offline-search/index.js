@@ -87,6 +87,9 @@
       token: tokenPattern(data.script_ranges.han, data.script_ranges.latin),
       hanRun: new RegExp("[" + data.script_ranges.han + "]+", "gu"),
       hasHan: new RegExp("[" + data.script_ranges.han + "]", "u"),
+      // What the word bound counts (indexer/search/query.py COUNTED_PATTERN), and never counts.
+      counted: new RegExp("[" + data.script_ranges.han + "]{1,2}|(?:(?![" + data.script_ranges.han + "])[\\p{L}\\p{N}])+", "gu"),
+      functionWords: new Set(q.function_words),
     };
     this.byNumber = new Map();
     this.children = new Map();
@@ -367,19 +370,39 @@
     if (found && !parsed.phrases.length) { parsed.rule_number = found[0]; parsed.rule_end = found[1]; }
     else if (named.alone && named.rules.length && !parsed.phrases.length) parsed.rule_list = named.rules;
     else parsed.named_rules = named.rules;
-    // At most max_query_words words, whole phrases first, then the free text's first words;
-    // the rest left out, and said.
+    // At most max_query_words distinct words counted (indexer/search/query.py: a run of
+    // letters or digits, or two Han characters, never a function word), whole phrases first,
+    // then the free text's first words; the rest left out, and said.
     var words = text.replace(p.syntax, " ").replace(/"/g, " ").split(/\s+/).filter(Boolean);
-    var room = this.ranking.max_query_words;
+    var counted = new Set(), self = this;
     parsed.phrases = parsed.phrases.filter(function (phrase) {
-      var size = phrase.split(/\s+/).filter(Boolean).length;
-      if (size <= room) { room -= size; return true; }
+      if (self.fits(phrase, counted)) return true;
       parsed.left_out.push('"' + phrase + '"');
       return false;
     });
-    parsed.text = words.slice(0, room).join(" ");
-    parsed.left_out = parsed.left_out.concat(words.slice(room));
+    var kept = 0;
+    while (kept < words.length && this.fits(words[kept], counted)) kept++;
+    if (kept < words.length) {  // the words of the first that does not fit that do (a,b,c/d)
+      var cut = 0, match, counting = new RegExp(p.counted.source, "gu");
+      while ((match = counting.exec(words[kept])) && this.fits(match[0], counted)) cut = counting.lastIndex;
+      if (cut) { words.splice(kept, 1, words[kept].slice(0, cut), words[kept].slice(cut)); kept++; }
+    }
+    parsed.text = words.slice(0, kept).join(" ");
+    parsed.left_out = parsed.left_out.concat(words.slice(kept));
     return parsed;
+  };
+
+  // Whether a text's counted words, beside those counted so far, stay within the bound; if
+  // they do, they are counted.
+  OfflineIndex.prototype.fits = function (text, counted) {
+    var fresh = new Set(), p = this.patterns, match, counting = new RegExp(p.counted.source, "gu");
+    var lower = text.toLowerCase();
+    while ((match = counting.exec(lower))) {
+      if (!p.functionWords.has(match[0]) && !counted.has(match[0])) fresh.add(match[0]);
+    }
+    if (counted.size + fresh.size > this.ranking.max_query_words) return false;
+    fresh.forEach(function (word) { counted.add(word); });
+    return true;
   };
 
   function termsText(parsed) {

@@ -1,0 +1,154 @@
+"""The cards a question names, found by their names: a card's name is then not searched as
+rules words, its keywords and type line stand in for it, and the answer says which cards it read.
+
+Players' questions name cards ("can Coax from the Blind Eternities find a Chameleon Colossus
+in my sideboard"), and a card's name is rules words to the engine (Grafted Wargear finds
+graft). A name counts in any script and any case, folded (`fold_key`), by any of a card's
+names, its faces' names and a legendary card's short name (Agrus Kos of "Agrus Kos, Eternal
+Soldier") when no other card has that one. A name of one word counts only as written like a
+name (capitalised inside a sentence, or quoted), a Chinese name of two characters only quoted,
+and a name that is also a heading or a term of the rules (Regeneration) is read as the rules'.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from indexer.documents.chinese import HAN_RUN
+from indexer.documents.records import Record
+from indexer.documents.script_ranges import HAN
+from indexer.search.folding import fold_key
+
+from .lookups import RuleLookups, card_key
+
+# A piece of a text as names are matched: one Han character, or a run of letters and digits.
+_PIECE = re.compile(f"[{HAN}]|[^\\W_{HAN}]+")
+# Marks a name may be written between ("Clone", 《复制》, [[Clone]]).
+_OPENING = frozenset("\"'“‘「『《〈[")
+_CLOSING = frozenset("\"'”’」』》〉]")
+# Where a sentence starts: a capital there is no sign of a name.
+_SENTENCE_END = re.compile(r"(?:^|[.!?。！？:：;；]\s*|\n\s*)$")
+# The fewest Han characters an unquoted Chinese name needs (two are a common word as often).
+MIN_CHINESE_NAME = 3
+# The most pieces of a name looked for (longer names are read by their first pieces' forms).
+MAX_PIECES = 12
+# A card's keywords and type line as context, at most this many characters a card.
+CONTEXT_CHARS = 160
+
+
+@dataclass(frozen=True)
+class NamedCard:
+    """A card named in a text, and where (`start`:`end` of the text)."""
+    record: Record
+    start: int
+    end: int
+
+
+def _forms(record: Record) -> list[str]:
+    """The names a card is written by: its names in each script, its faces', and a legendary
+    card's name before its comma."""
+    names = [*record.names.values(), *record.aliases]
+    legendary = "legendary" in record.attrs.get("type_line", "").lower()
+    short = [name.split(",")[0] for name in names if legendary and "," in name]
+    return [name for name in (*names, *short) if name]
+
+
+def _key(text: str) -> str:
+    """A name's or a piece's folded form, its accents left out (Jotun Grunt is Jötun Grunt)."""
+    return fold_key("".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)))
+
+
+def _singulars(key: str) -> tuple[str, ...]:
+    """A folded form and, when it ends as an English plural does, its singulars (two
+    Mountains, the Slivers): a card named in the plural."""
+    if key.endswith("es") and key.isascii():
+        return key, key[:-1], key[:-2]
+    return (key, key[:-1]) if key.endswith("s") and key.isascii() else (key,)
+
+
+class CardNames:
+    """Every card's names, folded, for finding them in a text (one build's cards)."""
+
+    def __init__(self, lookups: RuleLookups):
+        rules_words = set(lookups.titles) | set(lookups.keyword_heads)
+        found: dict[str, set[str]] = {}
+        for record in lookups.by_position:
+            if record.kind != "card":
+                continue
+            for form in _forms(record):
+                key = _key(form)
+                if key and key not in rules_words:
+                    found.setdefault(key, set()).add(record.id)
+        # A form two cards share (a short name, a token's) names neither; a set FAQ's card and
+        # the same card of Scryfall's are one card, read by the record with the most facts.
+        self._records = lookups.records
+        self._by_form = {}
+        for key, ids in found.items():
+            records = [self._records[i] for i in sorted(ids)]
+            if len({card_key(r) for r in records}) == 1:
+                self._by_form[key] = max(records, key=lambda r: len(r.attrs)).id
+
+    def found(self, text: str) -> list[NamedCard]:
+        """The cards `text` names, in order, the longest name first where names overlap."""
+        if not self._by_form:
+            return []
+        pieces = [(m.start(), m.end(), _key(m.group())) for m in _PIECE.finditer(text)]
+        named, i = [], 0
+        while i < len(pieces):
+            match = self._longest(text, pieces, i)
+            if match is None:
+                i += 1
+                continue
+            j, record_id = match
+            named.append(NamedCard(self._records[record_id], pieces[i][0], pieces[j - 1][1]))
+            i = j
+        return named
+
+    def _longest(self, text: str, pieces: list[tuple[int, int, str]], i: int) -> tuple[int, str] | None:
+        """(the end piece, the card's id) of the longest name starting at piece `i`, or None."""
+        best, key = None, ""
+        for j in range(i, min(len(pieces), i + MAX_PIECES)):
+            key += pieces[j][2]
+            record_id = next(filter(None, map(self._by_form.get, _singulars(key))), None)
+            if record_id is not None and self._written_as_name(text, pieces[i][0], pieces[j][1], j - i + 1):
+                best = (j + 1, record_id)
+        return best
+
+    @staticmethod
+    def _written_as_name(text: str, start: int, end: int, count: int) -> bool:
+        """Whether `text[start:end]` reads as a name: quoted, or of several words, or one word
+        capitalised inside a sentence; Chinese of `MIN_CHINESE_NAME` characters or quoted."""
+        quoted = start > 0 and text[start - 1] in _OPENING and end < len(text) and text[end] in _CLOSING
+        if quoted:
+            return True
+        if HAN_RUN.match(text, start):
+            return end - start >= MIN_CHINESE_NAME
+        if count > 1:
+            return True
+        return text[start].isupper() and not _SENTENCE_END.search(text[:start])
+
+    @staticmethod
+    def without(text: str, named: list[NamedCard]) -> str:
+        """`text` with the names of `named` taken out."""
+        kept, at = [], 0
+        for card in named:
+            kept.append(text[at:card.start])
+            at = card.end
+        kept.append(text[at:])
+        return " ".join(" ".join(kept).split())
+
+    @staticmethod
+    def pieces(text: str) -> int:
+        """How many pieces (words, Han characters) `text` has, as names are matched in them."""
+        return sum(1 for _ in _PIECE.finditer(text))
+
+    @staticmethod
+    def context(named: list[NamedCard]) -> str:
+        """What the cards' own words add to a question: each card's keywords and type line."""
+        parts = []
+        for card in named:
+            attrs = card.record.attrs
+            parts.append(" ".join(p for p in (attrs.get("keywords", "").replace(",", " "),
+                                               attrs.get("type_line", "").replace("—", " ")) if p)[:CONTEXT_CHARS])
+        return " ".join(dict.fromkeys(" ".join(parts).split()))

@@ -1,0 +1,104 @@
+"""The cards a question names: recognised from the card data by their names as real players
+write them (tests/fixtures/question_cards/names.tsv, from tests/questions_real.tsv), listed
+apart from the results, and never searched as rules words."""
+from __future__ import annotations
+
+import statistics
+
+import questions_split
+from corpus_support import QUESTION_CARDS
+from judged import load, rank
+
+from indexer.knowledge.library import Library
+from indexer.knowledge.named_cards import CardNames
+from indexer.knowledge.stages import Stages
+from indexer.search.folding import fold_key
+from indexer.search.query import parse_query
+from webapp import create_app
+
+REAL = QUESTION_CARDS.parents[1] / "questions_real.tsv"
+
+
+def _written() -> dict[str, str]:
+    """Each way a question writes a card (names.tsv), to the card's English name."""
+    rows = (line.rstrip("\n").split("\t") for line in (QUESTION_CARDS / "names.tsv").read_text(encoding="utf-8")
+            .splitlines(keepends=True) if not line.startswith("#"))
+    return {written: card for card, written in rows}
+
+
+def test_the_cards_a_real_question_names_by_their_names_are_recognised_and_nothing_else(question_cards_library):
+    """Every card a question writes by one of its names (any case, a plural) is recognised
+    there, at least as written like a name (capitalised, several words or quoted): nine in
+    ten; and no card the question does not name is."""
+    names = CardNames(question_cards_library.catalogue)
+    written, questions = _written(), [question for _, question, _ in load(REAL)]
+    whole = {w: c for w, c in written.items() if fold_key(w).rstrip("s") in
+             {fold_key(f).rstrip("s") for f in (c, *c.split(" // "))} and w[0].isupper()}
+    expected = found = extra = 0
+    for question in questions:
+        got = {card.record.names["en"] for card in names.found(question)}
+        want = {card for w, card in whole.items() if w in question}
+        expected, found = expected + len(want), found + len(want & got)
+        extra += len(got - {card for w, card in written.items() if w in question})
+    assert expected > 150 and found / expected >= 0.9
+    assert extra == 0
+
+
+def test_a_question_s_cards_are_listed_apart_and_their_names_are_not_searched(question_cards_library):
+    q = "Can Coax from the Blind Eternities find a Chameleon Colossus in my sideboard?"
+    answer = question_cards_library.search(q, limit=10)
+    assert [c["name"] for c in answer["cards"]] == ["Coax from the Blind Eternities", "Chameleon Colossus"]
+    assert all(r["kind"] != "card" for r in answer["results"])
+    parsed, _ = question_cards_library._ranker.named_cards(parse_query(q))
+    assert "Chameleon" not in parsed.text and "Coax" not in parsed.text and "sideboard" in parsed.text
+    # Its keywords and type line stand for it (Changeling, a Shapeshifter).
+    assert "Changeling" in parsed.context and "Shapeshifter" in parsed.context
+
+
+def test_a_card_s_name_alone_is_still_a_look_up_of_the_card(question_cards_library):
+    answer = question_cards_library.search("chameleon colossus", limit=5)
+    assert answer["results"][0]["id"] == answer["cards"][0]["id"] == "scryfall:card:chameleon-colossus"
+
+
+def test_one_lower_case_word_or_a_capital_at_a_sentence_s_start_is_no_card(question_cards_library):
+    """Clone and Counterspell are cards; "clone" in a sentence, or a sentence that starts with
+    the word, is the game's word."""
+    names = CardNames(question_cards_library.catalogue)
+    assert names.found("can I clone a token copy and counter it?") == []
+    assert [c.record.names["en"] for c in names.found("What if I cast Counterspell on it?")] == ["Counterspell"]
+    assert [c.record.names["en"] for c in names.found("I cast \"clone\" on it")] == ["Clone"]
+    assert names.found("Clone copies it, right?") == []
+
+
+def test_without_the_stage_the_names_are_searched_as_words(question_cards_library):
+    """The `named_cards` stage, off: no card is listed and the name is the query's words."""
+    library = Library(question_cards_library.folder, stages=Stages().without("named_cards"))
+    try:
+        q = "Can Coax from the Blind Eternities find a Chameleon Colossus in my sideboard?"
+        answer = library.search(q, limit=10)
+        assert answer["cards"] == []
+        parsed, named = library._ranker.named_cards(parse_query(q))
+        assert named == [] and "Chameleon" in parsed.text
+    finally:
+        library.close()
+
+
+def test_without_the_stage_the_real_questions_rank_their_answers_lower(kb_question_cards_library):
+    """The `named_cards` stage's worth, on the knowledge base with the questions' cards: the
+    tuning part of the real players' questions ranks its answers lower without it."""
+    def mrr(library: Library) -> float:
+        found = [rank(library.search(q, limit=10)["results"], targets)
+                 for _, q, targets in load(questions_split.REAL_TUNING)]
+        return statistics.mean(1 / n if n else 0.0 for n in found)
+    library = Library(kb_question_cards_library.folder, stages=Stages().without("named_cards"))
+    try:
+        assert mrr(library) < mrr(kb_question_cards_library)
+    finally:
+        library.close()
+
+
+def test_the_page_names_the_question_s_cards_with_their_links(question_cards_library):
+    app = create_app({"TESTING": True, "INDEX_ROOT": question_cards_library.folder.parent})
+    html = app.test_client().get("/?q=Can+Coax+from+the+Blind+Eternities+find+a+Chameleon+Colossus+in+my+deck").text
+    assert 'class="cards-named"' in html
+    assert '<a href="/cards/scryfall:card:chameleon-colossus" lang="en">Chameleon Colossus</a>' in html
