@@ -59,8 +59,15 @@ def test_search_for_a_card_name_highlights_it(client):
 
 
 def test_search_suggests_a_spelling_and_answers_it(client):
-    answer = get_json(client, "/api/search?q=Murderus%20Redcap")
+    answer = get_json(client, "/api/search?q=Murderus%20Redcapp")
     assert answer["did_you_mean"] == "Murderous Redcap"
+    assert answer["results"][0]["id"] == "shadowmoor-faq:card:murderous-redcap"
+
+
+def test_a_spelling_is_offered_only_where_it_finds_what_the_query_did_not(client):
+    """One misspelt word beside one that already finds the card: nothing new to offer."""
+    answer = get_json(client, "/api/search?q=Murderus%20Redcap")
+    assert answer["did_you_mean"] is None
     assert answer["results"][0]["id"] == "shadowmoor-faq:card:murderous-redcap"
 
 

@@ -130,7 +130,7 @@ def test_a_card_is_found_by_any_of_its_names(cards_library):
     assert first("Finks") == finks  # partly typed
     assert first("帮厨奥夫") == finks and first("幫廚奧夫") == finks  # printed Simplified, and converted
     assert first("Petty Theft") == "scryfall:card:brazen-borrower-petty-theft"  # a face's name
-    assert cards_library.search("Kitchen Fniks", limit=1)["did_you_mean"] == "Kitchen Finks"
+    assert cards_library.search("Kitchn Fniks", limit=1)["did_you_mean"] == "Kitchen Finks"
 
 
 def test_a_rules_query_is_never_filled_with_cards(cards_library):

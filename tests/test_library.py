@@ -274,8 +274,8 @@ def test_suggestions_are_the_names_starting_with_what_was_typed_shortest_first(c
 
 
 def test_did_you_mean_keeps_the_writers_capitals(corpus_library):
-    assert corpus_library.search("Murderus Redcap")["did_you_mean"] == "Murderous Redcap"
-    assert corpus_library.search("murderus redcap")["did_you_mean"] == "murderous redcap"
+    assert corpus_library.search("Murderus Redcapp")["did_you_mean"] == "Murderous Redcap"
+    assert corpus_library.search("murderus redcapp")["did_you_mean"] == "murderous redcap"
 
 
 def test_glossary_terms_name_the_edition_of_each_defining_rule(corpus_library):

@@ -92,7 +92,7 @@ def test_a_rule_number_gets_a_jump_banner(client):
 
 
 def test_a_misspelling_gets_a_did_you_mean_link(client):
-    html = page(client, "/?q=Murderus+Redcap")
+    html = page(client, "/?q=Murderus+Redcapp")
     assert '<a href="/?q=Murderous+Redcap">Murderous Redcap</a>' in html
 
 

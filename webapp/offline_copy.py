@@ -68,7 +68,7 @@ from indexer.knowledge.expansion import (
     QueryExpander,
     is_primary_form,
 )
-from indexer.knowledge.library import Library
+from indexer.knowledge.library import FEW_FOUND, Library
 from indexer.knowledge.meanings import WordVectors
 from indexer.knowledge.ranking.bonuses import CONCEPT_WORDS, QUERY_WORD
 from indexer.knowledge.ranking.question import QUESTION_CANDIDATES
@@ -260,7 +260,7 @@ def _constants(library) -> dict:
                     "max_expansions": MAX_EXPANSIONS, "max_limit": MAX_LIMIT, "max_query_tokens": MAX_QUERY_TOKENS,
                     "max_query_chars": MAX_QUERY_CHARS, "max_query_words": MAX_QUERY_WORDS,
                     "term_words": TERM_WORDS, "variant_share": VARIANT_SHARE, "subject_words": SUBJECT_WORDS,
-                    "spelling_cutoff": CUTOFF / 100},
+                    "spelling_cutoff": CUTOFF / 100, "few_found": FEW_FOUND},
         "query": {"rule": _js(RULE_NUMBER_QUERY_PATTERN), "range": _js(REFERENCE_PATTERN),
                   "obsolete_mark": _js(OBSOLETE_MARK), "list_gap": _js(RULE_LIST_GAP_PATTERN),
                   "filter": _js(query.FILTER_PATTERN), "phrase": _js(query.PHRASE_PATTERN),

@@ -54,6 +54,11 @@ __all__ = ["MAX_LIMIT", "SCRIPTS", "Library"]
 MENTION_FORMS = 6
 
 
+# A query that finds fewer records than this may be offered a spelling (did you mean), when
+# the spelling finds one among its first this many that the query did not: a query finding
+# more, or a question, is never rewritten.
+FEW_FOUND = 10
+
 # The most results a search may skip (`offset`): more than any query's total.
 MAX_OFFSET = 25_000
 # An edition as `?edition=` names it: a date or its start, or a document's own label.
@@ -277,14 +282,11 @@ class Library:
             ranked, named = self._ranker.jumps.named_first(parsed, ranked)
             if trace is not None:
                 trace.place("named_rules", np.array(sorted(named), np.int64))
-            suggestion = self._spelling.did_you_mean(parsed.text)
-            if suggestion:
-                answer["did_you_mean"] = suggestion
+            correction = None if asked or len(ranked) >= FEW_FOUND else self._correction(parsed, ranked, explain)
+            if correction is not None:
+                answer["did_you_mean"] = correction[0]
                 if not len(ranked):
-                    corrected = parse_query(suggestion)
-                    engine_query = self.engine_query(corrected)
-                    trace = Trace() if explain else None
-                    ranked = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected), trace)
+                    ranked, engine_query, trace = correction[1:]
         if "edition" in parsed.filters and not numbered:
             groups = self._grouping.apart(ranked)
         else:
@@ -318,6 +320,21 @@ class Library:
                            for result, group in zip(results, page, strict=True)]
             answer["results"] = results
         return answer
+
+    def _correction(self, parsed: ParsedQuery, ranked: np.ndarray, explain: bool) -> tuple | None:
+        """The query corrected (`Spelling.did_you_mean`), with its ranking, engine query and
+        trace, when it finds what the query did not: a record among its first `FEW_FOUND`
+        that the query's own ranking lacks. Else None (no help that finds nothing new)."""
+        suggestion = self._spelling.did_you_mean(parsed.text)
+        if not suggestion:
+            return None
+        corrected = parse_query(suggestion)
+        engine_query = self.engine_query(corrected)
+        trace = Trace() if explain else None
+        found = self._ranker.ranked(corrected, engine_query, self._ranker.asks(corrected), trace)
+        if not set(found[:FEW_FOUND].tolist()) - set(ranked.tolist()):
+            return None
+        return suggestion, found, engine_query, trace
 
     def _explained(self, trace: Trace, order: dict[int, int], group: list[int]) -> dict:
         """A result's explanation: that of its group's best-ranked record (`order`: each

@@ -231,12 +231,16 @@
       var first = this.namedFirst(parsed, this.ranked(parsed, query));
       ranked = first.ranked;
       named = first.named;
-      var suggestion = this.didYouMean(parsed);
+      // As the server (Library._correction): a spelling for a query that finds little and
+      // is no question, offered when it finds a record the query did not.
+      var suggestion = ranked.length < this.ranking.few_found && !this.asked(parsed) ? this.didYouMean(parsed) : null;
       if (suggestion) {
-        answer.did_you_mean = suggestion;
-        if (!ranked.length) {
-          query = this.engineQuery(this.parse(suggestion));
-          ranked = this.ranked(this.parse(suggestion), query);
+        var correctedQuery = this.engineQuery(this.parse(suggestion));
+        var corrected = this.ranked(this.parse(suggestion), correctedQuery);
+        var had = new Set(ranked.map(function (pair) { return pair[0]; }));
+        if (corrected.slice(0, this.ranking.few_found).some(function (pair) { return !had.has(pair[0]); })) {
+          answer.did_you_mean = suggestion;
+          if (!ranked.length) { query = correctedQuery; ranked = corrected; }
         }
       }
     }
