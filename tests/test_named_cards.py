@@ -102,3 +102,13 @@ def test_the_page_names_the_question_s_cards_with_their_links(question_cards_lib
     html = app.test_client().get("/?q=Can+Coax+from+the+Blind+Eternities+find+a+Chameleon+Colossus+in+my+deck").text
     assert 'class="cards-named"' in html
     assert '<a href="/cards/scryfall:card:chameleon-colossus" lang="en">Chameleon Colossus</a>' in html
+
+
+def test_a_card_the_data_lacks_is_a_name_not_rules_words(question_cards_library):
+    """A run of capitalised words inside a sentence, one of them no word of the rules, is a
+    name (a card the data lacks, a format): not searched. Capitalised rules words are kept."""
+    ranker = question_cards_library._ranker
+    parsed, named = ranker.named_cards(parse_query("Can Grafted Wargear give protection to Zorgath Quillmaw here?"))
+    assert named == [] and parsed.text == "Can give protection to here"
+    kept = "Does Deathtouch and Trample work with First Strike on a blocker?"
+    assert ranker.named_cards(parse_query(kept))[0] == parse_query(kept)

@@ -1,5 +1,6 @@
 """The cards a question names, found by their names: a card's name is then not searched as
-rules words, its keywords and type line stand in for it, and the answer says which cards it read.
+rules words, its keywords and type line stand in for it, and the answer says which cards it read;
+and the names of cards the data does not hold, which are not searched either.
 
 Players' questions name cards ("can Coax from the Blind Eternities find a Chameleon Colossus
 in my sideboard"), and a card's name is rules words to the engine (Grafted Wargear finds
@@ -8,6 +9,11 @@ names, its faces' names and a legendary card's short name (Agrus Kos of "Agrus K
 Soldier") when no other card has that one. A name of one word counts only as written like a
 name (capitalised inside a sentence, or quoted), a Chinese name of two characters only quoted,
 and a name that is also a heading or a term of the rules (Regeneration) is read as the rules'.
+
+A card the data does not hold is still a name (`proper_names`): a run of capitalised words
+inside a sentence (Grafted Wargear, Inga Rune-Eyes, Coax from the Blind Eternities) of which one
+at least is no word of today's rules (their text, as the index stems it). Equipment, Trample
+or First Strike, capitalised, are the rules' words.
 """
 from __future__ import annotations
 
@@ -17,7 +23,8 @@ from dataclasses import dataclass
 
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
-from indexer.documents.script_ranges import HAN
+from indexer.documents.script_ranges import HAN, LATIN_WORD
+from indexer.search.analysis import english_stem
 from indexer.search.folding import fold_key
 
 from .lookups import RuleLookups, card_key
@@ -35,6 +42,11 @@ MIN_CHINESE_NAME = 3
 MAX_PIECES = 12
 # A card's keywords and type line as context, at most this many characters a card.
 CONTEXT_CHARS = 160
+# A capitalised word (Rune-Eyes, Urza's), and the lower-case words a name may hold between two.
+_CAPITALISED = re.compile(rf"[A-Z](?:{LATIN_WORD}|-)*")
+_JOINING = "of|the|from|to|and|a|an|in|on|with"
+_RUN = re.compile(rf"{_CAPITALISED.pattern}(?:[ ,]+(?:(?:{_JOINING})[ ]+)*{_CAPITALISED.pattern})*")
+_LATIN = re.compile(LATIN_WORD)
 
 
 @dataclass(frozen=True)
@@ -88,6 +100,10 @@ class CardNames:
             records = [self._records[i] for i in sorted(ids)]
             if len({card_key(r) for r in records}) == 1:
                 self._by_form[key] = max(records, key=lambda r: len(r.attrs)).id
+        # The stems of today's rules' English words: what is no name when capitalised.
+        words = {w.lower() for r in lookups.by_position if r.kind == "rule" and lookups.of_todays_rules(r)
+                 for w in _LATIN.findall(r.text.get("en", ""))}
+        self._rules_stems = frozenset(map(english_stem, words))
 
     def found(self, text: str) -> list[NamedCard]:
         """The cards `text` names, in order, the longest name first where names overlap."""
@@ -128,13 +144,27 @@ class CardNames:
             return True
         return text[start].isupper() and not _SENTENCE_END.search(text[:start])
 
+    def proper_names(self, text: str) -> list[tuple[int, int]]:
+        """Where `text` names what the rules do not (a card the data lacks, a player, a
+        format): runs of capitalised words inside a sentence, one of them no rules word."""
+        spans = []
+        for run in _RUN.finditer(text):
+            words = list(_CAPITALISED.finditer(run.group()))
+            if _SENTENCE_END.search(text[:run.start()]):  # a sentence's first word is no sign
+                words = words[1:]
+            if words and any(english_stem(w.group().lower()) not in self._rules_stems
+                             for w in words if w.group() != "I"):
+                spans.append((run.start() + words[0].start(), run.end()))
+        return spans
+
     @staticmethod
-    def without(text: str, named: list[NamedCard]) -> str:
-        """`text` with the names of `named` taken out."""
+    def without(text: str, spans: list[tuple[int, int]]) -> str:
+        """`text` with these spans (start, end) taken out."""
         kept, at = [], 0
-        for card in named:
-            kept.append(text[at:card.start])
-            at = card.end
+        for start, end in sorted(spans):
+            if start >= at:
+                kept.append(text[at:start])
+                at = end
         kept.append(text[at:])
         return " ".join(" ".join(kept).split())
 

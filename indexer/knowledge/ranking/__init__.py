@@ -107,12 +107,19 @@ class Ranker:
     def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard]]:
         """The cards a query names (the `named_cards` stage), and the query as read with them:
         their names out of what it searches, their keywords and type line its context, when
-        words of its own remain (a card's name alone, or with one word, looks the card up)."""
+        words of its own remain (a card's name alone, or with one word, looks the card up),
+        and the names no card holds (`CardNames.proper_names`) out of it too."""
         if not self.stages.on("named_cards") or not parsed.text or parsed.rule_number or parsed.rule_list:
             return parsed, []
+        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
+            return parsed, self.cards.found(parsed.text)  # a heading, a name or a term, looked up as typed
         named = self.cards.found(parsed.text)
-        rest = CardNames.without(parsed.text, named) if named else parsed.text
-        if not named or CardNames.pieces(rest) < MIN_OWN_PIECES:
+        spans = [(card.start, card.end) for card in named]
+        unknown = self.cards.proper_names(CardNames.without(parsed.text, spans) if named else parsed.text)
+        if not named and not unknown:
+            return parsed, named
+        rest = CardNames.without(CardNames.without(parsed.text, spans), unknown)
+        if CardNames.pieces(rest) < MIN_OWN_PIECES:
             return parsed, named
         return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named
 
