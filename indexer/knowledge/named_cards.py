@@ -57,18 +57,19 @@ class NamedCard:
     end: int
 
 
-def _forms(record: Record) -> list[str]:
-    """The names a card is written by: its names in each script, its faces', and a legendary
-    card's name before its comma."""
+def _extra_forms(record: Record) -> list[str]:
+    """The names a card is written by beside those the look-up tables hold (`RuleLookups.names`:
+    its names in each script and its faces'): a legendary card's name before its comma, and
+    a name with accents without them (Jotun Grunt is Jötun Grunt)."""
     names = [*record.names.values(), *record.aliases]
     legendary = "legendary" in record.attrs.get("type_line", "").lower()
     short = [name.split(",")[0] for name in names if legendary and "," in name]
-    return [name for name in (*names, *short) if name]
+    plain = [_unaccented(name) for name in names if not name.isascii()]
+    return [name for name in (*short, *plain) if name]
 
 
-def _key(text: str) -> str:
-    """A name's or a piece's folded form, its accents left out (Jotun Grunt is Jötun Grunt)."""
-    return fold_key("".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)))
+def _unaccented(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _singulars(key: str) -> tuple[str, ...]:
@@ -80,26 +81,19 @@ def _singulars(key: str) -> tuple[str, ...]:
 
 
 class CardNames:
-    """Every card's names, folded, for finding them in a text (one build's cards)."""
+    """Finding a build's cards by their names in a text: the look-up tables' folded names
+    (shared, not copied: every card's names are tens of megabytes), and the few other forms."""
 
     def __init__(self, lookups: RuleLookups):
-        rules_words = set(lookups.titles) | set(lookups.keyword_heads)
-        found: dict[str, set[str]] = {}
-        for record in lookups.by_position:
-            if record.kind != "card":
-                continue
-            for form in _forms(record):
-                key = _key(form)
-                if key and key not in rules_words:
-                    found.setdefault(key, set()).add(record.id)
-        # A form two cards share (a short name, a token's) names neither; a set FAQ's card and
-        # the same card of Scryfall's are one card, read by the record with the most facts.
+        self._lookups = lookups
         self._records = lookups.records
-        self._by_form = {}
-        for key, ids in found.items():
-            records = [self._records[i] for i in sorted(ids)]
-            if len({card_key(r) for r in records}) == 1:
-                self._by_form[key] = max(records, key=lambda r: len(r.attrs)).id
+        self._extra: dict[str, list[str]] = {}
+        for record in lookups.by_position:
+            if record.kind == "card":
+                for form in _extra_forms(record):
+                    key = fold_key(form)
+                    if key and key not in lookups.names:
+                        self._extra.setdefault(key, []).append(record.id)
         # The stems of today's rules' English words: what is no name when capitalised.
         words = {w.lower() for r in lookups.by_position if r.kind == "rule" and lookups.of_todays_rules(r)
                  for w in _LATIN.findall(r.text.get("en", ""))}
@@ -107,9 +101,7 @@ class CardNames:
 
     def found(self, text: str) -> list[NamedCard]:
         """The cards `text` names, in order, the longest name first where names overlap."""
-        if not self._by_form:
-            return []
-        pieces = [(m.start(), m.end(), _key(m.group())) for m in _PIECE.finditer(text)]
+        pieces = [(m.start(), m.end(), fold_key(m.group())) for m in _PIECE.finditer(text)]
         named, i = [], 0
         while i < len(pieces):
             match = self._longest(text, pieces, i)
@@ -121,12 +113,24 @@ class CardNames:
             i = j
         return named
 
+    def _card(self, key: str) -> str | None:
+        """The card a folded form names, or None: no card's, two cards' (a short name, a
+        token's), or a heading's or keyword's of the rules (Regeneration). A set FAQ's card
+        and the same card of Scryfall's are one card, read by the record with the most facts."""
+        ids = self._lookups.names.get(key) or self._extra.get(key)
+        if not ids or key in self._lookups.titles or key in self._lookups.keyword_heads:
+            return None
+        cards = [self._records[i] for i in ids if self._records[i].kind == "card"]
+        if not cards or len({card_key(r) for r in cards}) > 1:
+            return None
+        return max(cards, key=lambda r: len(r.attrs)).id
+
     def _longest(self, text: str, pieces: list[tuple[int, int, str]], i: int) -> tuple[int, str] | None:
         """(the end piece, the card's id) of the longest name starting at piece `i`, or None."""
         best, key = None, ""
         for j in range(i, min(len(pieces), i + MAX_PIECES)):
             key += pieces[j][2]
-            record_id = next(filter(None, map(self._by_form.get, _singulars(key))), None)
+            record_id = next(filter(None, map(self._card, _singulars(key))), None)
             if record_id is not None and self._written_as_name(text, pieces[i][0], pieces[j][1], j - i + 1):
                 best = (j + 1, record_id)
         return best
