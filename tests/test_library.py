@@ -218,6 +218,12 @@ def test_parse_query_takes_filters_phrases_and_numbers_out():
     assert parse_query("901.9 planar").rule_number is None
 
 
+@pytest.mark.parametrize("written", ["702.\u200b30a", "７０２．３０ａ", "٧٠٢.٣٠a", "𝟕𝟎𝟐.𝟑𝟎a", "規則७०२.३०a"])
+def test_a_rule_number_in_any_digits_or_with_zero_width_characters_jumps(written):
+    assert parse_query(written).rule_number == "702.30a"
+    assert (parse_query(written + "～ｃ").rule_number, parse_query(written + "至c").rule_end) == ("702.30a", "702.30c")
+
+
 def test_the_word_bound_counts_distinct_words_whatever_joins_them_never_function_words():
     """Words joined by `,`, `/` or `、` count as the words they are; a word said again, or a
     function word, counts once or not at all: a long question is read whole."""

@@ -41,6 +41,18 @@ def test_every_written_form_of_a_reference_is_linked(resolver):
     assert out.unknown == [] and out.unknown_names == []
 
 
+def test_a_number_in_any_digits_or_with_zero_width_characters_is_linked_as_written(resolver):
+    """Arabic-Indic and mathematical digits, full-width forms and a zero-width space inside a
+    number: linked to the number they read as, the text as written; a ～ range whole."""
+    written = "規則7\u0660\u0662.\u0663\u0660c, 𝟕𝟎𝟐.𝟑𝟎a, 702.\u200b30c and ９０１．９ａ～ｃ"
+    out = linkify(written, "markdown", resolver)
+    assert [(link["text"], link["target"]) for link in out.links] == [
+        ("7\u0660\u0662.\u0663\u0660c", "702.30c"), ("𝟕𝟎𝟐.𝟑𝟎a", "702.30a"), ("702.\u200b30c", "702.30c"),
+        ("９０１．９ａ～ｃ", "901.9a")]
+    assert out.text.startswith(f"規則[7\u0660\u0662.\u0663\u0660c]({rule('702.30c')}), ")
+    assert out.unknown == []
+
+
 def test_numbers_inside_urls_are_not_linked(resolver):
     text = "Old FAQ: http://x/702.30a and www.example.com/rules/901.9?a=702.30b, but 702.30c is."
     out = linkify(text, "markdown", resolver)

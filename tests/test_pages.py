@@ -376,6 +376,21 @@ def test_the_embed_script_leaves_form_fields_and_addresses_alone(served, phone):
     assert phone.eval_on_selector('a[href="https://magic.wizards.com/en/rules"]', "a => a.children.length") == 0
 
 
+def test_the_embed_script_reads_rule_numbers_as_the_server_does(served, phone):
+    """Any script's digits, full-width forms and zero-width characters inside a number, and a
+    range with ～: linked whole, to the number the server reads (`fold_number_forms`)."""
+    phone.goto(served + "/forum-sample")
+    phone.wait_for_selector("a[data-rule-ref]")
+    phone.evaluate("""() => { const p = document.createElement("p"); p.id = "forms";
+        p.textContent = "規則7\u0660\u0662.\u0663\u0660c, 702.\u200b30a and ９０１．９ａ～ｃ";
+        document.querySelector(".post-body").appendChild(p); }""")
+    phone.wait_for_selector("#forms a[data-rule-ref]")
+    phone.wait_for_function("document.querySelectorAll('#forms a[data-rule-ref]').length === 3")
+    links = phone.eval_on_selector_all("#forms a[data-rule-ref]", "ls => ls.map(a => [a.textContent, a.href])")
+    assert [label for label, _ in links] == ["7\u0660\u0662.\u0663\u0660c", "702.\u200b30a", "９０１．９ａ～ｃ"]
+    assert [href.rsplit("/", 1)[1] for _, href in links] == ["702.30c", "702.30a", "901.9a"]
+
+
 def test_a_name_shared_by_a_card_and_a_term_opens_the_page_asked_for(client):
     """The glossary also lists card names: /terms/<name> is the term, /cards/<name> the card."""
     term = client.get("/terms/奪魂紅帽客")

@@ -27,7 +27,7 @@ from urllib.parse import quote, urlsplit
 
 import nh3
 
-from indexer.documents.references import find_references
+from indexer.documents.references import find_written_references
 from indexer.knowledge.library import Library
 
 from .urls import record_url
@@ -200,7 +200,7 @@ class _Linker:
         out, pos = [], 0
         if self._spent(text):
             return self.escape(text)
-        for ref in find_references(text):
+        for ref in find_written_references(text):
             if self._spent(text, pos):
                 break
             self._left -= 1

@@ -6,6 +6,7 @@ disagree about what counts as a rule reference.
 """
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -44,6 +45,40 @@ _FULLWIDTH_NUMBER = str.maketrans({chr(0xFF10 + i): str(i) for i in range(10)} |
 def fold_fullwidth(text: str) -> str:
     """Full-width digits, letters and the full-width full stop as ASCII: ７０２．３０ａ -> 702.30a."""
     return unicodedata.normalize("NFKC", text.translate(_FULLWIDTH_NUMBER)) if _FULLWIDTH.search(text) else text
+
+
+# What else a rule number is written with, in a query or a forum post: any Unicode decimal digit
+# (Arabic-Indic ٧٠٢, Devanagari, mathematical 𝟕𝟎𝟐), read as its digit, full-width forms, and
+# zero-width characters, which are no part of it (702.\u200b30a is 702.30a).
+ZERO_WIDTH = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_NUMBER_FORM = re.compile(f"[{ZERO_WIDTH}\uff01-\uff5e\u3000]|(?![0-9])\\d")
+
+
+def fold_number_forms(text: str) -> str:
+    """`text` with every form `_NUMBER_FORM` names as rule numbers are read: a digit as its
+    ASCII digit, a full-width form as ASCII, zero-width characters left out."""
+    found = set(_NUMBER_FORM.findall(text))
+    if not found:
+        return text
+    table = {ord(ch): "" if ch in ZERO_WIDTH else str(unicodedata.decimal(ch)) if ch.isdecimal()
+             else unicodedata.normalize("NFKC", ch) for ch in found}
+    return text.translate(table)
+
+
+def find_written_references(text: str) -> Iterator[Reference]:
+    """`find_references` in a text as people write it (`fold_number_forms`): offsets are into
+    `text` as given, a reference's zero-width characters inside its span."""
+    folded = fold_number_forms(text)
+    if folded is text:
+        yield from find_references(text)
+        return
+    # Each left-out character's offset less those before it: a folded offset f is f plus the
+    # number of these at most f (bisect) in `text`.
+    gaps = [m.start() - n for n, m in enumerate(re.finditer(f"[{ZERO_WIDTH}]", text))]
+    for ref in find_references(folded):
+        start = ref.start + bisect.bisect_right(gaps, ref.start)
+        stop = ref.stop + bisect.bisect_left(gaps, ref.stop)
+        yield Reference(ref.number, ref.end, ref.lang, start, stop, ref.where)
 
 
 def parse_rule_number(query: str) -> str | None:

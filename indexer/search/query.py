@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from whoosh.analysis import STOP_WORDS
 
 from indexer.documents.records import KINDS
-from indexer.documents.references import fold_fullwidth, named_rule_numbers, parse_rule_number, parse_rule_range
+from indexer.documents.references import (
+    fold_fullwidth,
+    fold_number_forms,
+    named_rule_numbers,
+    parse_rule_number,
+    parse_rule_range,
+)
 from indexer.documents.script_ranges import HAN
 from indexer.documents.textclean import fix_conversion_errors
 
@@ -82,7 +88,7 @@ class ParsedQuery:
 def parse_query(raw: str) -> ParsedQuery:
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query too long: {len(raw)} characters (at most {MAX_QUERY_CHARS})")
-    text = unicodedata.normalize("NFC", fold_fullwidth(raw)).replace("\0", " ")
+    text = unicodedata.normalize("NFC", fold_number_forms(fold_fullwidth(raw))).replace("\0", " ")
     if not text.isprintable():
         text = "".join(ch if ch.isprintable() else " " for ch in text)
     text = fix_conversion_errors(text)

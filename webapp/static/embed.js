@@ -95,17 +95,49 @@
     return false;
   }
 
+  // Rule numbers as people write them, as the server reads them (references.py,
+  // fold_number_forms): any decimal digit as its ASCII digit, full-width forms as ASCII,
+  // zero-width characters left out. `back` maps an offset of the folded text to the text's.
+  var NUMBER_FORM = /[\u00ad\u200b-\u200d\u2060\ufeff\uff01-\uff5e\u3000]|(?![0-9])\p{Nd}/gu;
+  var DIGIT = /\p{Nd}/u;
+
+  function asWritten(ch) {
+    var cp = ch.codePointAt(0);
+    if (/[\u00ad\u200b-\u200d\u2060\ufeff]/.test(ch)) return "";
+    if (cp === 0x3000) return " ";
+    if (cp >= 0xff01 && cp <= 0xff5e && !DIGIT.test(ch)) return String.fromCharCode(cp - 0xfee0);
+    var zero = cp;  // the digit zero of its script: digits are ten in a row from it
+    while (DIGIT.test(String.fromCodePoint(zero - 1))) zero--;
+    return String((cp - zero) % 10);
+  }
+
+  function folded(text) {
+    var out = "", starts = [[0, 0]], last = 0, m;
+    NUMBER_FORM.lastIndex = 0;
+    while ((m = NUMBER_FORM.exec(text))) {
+      out += text.slice(last, m.index) + asWritten(m[0]);
+      last = m.index + m[0].length;
+      starts.push([out.length, last]);
+    }
+    out += text.slice(last);
+    return { text: out, back: function (at) {
+      var k = starts.length - 1;
+      while (starts[k][0] > at) k--;
+      return starts[k][1] + (at - starts[k][0]);
+    } };
+  }
+
   function references(text) {
-    var found = [], addresses = [], m;
+    var found = [], addresses = [], m, read = folded(text);
     ADDRESS.lastIndex = 0;
     while ((m = ADDRESS.exec(text))) addresses.push([m.index, m.index + m[0].length]);
     REFERENCE.lastIndex = 0;
-    while ((m = REFERENCE.exec(text))) {
+    while ((m = REFERENCE.exec(read.text))) {
       var number = m.groups.num.toLowerCase();
       if (number.indexOf(".") < 0 && !m.groups.prefix) continue;  // a bare 309 is not a reference
-      var start = m.index + m[0].indexOf(m.groups.num);
+      var start = read.back(m.index + m[0].indexOf(m.groups.num)), stop = read.back(m.index + m[0].length);
       var inAddress = addresses.some(function (a) { return start >= a[0] && start < a[1]; });
-      if (!inAddress) found.push({ number: number, start: start, stop: m.index + m[0].length });
+      if (!inAddress) found.push({ number: number, start: start, stop: stop });
     }
     return found;
   }

@@ -338,6 +338,13 @@
     }
     var text = raw;
     if (/[\uff01-\uff5e\u3000]/.test(text)) text = text.replace(/\u3000/g, " ").normalize("NFKC");
+    // As the server reads rule numbers (references.py fold_number_forms): zero-width
+    // characters left out, any script's decimal digit as its ASCII digit.
+    text = text.replace(/[\u00ad\u200b-\u200d\u2060\ufeff]/g, "").replace(/(?![0-9])\p{Nd}/gu, function (ch) {
+      var zero = ch.codePointAt(0);
+      while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero--;
+      return String((ch.codePointAt(0) - zero) % 10);
+    });
     text = text.normalize("NFC").replace(/[\0\p{C}]/gu, " ");
     // The sources' conversion mistakes, repaired as the texts were (每位元 -> 每位).
     this.patterns.repairs.forEach(function (pair) { text = text.replace(pair[0], pair[1]); });
