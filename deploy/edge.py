@@ -19,9 +19,10 @@ from pathlib import Path
 from .proxy import ERRORS, ProxyError, ProxyProcess, json_paths
 
 CONFIG = Path(__file__).with_name("haproxy.cfg")
-# The statuses HAProxy answers with itself: a request that does not parse (400) or does not
-# arrive in time (408), and nginx not answering (500, 502, 503, 504).
-ERROR_STATUSES = (400, 408, 500, 502, 503, 504)
+# The statuses HAProxy answers with itself: a request that does not parse (400), declares a
+# body longer than the app takes (413) or does not arrive in time (408), and nginx not
+# answering (500, 502, 503, 504).
+ERROR_STATUSES = (400, 408, 413, 500, 502, 503, 504)
 # The largest head nginx takes (deploy/nginx.conf: large_client_header_buffers 4 16k), and
 # HAProxy's reserve for rewriting headers (tune.maxrewrite).
 NGINX_HEAD_BYTES = 4 * 16 * 1024
@@ -66,10 +67,15 @@ def write_error_answers(prefix: Path) -> dict[str, list[str]]:
     lines: dict[str, list[str]] = {"html": [], "json": []}
     for status in ERROR_STATUSES:
         for form, path, accept in (("html", "/", "text/html"), ("json", "/api/", "application/json")):
-            file = folder / f"{status}.{form}.http"
+            file = error_file(prefix, status, form)
             file.write_bytes(error_answer(app, status, path, accept))
             lines[form].append(f"    errorfile {status} {file}")
     return lines
+
+
+def error_file(prefix: Path, status: int, form: str) -> Path:
+    """The file of one of `write_error_answers`' answers."""
+    return prefix / ERRORS / f"{status}.{form}.http"
 
 
 class Haproxy(ProxyProcess):
@@ -94,6 +100,9 @@ class Haproxy(ProxyProcess):
                 .replace("@BUFFER_BYTES@", str(NGINX_HEAD_BYTES + self.max_body_bytes + REWRITE_BYTES))
                 .replace("@REQUEST_SECONDS@", f"{self.request_seconds:g}")
                 .replace("@JSON_PATHS@", json_paths())
+                .replace("@MAX_BODY_BYTES@", str(self.max_body_bytes))
+                .replace("@ERROR_413_JSON@", str(error_file(self.prefix, 413, "json")))
+                .replace("@ERROR_413_HTML@", str(error_file(self.prefix, 413, "html")))
                 .replace("@ERRORFILES_HTML@", "\n".join(errorfiles["html"]))
                 .replace("@ERRORFILES_JSON@", "\n".join(errorfiles["json"])))
         path = self.prefix / "haproxy.cfg"

@@ -99,6 +99,15 @@ def test_a_hostile_query_is_searched_as_text(client):
     assert all("<script" not in r["snippet"] for r in answer["results"])
 
 
+def test_a_search_of_an_edition_the_index_does_not_hold_is_a_404_as_its_pages_are(client):
+    for url in ("/api/search?q=persist&edition=1999", "/api/search?q=persist+edition:1999"):
+        answer = client.get(url)
+        assert answer.status_code == 404
+        assert answer.get_json()["error"]["message"].startswith("No edition 1999 is in the index; the editions are: ")
+    assert client.get("/?q=persist&edition=1999").status_code == 404
+    assert client.get("/api/search?q=persist&edition=2010").status_code == 200
+
+
 def test_an_empty_query_has_no_results(client):
     assert get_json(client, "/api/search?q=") == {"query": "", "total": 0, "took_ms": 0.0, "did_you_mean": None,
                                                    "rule_jump": None, "results": [], "left_out": [], "cards": [],

@@ -3,7 +3,14 @@ phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
 from indexer.search.folding import fold_key
-from indexer.search.query import MAX_QUERY_CHARS, MAX_QUERY_WORDS, QueryError, counted_words, parse_query
+from indexer.search.query import (
+    MAX_QUERY_CHARS,
+    MAX_QUERY_WORDS,
+    QueryError,
+    UnknownEdition,
+    counted_words,
+    parse_query,
+)
 
 
 def first(library, q, **kw):
@@ -152,7 +159,8 @@ def test_filters(corpus_library):
     assert guide and all(r["source"]["id"] == "planechase-guide" for r in guide)
     dated = corpus_library.search("cascade edition:2009-07-08")["results"]
     assert dated and all(r["edition"] == "2009-07-08" for r in dated)
-    assert corpus_library.search("cascade edition:1999-01-01")["results"] == []
+    with pytest.raises(UnknownEdition, match="No edition 1999-01-01 is in the index; the editions are: 2016-01, "):
+        corpus_library.search("cascade edition:1999-01-01")
     with pytest.raises(QueryError, match="unknown kind"):
         corpus_library.search("x kind:spaceship")
 

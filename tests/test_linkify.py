@@ -291,6 +291,18 @@ def test_api_refuses_a_body_over_100_kb(client):
                                              "message": "The request body is too large (at most 102400 bytes)."}}
 
 
+def test_a_form_of_too_many_parts_is_refused_saying_so(client):
+    """1,500 parts in 81 KB, within the length allowed: the refusal names the parts."""
+    part = '--b\r\nContent-Disposition: form-data; name="f{}"\r\n\r\nx\r\n'
+    body = "".join(part.format(n) for n in range(1500)) + "--b--\r\n"
+    assert len(body) < 102_400
+    response = client.post("/forum", data=body, content_type="multipart/form-data; boundary=b",
+                           headers={"Accept": "application/json"})
+    assert response.status_code == 413
+    message = response.get_json()["error"]["message"]
+    assert message.startswith("The form has too many parts or too large a field (at most 1000 parts")
+
+
 def test_api_preflight_allows_cross_origin_posts(client):
     response = client.options("/api/linkify", headers={"Origin": "https://forum.example",
                                                        "Access-Control-Request-Method": "POST",

@@ -125,6 +125,7 @@ REFUSED = [  # (request, status, JSON or a page); nginx's and gunicorn's refusal
      431, "html"),
     (b"GET / HTTP/1.1\r\nHost: x\r\nX-Huge: " + b"a" * 65536 + b"\r\n\r\n", 431, "html"),  # over nginx's buffers
     (b"POST /api/linkify HTTP/1.1\r\nHost: x\r\nContent-Length: 200000\r\n\r\n" + b"a" * 200000, 413, "json"),
+    (b"POST /forum HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\nContent-Length: 200000\r\n\r\n", 413, "html"),
 ]
 # Heads HAProxy refuses before any path is known, with its own page (HAProxy 2.6 answers them
 # before any of its settings apply): malformed, or larger than its buffer (never ending).
@@ -148,6 +149,15 @@ def test_requests_the_server_refuses_get_the_apps_error_shape(live_server, reque
     else:
         assert headers["content-type"].startswith("text/html")
         assert b'<article class="error">' in body and str(status).encode() in body and b"gunicorn" not in body
+
+
+def test_a_body_declared_too_long_is_refused_without_a_100_continue(live_server):
+    """Expect: 100-continue with a body longer than the app takes: the first answer is the 413,
+    in the app's error shape, never a 100 asking for a body that would be refused."""
+    head = b"POST /api/linkify HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 10000000\r\n\r\n"
+    got, headers, body = send_raw(live_server, head)
+    assert got == 413 and headers["content-type"] == "application/json"
+    assert json.loads(body)["error"]["message"].startswith("The request body is too large")
 
 
 @pytest.mark.parametrize("request_bytes", REFUSED_AT_THE_EDGE, ids=range(len(REFUSED_AT_THE_EDGE)))

@@ -26,7 +26,7 @@ from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery
 from indexer.search.folding import fold_key
 from indexer.search.opened_build import IndexBuild
-from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, parse_query
+from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, UnknownEdition, parse_query
 
 from .book import Book
 from .built_parts import BuiltParts
@@ -255,6 +255,9 @@ class Library:
             parsed.filters["edition"] = edition.lower()
         if "edition" in parsed.filters:
             parsed.filters["edition"] = self.catalogue.edition_filter(parsed.filters["edition"])
+            if parsed.filters["edition"] not in self.catalogue.all_editions:
+                raise UnknownEdition(f"No edition {parsed.filters['edition'][:20]} is in the index; the editions are: "
+                                     f"{', '.join(self.catalogue.all_editions) or 'none'}.")
         parsed, cards = self._ranker.named_cards(parsed)
         parsed = self._ranker.content(parsed)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],

@@ -74,7 +74,8 @@ class RuleLookups:
         self.positions = {r.id: i for i, r in enumerate(records)}
         # Today's rules: a bare number or word means them, and every page dates by them.
         self.current_edition = current_edition(records)
-        self._all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
+        # Every edition a record names, newest first (the rules', and the documents' own dates).
+        self.all_editions = sorted({r.edition for r in records if r.edition}, reverse=True)
         self.editions = EditionTables(records, lineage)
         self._index(records)
         self._title_keys, self._title_text, self._title_starts = _title_search(self.titles)
@@ -217,7 +218,7 @@ class RuleLookups:
         edition whose date starts as written (`edition:2008` is 2008-05-01), which the
         engine's filter then matches exactly."""
         value = self.edition_named(value)
-        return next((e for e in self._all_editions if e.startswith(value)), value)
+        return next((e for e in self.all_editions if e.startswith(value)), value)
 
     def editions_of(self, number: str) -> list[str]:
         return sorted({r.edition for r in self.by_number.get(number, []) if r.edition}, reverse=True)

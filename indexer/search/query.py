@@ -56,6 +56,15 @@ KIND_ALIASES = {"plane": "planar_card", "planes": "planar_card", "cards": "card"
 class QueryError(ValueError):
     """A query that cannot run (too long, an unknown filter value); the message says why."""
 
+    status = 400
+
+
+class UnknownEdition(QueryError):
+    """A query limited to an edition that the index does not hold: not found, as the pages of
+    an edition it does not hold are (404)."""
+
+    status = 404
+
 
 @dataclass
 class ParsedQuery:

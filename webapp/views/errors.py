@@ -39,16 +39,27 @@ def http_error(exc: HTTPException):
     default = type(exc).description
     message = exc.description if exc.description and exc.description != default else MESSAGES.get(status, exc.name)
     if status == 413:
-        message = f"The request body is too large (at most {current_app.config['MAX_CONTENT_LENGTH']} bytes)."
+        message = _too_large()
     response = error_response(status, message)
     if isinstance(exc, MethodNotAllowed) and exc.valid_methods:
         response.headers["Allow"] = ", ".join(exc.valid_methods)
     return response
 
 
+def _too_large() -> str:
+    """Why a body was refused as too large: its length, or (a body within the length) the
+    parts of its form or the bytes of a field, which Werkzeug counts while reading it."""
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    length = request.content_length
+    if length is not None and length <= limit and request.mimetype == "multipart/form-data":
+        return (f"The form has too many parts or too large a field (at most {current_app.config['MAX_FORM_PARTS']} "
+                f"parts, {current_app.config['MAX_FORM_MEMORY_SIZE']} bytes a field).")
+    return f"The request body is too large (at most {limit} bytes)."
+
+
 @bp.app_errorhandler(QueryError)
 def query_error(exc: QueryError):
-    return error_response(400, str(exc))
+    return error_response(exc.status, str(exc))
 
 
 @bp.app_errorhandler(IndexUnavailable)
