@@ -1,5 +1,5 @@
 """The cards a question names, found by their names: a card's name is then not searched as
-rules words, its keywords and type line stand in for it, and the answer says which cards it read;
+rules words, its keywords, type line and text stand in for it, and the answer says which cards it read;
 and the names of cards the data does not hold, which are not searched either.
 
 Players' questions name cards ("can Coax from the Blind Eternities find a Chameleon Colossus
@@ -40,8 +40,11 @@ _SENTENCE_END = re.compile(r"(?:^|[.!?。！？:：;；]\s*|\n\s*)$")
 MIN_CHINESE_NAME = 3
 # The most pieces of a name looked for (longer names are read by their first pieces' forms).
 MAX_PIECES = 12
-# A card's keywords and type line as context, at most this many characters a card.
+# A card's keywords and type line as context, at most this many characters a card, and as
+# many of its Oracle text's first characters, its reminder text left out (_REMINDER).
 CONTEXT_CHARS = 160
+ORACLE_CHARS = 200
+_REMINDER = re.compile(r"\([^()]*\)")
 # A capitalised word (Rune-Eyes, Urza's), and the lower-case words a name may hold between two.
 _CAPITALISED = re.compile(rf"[A-Z](?:{LATIN_WORD}|-)*")
 _JOINING = "of|the|from|to|and|a|an|in|on|with"
@@ -179,10 +182,13 @@ class CardNames:
 
     @staticmethod
     def context(named: list[NamedCard]) -> str:
-        """What the cards' own words add to a question: each card's keywords and type line."""
+        """What the cards' own words add to a question: each card's keywords and type line, and
+        the start of its Oracle text without its reminder text (Platinum Angel's "can't lose
+        the game")."""
         parts = []
         for card in named:
             attrs = card.record.attrs
-            parts.append(" ".join(p for p in (attrs.get("keywords", "").replace(",", " "),
-                                               attrs.get("type_line", "").replace("—", " ")) if p)[:CONTEXT_CHARS])
+            facts = " ".join(p for p in (attrs.get("keywords", "").replace(",", " "),
+                                         attrs.get("type_line", "").replace("—", " ")) if p)[:CONTEXT_CHARS]
+            parts += [facts, _REMINDER.sub(" ", card.record.text.get("en", ""))[:ORACLE_CHARS]]
         return " ".join(dict.fromkeys(" ".join(parts).split()))

@@ -22,7 +22,7 @@ class Stage:
 STAGES: tuple[Stage, ...] = (
     # Reading the query.
     Stage("named_cards", "reading", "a question's cards are read as cards: not their names as rules words, but their "
-                                    "keywords and type line"),
+                                    "keywords, type line and text"),
     Stage("function_words", "reading", "a Chinese query's forms that ask nothing (是, 什么) are cut from what it "
                                        "searches"),
     Stage("asks", "reading", "a query with a question form, or of several of the game's words, is read as a question"),

@@ -75,8 +75,9 @@ class Weights:
     superseded: float = 0.3
     # Other forms of a glossary term, relative to the literal query (half for a variant form).
     expansion: float = 0.5
-    # What the keywords and type line of the cards a question names weigh against its own words.
-    card_context: float = 0.3
+    # What the keywords, type line and Oracle text of the cards a question names weigh against
+    # its own words (benchmarks.questions on the real questions with their cards).
+    card_context: float = 0.15
     # The keyword bonus's share for a defining rule when the query is only a variant form.
     variant_definition: float = 0.15
     # How many of the engine's best documents the bonuses are applied to.

@@ -106,7 +106,7 @@ class Ranker:
 
     def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard]]:
         """The cards a query names (the `named_cards` stage), and the query as read with them:
-        their names out of what it searches, their keywords and type line its context, when
+        their names out of what it searches, their keywords, type line and text its context, when
         words of its own remain (a card's name alone, or with one word, looks the card up),
         and the names no card holds (`CardNames.proper_names`) out of it too."""
         if not self.stages.on("named_cards") or not parsed.text or parsed.rule_number or parsed.rule_list:
