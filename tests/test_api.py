@@ -125,6 +125,16 @@ def test_the_page_and_the_api_are_one_view(client):
     assert api["results"][0]["subrules"][0]["id"] == "shadowmoor-faq:rule:502.79a"
 
 
+def test_every_json_answer_may_be_read_from_another_site(client):
+    """The API and the pages' JSON twins (.json, ?format=json, Accept) carry CORS; pages do not."""
+    for url, headers in (("/api/search?q=persist", {}), ("/?q=persist&format=json", {}),
+                         ("/rules/702.30c.json", {}), ("/rules/702.30c", {"Accept": "application/json"})):
+        answer = client.get(url, headers=headers)
+        assert answer.mimetype == "application/json", url
+        assert answer.headers["Access-Control-Allow-Origin"] == "*", url
+    assert "Access-Control-Allow-Origin" not in client.get("/?q=persist").headers
+
+
 # --- limits -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("url, message", [

@@ -223,7 +223,8 @@ def read_chunked_body(req: AnswerRequest) -> None:
 
 def finish(req: AnswerRequest, response):
     """What every answer carries: its `Vary`, the security policy and headers, CORS for the
-    API, a local `Location`, and the script cookie when `?script=` chose another one."""
+    API and the pages' JSON twins, a local `Location`, and the script cookie when `?script=`
+    chose another one."""
     headers = response.headers
     present = header_names(response)
     if "vary" in present:  # the view's own
@@ -236,6 +237,8 @@ def finish(req: AnswerRequest, response):
                                           else POLICY_AND_SECURITY_HEADERS)
     if req.path.startswith("/api/"):
         added += PREFLIGHT_HEADERS if req.method == "OPTIONS" else CORS_HEADERS
+    elif response.mimetype == "application/json":  # a page's JSON twin (.json, ?format=json)
+        added += CORS_HEADERS
     for name, value in added:
         headers.add(name, value)
     if "location" in present:
