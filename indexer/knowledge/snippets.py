@@ -18,6 +18,7 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.highlighting import marking_form
+from indexer.search.schema import searched_blocks
 
 from .catalogue import Catalogue
 from .display import display, shown_lang
@@ -100,11 +101,11 @@ class Snippets:
         return html.escape(text[:UNMARKED] + ("…" if len(text) > UNMARKED else "")), shown_lang(lang, script)
 
     def _record_blocks(self, record_id: str) -> tuple[tuple[tuple[str, str, str], ...], int]:
-        """(language, text, marking form) of each block of the record, other languages
+        """(language, text, marking form) of each block a query searches, other languages
         before Chinese (then in language order), as a query of no Chinese reads them; and
         how many are of other languages (a Chinese query's snippet reads the rest first)."""
         record = self.catalogue.records[record_id]
-        blocks = zip(record.blocks(), self.catalogue.marking_forms(record), strict=True)
+        blocks = zip(searched_blocks(record), self.catalogue.marking_forms(record), strict=True)
         ordered = tuple(sorted(((lang, block, form) for (lang, block), form in blocks),
                                key=lambda block: (block[0].startswith("zh"), block[0])))
         return ordered, sum(not lang.startswith("zh") for lang, _, _ in ordered)

@@ -20,6 +20,8 @@ from pathlib import Path
 from indexer.documents.chinese import to_hans
 from indexer.documents.records import Record
 
+from .schema import NAMED_ONLY_SOURCE, searched_blocks
+
 FILE = "folded.txt"
 _PUNCT = re.compile(r"[\W_]+")
 
@@ -30,7 +32,10 @@ def fold_key(text: str) -> str:
 
 
 def fold_record(record: Record) -> str:
-    """All of a record's texts in all its languages, folded."""
+    """All of a record's texts in all its languages, folded: of a card of Scryfall's, what a
+    query searches (`schema.searched_blocks`: its English Oracle text) after its names."""
+    if record.source == NAMED_ONLY_SOURCE:
+        return fold_key(" ".join([*record.names.values(), *record.aliases, *(b for _, b in searched_blocks(record))]))
     return fold_key(" ".join(t for lang in record.languages() for t in record.texts(lang)))
 
 

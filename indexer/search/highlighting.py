@@ -32,6 +32,7 @@ from indexer.documents.references import is_rule_number
 from indexer.documents.script_ranges import CYRILLIC, GREEK, LATIN, LATIN_WORD
 
 from .analysis import SYMBOL_PART_PATTERN, TOKEN_PATTERN, english_stem, normalize_for_tokens
+from .schema import searched_blocks
 
 MAX_CHARS, SURROUND, TOP = 240, 60, 2
 BETWEEN = " … "
@@ -70,10 +71,10 @@ def marking_form(text: str) -> str:
 
 
 def marking_line(record: Record) -> str:
-    """A record's line of FILE: the marking form of each of its blocks (`Record.blocks`), in
-    order, line breaks as spaces (which mark alike)."""
+    """A record's line of FILE: the marking form of each of the blocks a query searches
+    (`schema.searched_blocks`), in order, line breaks as spaces (which mark alike)."""
     return BLOCK_SEPARATOR.join(marking_form(block).replace("\n", " ").replace(BLOCK_SEPARATOR, " ")
-                                for _, block in record.blocks())
+                                for _, block in searched_blocks(record))
 
 
 def write(records: Iterable[Record], folder: Path) -> None:
