@@ -1,6 +1,6 @@
 """The cards a question names, found by their names: a card's name is then not searched as
-rules words, its keywords, type line and text stand in for it, and the answer says which cards it read;
-and the names of cards the data does not hold, which are not searched either.
+rules words, its keywords, type line and text stand in for it, and the answer says which
+cards it read; and the names of cards the data does not hold, not searched either.
 
 Players' questions name cards ("can Coax from the Blind Eternities find a Chameleon Colossus
 in my sideboard"), and a card's name is rules words to the engine (Grafted Wargear finds

@@ -114,11 +114,11 @@ class Ranker:
         if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
             return parsed, self.cards.found(parsed.text)  # a heading, a name or a term, looked up as typed
         named = self.cards.found(parsed.text)
-        spans = [(card.start, card.end) for card in named]
-        unknown = self.cards.proper_names(CardNames.without(parsed.text, spans) if named else parsed.text)
+        without_cards = CardNames.without(parsed.text, [(card.start, card.end) for card in named])
+        unknown = self.cards.proper_names(without_cards)
         if not named and not unknown:
             return parsed, named
-        rest = CardNames.without(CardNames.without(parsed.text, spans), unknown)
+        rest = CardNames.without(without_cards, unknown)
         if CardNames.pieces(rest) < MIN_OWN_PIECES:
             return parsed, named
         return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named
