@@ -179,6 +179,7 @@ def asks(app, library: Library) -> Iterator[Ask]:
     rng.shuffle(words)
     chinese = "".join(r.text["zh_hans"] for r in rules if r.edition == today and r.text.get("zh_hans"))
     for query in (" ".join(words)[:MAX_QUERY_CHARS],  # distinct words
+                  ",".join(words)[:MAX_QUERY_CHARS],  # distinct words joined by commas: counted apart
                   chinese[:MAX_QUERY_CHARS],  # Chinese text
                   " ".join(w + "x" for w in words[:60])[:MAX_QUERY_CHARS],  # misspelt words
                   " ".join(r.number for r in rules[:200] if r.number)[:MAX_QUERY_CHARS]):  # rule numbers
