@@ -320,7 +320,7 @@ def test_a_results_other_subrules_open_from_its_title_by_arrow_key(live_server, 
 
 
 def test_did_you_mean_is_not_slanted(live_server, page):
-    page.goto(live_server.url + "/?q=Murderus+Redcap")
+    page.goto(live_server.url + "/?q=Murderus+Redcapp")
     assert page.locator(".did-you-mean").evaluate("p => getComputedStyle(p).fontStyle") == "normal"
 
 
