@@ -81,7 +81,7 @@ class ParsedQuery:
     named_rules: list[tuple[str, str | None]] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # words and "phrases" past MAX_QUERY_WORDS
     typed: str = ""                  # the free text as typed, when `text` is read from it (a question's forms cut)
-    # Words that stand for what the free text names (a named card's keywords and type line),
+    # Words that stand for what the free text names (a named card's keywords, type line and text),
     # searched at a lower weight than its own.
     context: str = ""
 
