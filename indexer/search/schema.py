@@ -60,7 +60,7 @@ def document(record) -> dict:
     its English Oracle text (under `kind:card`), not by its rulings or printed Chinese text,
     which its page shows: tens of thousands of cards' rulings would double the build."""
     if record.source == NAMED_ONLY_SOURCE:
-        body = [record.text.get("en", "")]
+        body = [block for _, block in searched_blocks(record)]
     else:
         body = [record.text.get(lang, "") for lang in record.text]
         for group in (record.abilities, record.rulings, record.examples):

@@ -111,8 +111,8 @@ class Ranker:
         and the names no card holds (`CardNames.proper_names`) out of it too."""
         if not self.stages.on("named_cards") or not parsed.text or parsed.rule_number or parsed.rule_list:
             return parsed, []
-        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
-            return parsed, self.cards.found(parsed.text)  # a heading, a name or a term, looked up as typed
+        if self._named_whole(parsed.text):
+            return parsed, self.cards.found(parsed.text)  # looked up as typed
         named = self.cards.found(parsed.text)
         without_cards = CardNames.without(parsed.text, [(card.start, card.end) for card in named])
         unknown = self.cards.proper_names(without_cards)
@@ -132,7 +132,7 @@ class Ranker:
         glossary term is looked up as typed (a card's name may hold 的)."""
         if not self.stages.on("function_words") or parsed.rule_number or not parsed.text:
             return parsed
-        if self._looked_up(parsed.text) or self.expander.glossary.lookup(parsed.text) is not None:
+        if self._named_whole(parsed.text):
             return parsed
         content = self.questions.content(parsed.text)
         if not content or content == parsed.text:
@@ -168,9 +168,14 @@ class Ranker:
         (what is ward, 留存是什么): it holds a question form and is not itself a heading, a
         name or a glossary term (remove from the game is an old term's name, not a question)."""
         text = parsed.typed or parsed.text
-        if not text or self._looked_up(text) or self.expander.glossary.lookup(text) is not None:
+        if not text or self._named_whole(text):
             return False
         return not self.questions.plain(text)
+
+    def _named_whole(self, text: str) -> bool:
+        """Whether a query is a heading, a name or a glossary term as typed: it is looked up so,
+        never read for its cards, its question forms or what it asks about."""
+        return self._looked_up(text) or self.expander.glossary.lookup(text) is not None
 
     def _looked_up(self, text: str) -> bool:
         """Whether a query is a heading or a name (an obsolete term's too): looked up, not asked about."""

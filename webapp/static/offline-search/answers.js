@@ -235,8 +235,9 @@
       // is no question, offered when it finds a record the query did not.
       var suggestion = ranked.length < this.ranking.few_found && !this.asked(parsed) ? this.didYouMean(parsed) : null;
       if (suggestion) {
-        var correctedQuery = this.engineQuery(this.parse(suggestion));
-        var corrected = this.ranked(this.parse(suggestion), correctedQuery);
+        var correctedParsed = this.parse(suggestion);
+        var correctedQuery = this.engineQuery(correctedParsed);
+        var corrected = this.ranked(correctedParsed, correctedQuery);
         var had = new Set(ranked.map(function (pair) { return pair[0]; }));
         if (corrected.slice(0, this.ranking.few_found).some(function (pair) { return !had.has(pair[0]); })) {
           answer.did_you_mean = suggestion;
