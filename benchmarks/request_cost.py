@@ -96,7 +96,8 @@ def measure(app, ask: Ask) -> Cost:
 
 def posts(library: Library | None, size: int = POST_BYTES) -> dict[str, str]:
     """The linker's largest posts: distinct numbers and names nothing has, distinct numbers
-    that each have a rule (of `library`), and one number said again and again."""
+    that each have a rule (of `library`), one number said again and again, and markup of
+    the shortest pieces (each a step of the linker: `<b>a`, `<p>a`, Markdown's code spans)."""
     def fill(pieces: Iterator[str]) -> str:
         out, length = [], 0
         for piece in pieces:
@@ -108,7 +109,8 @@ def posts(library: Library | None, size: int = POST_BYTES) -> dict[str, str]:
 
     numbers = sorted({r.number for r in library.records.values() if r.kind == "rule" and r.number}) if library else []
     out = {"unknown": fill(f"see {800 + n // 900}.{n % 900 + 1}z and [[no card {n}]]. " for n in range(10**6)),
-           "repeated": fill("規則702.30a " for _ in range(10**6))}
+           "repeated": fill("規則702.30a " for _ in range(10**6)),
+           **{f"markup {piece}": fill(piece for _ in range(10**6)) for piece in ("<b>a", "<p>a", "`a` ")}}
     if numbers:
         out["known"] = fill(f"rule {numbers[n % len(numbers)]}; " for n in range(10**6))
     return out

@@ -33,10 +33,11 @@ piece = st.sampled_from(PIECES)
 
 @pytest.fixture(autouse=True)
 def no_reference_cap(monkeypatch):
-    """The linker's own time, over every reference of the post: without the cap on the
-    references one post is linked for (MAX_REFERENCES, tests/test_linkify.py), which would
-    stop the larger posts early."""
+    """The linker's own time, over every reference and piece of markup of the post: without
+    the caps on the references and the markup one post is read for (MAX_REFERENCES and
+    MAX_MARKUP, tests/test_linkify.py), which would stop the larger posts early."""
     monkeypatch.setattr(linkify_module, "MAX_REFERENCES", 10**9)
+    monkeypatch.setattr(linkify_module, "MAX_MARKUP", 10**9)
 unit = st.lists(piece, min_size=1, max_size=5).map("".join)
 
 

@@ -5,13 +5,14 @@ Numbers known in the small corpus: 702.30-702.30g (Worldwake FAQ, 2010-02-01), 5
 and 104.3 (Shadowmoor FAQ, 2008-05-01), 901-901.15c (Planechase guide, 2016-01). Not in it:
 601.2f (only in the rules file), 999.9 (in no edition).
 """
+import html
 from html.parser import HTMLParser
 
 import pytest
 
 from indexer.documents.references import find_references, parse_rule_number
 from webapp import create_app
-from webapp.linkify import ALLOWED, MAX_REFERENCES, LibraryResolver, linkify, safe_href
+from webapp.linkify import ALLOWED, MAX_MARKUP, MAX_REFERENCES, LibraryResolver, linkify, safe_href
 
 BASE = "https://kb.example"
 REDCAP = f"{BASE}/cards/shadowmoor-faq:card:murderous-redcap"
@@ -362,3 +363,20 @@ def test_a_post_is_linked_up_to_max_references_and_the_rest_left_as_written(reso
     assert "702.30c" not in [link["target"] for link in out.links]
     whole = linkify(head, fmt, resolver)
     assert not whole.truncated and len(whole.links) == 2 * (MAX_REFERENCES // 3)
+
+
+@pytest.mark.parametrize("fmt, piece", [("html", "<b>a "), ("html", "<!--x-->a "), ("markdown", "`a` "),
+                                        ("markdown", "<b>a "), ("bbcode", "[b]a ")])
+def test_a_post_is_read_up_to_max_markup_and_the_rest_left_as_written(resolver, fmt, piece):
+    """Each piece of markup is a step however short: past MAX_MARKUP of them the post stays
+    as written, so 100 KB of `<b>a` costs what a short post does."""
+    tail = "702.30c <script>alert(1)</script> [[Murderous Redcap]]"
+    out = linkify("702.30a " + piece * (MAX_MARKUP + 1) + tail, fmt, resolver)
+    assert out.truncated
+    assert [link["target"] for link in out.links] == ["702.30a"]
+    if fmt == "html":  # left as written: shown, escaped, never markup
+        assert out.text.endswith(html.escape(tail, quote=False)) and "<script" not in out.text
+    else:
+        assert out.text.endswith(tail)
+    whole = linkify("702.30a " + piece * (MAX_MARKUP // 2) + tail, fmt, resolver)
+    assert not whole.truncated and "702.30c" in [link["target"] for link in whole.links]

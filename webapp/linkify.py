@@ -125,6 +125,13 @@ class Resolver(Protocol):
 # and the body limit alone let a post of distinct numbers take several times a request's
 # CPU budget. A post with more is linked up to here, the rest left as written (`truncated`).
 MAX_REFERENCES = 1000
+# Pieces of markup read in one post, at most (HTML tags, comments; Markdown's and BBCode's code,
+# links and tags): each is a step of Python however short, and a 100 KB post of `<b>a` is
+# 25,000 of them. A post with more is read up to here, the rest left as written.
+MAX_MARKUP = 2000
+# What a text needs to hold for anything in it to be linked: a digit (a rule number), `[[` (a
+# name) or an address (protected).
+_MAY_LINK = re.compile(r"\d|\[\[|://|www\.", re.IGNORECASE)
 
 
 @dataclass
@@ -153,11 +160,12 @@ class _Linker:
         self._rules: dict[str, str | None] = {}
         self._names: dict[str, tuple[str, str, str] | None] = {}
         self._left = MAX_REFERENCES
+        self._markup_left = MAX_MARKUP
 
-    def _spent(self, text: str, start: int = 0) -> bool:
-        """Whether the post's references are all looked at: then `text` from `start` stays as
-        written (and the result says so if that holds anything)."""
-        if self._left > 0:
+    def spent(self, text: str, start: int = 0) -> bool:
+        """Whether the post's references, or its markup, are all looked at: then `text` from
+        `start` stays as written (and the result says so if that holds anything)."""
+        if self._left > 0 and self._markup_left >= 0:
             return False
         self.result.truncated = self.result.truncated or (start < len(text) and not text[start:].isspace())
         return True
@@ -176,11 +184,21 @@ class _Linker:
                 self.result.unknown_names.append(name)
         return self._names[name]
 
+    def markup(self, text: str, start: int) -> bool:
+        """Whether a piece of markup at `start` in `text` is read: not past MAX_MARKUP of them,
+        when `text` from `start` stays as written."""
+        self._markup_left -= 1
+        return self._markup_left >= 0 or not self.spent(text, start)
+
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
+        if pattern is PLAIN and _MAY_LINK.search(text) is None:
+            return self.escape(text)
         out, pos, scan = [], 0, 0
         runs = _BacktickRuns(text) if "ticks" in pattern.groupindex and "`" in text else None
-        while not self._spent(text, pos) and (m := pattern.search(text, scan)) is not None:
+        while not self.spent(text, pos) and (m := pattern.search(text, scan)) is not None:
             start, end = m.span()
+            if m.group("card") is None and m.group("url") is None and not self.markup(text, pos):
+                break
             if runs is not None and m.group("ticks") is not None:
                 closing = runs.closing_end(start, end - start)
                 if closing is None:  # no run of its length follows: the backticks are text
@@ -198,10 +216,10 @@ class _Linker:
 
     def references(self, text: str) -> str:
         out, pos = [], 0
-        if self._spent(text):
+        if self.spent(text):
             return self.escape(text)
         for ref in find_written_references(text):
-            if self._spent(text, pos):
+            if self.spent(text, pos):
                 break
             self._left -= 1
             url = self.rule_url(ref.number)
@@ -215,7 +233,7 @@ class _Linker:
         return "".join(out)
 
     def name(self, name: str, written: str) -> str:
-        if self._spent(written):
+        if self.spent(written):
             return self.escape(written)
         self._left -= 1
         target = self.name_target(name)
@@ -253,7 +271,7 @@ def linkify(text: str, fmt: str, resolver: Resolver) -> Linked:
         sanitizer.feed(text)
         sanitizer.close()
         linker.result.text = nh3.clean("".join(sanitizer.out), tags=ALLOWED, attributes={"a": {"href"}},
-                                       url_schemes=SAFE_SCHEMES - {""}, link_rel=None)
+                                       url_schemes=SAFE_SCHEMES - {""}, link_rel=None) + sanitizer.tail
     elif fmt in PATTERNS:
         linker = _Linker(resolver, _markdown_link if fmt == "markdown" else _bbcode_link, _same)
         linker.result.text = linker.text(text, PATTERNS[fmt])
@@ -309,12 +327,18 @@ class _Sanitizer:
         # How many of each element are open, so "inside a link or code?" costs the same at
         # any depth of nesting.
         self.depth: dict[str, int] = {}
+        # The text after the markup read (`MAX_MARKUP`), escaped whole: it goes out after what
+        # the sanitiser cleaned, as it holds no markup to clean.
+        self.tail = ""
 
     def feed(self, text: str) -> None:
         pos = 0
         while (m := _MARKUP.search(text, pos)) is not None:
             start = m.start()
             self.data(text[pos:start])
+            if not self.linker.markup(text, start):
+                self.tail = html.escape(text[start:], quote=False)
+                return
             tag = _TAG.match(text, start)
             if tag is not None:
                 pos = self.tag(text, tag)
@@ -373,7 +397,8 @@ class _Sanitizer:
     def data(self, data: str) -> None:
         if not data:
             return
-        data = html.unescape(data)
+        if "&" in data:
+            data = html.unescape(data)
         if any(self.depth.get(tag) for tag in NO_LINKS_INSIDE):
             self.out.append(html.escape(data))
         else:
