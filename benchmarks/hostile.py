@@ -20,7 +20,8 @@ from webapp.linkify import FORMATS, LibraryResolver, linkify
 
 from .measure import build_folder
 
-ATTACKS = ["`", "`a` ", "[a=", "<a>", "<b>a", "<p>a", "<a b=", "![a](", "<http:", "[url=", "<!--", "[[", "規則702.30a ", "www."]
+ATTACKS = ["`", "`a` ", "[a=", "<a>", "<b>a", "<p>a", "<a b=", "![a](", "<http:", "[url=", "<!--", "[[",
+           "規則702.30a ", "www."]
 QUERIES = 20_000
 WORDS = ["persist", "留存", "multikicker", "增幅", "exile", "planar", "redcap", "奪魂", "夺魂", "kicker", "規則"]
 
