@@ -21,8 +21,14 @@ from .proxy import ERRORS, ProxyError, ProxyProcess, json_paths
 CONFIG = Path(__file__).with_name("haproxy.cfg")
 # The statuses HAProxy answers with itself: a request that does not parse (400), declares a
 # body longer than the app takes (413) or does not arrive in time (408), and nginx not
-# answering (500, 502, 503, 504).
+# answering (500, 502, 503, 504); and those it refuses by the configuration's rules (413 for
+# a body declared too long, 414 for an address too long), which `errorfile` does not take.
 ERROR_STATUSES = (400, 408, 413, 500, 502, 503, 504)
+REFUSED_STATUSES = (413, 414)
+# The longest address passed on: the app refuses those over 4096 bytes itself (414), and
+# gunicorn reads request lines of up to 8190 (deploy/gunicorn.conf.py), method and version
+# included; nginx would refuse one over its 16 KB line buffer with no address to tell JSON by.
+MAX_URL_BYTES = 8000
 # The largest head nginx takes (deploy/nginx.conf: large_client_header_buffers 4 16k), and
 # HAProxy's reserve for rewriting headers (tune.maxrewrite).
 NGINX_HEAD_BYTES = 4 * 16 * 1024
@@ -30,6 +36,10 @@ REWRITE_BYTES = 1024
 # As many connections as nginx's worker takes (deploy/nginx.conf: worker_connections), when
 # the file limit allows: HAProxy needs two descriptors for a connection it passes on.
 MAX_CONNECTIONS = 8192
+# How long after KB_REQUEST_SECONDS the kernel drops a client connection whose data is not
+# taken (TCP_USER_TIMEOUT): HAProxy has closed it by then (`timeout client`), and what it
+# still held to send is freed.
+USER_TIMEOUT_MARGIN = 5
 
 
 def haproxy_binary() -> str | None:
@@ -65,11 +75,12 @@ def write_error_answers(prefix: Path) -> dict[str, list[str]]:
     folder = prefix / ERRORS
     folder.mkdir(parents=True, exist_ok=True)
     lines: dict[str, list[str]] = {"html": [], "json": []}
-    for status in ERROR_STATUSES:
+    for status in sorted({*ERROR_STATUSES, *REFUSED_STATUSES}):
         for form, path, accept in (("html", "/", "text/html"), ("json", "/api/", "application/json")):
             file = error_file(prefix, status, form)
             file.write_bytes(error_answer(app, status, path, accept))
-            lines[form].append(f"    errorfile {status} {file}")
+            if status in ERROR_STATUSES:
+                lines[form].append(f"    errorfile {status} {file}")
     return lines
 
 
@@ -99,10 +110,14 @@ class Haproxy(ProxyProcess):
                 .replace("@MAX_CONNECTIONS@", str(max_connections()))
                 .replace("@BUFFER_BYTES@", str(NGINX_HEAD_BYTES + self.max_body_bytes + REWRITE_BYTES))
                 .replace("@REQUEST_SECONDS@", f"{self.request_seconds:g}")
+                .replace("@USER_TIMEOUT_SECONDS@", f"{self.request_seconds + USER_TIMEOUT_MARGIN:g}")
                 .replace("@JSON_PATHS@", json_paths())
                 .replace("@MAX_BODY_BYTES@", str(self.max_body_bytes))
+                .replace("@MAX_URL_BYTES@", str(MAX_URL_BYTES))
                 .replace("@ERROR_413_JSON@", str(error_file(self.prefix, 413, "json")))
                 .replace("@ERROR_413_HTML@", str(error_file(self.prefix, 413, "html")))
+                .replace("@ERROR_414_JSON@", str(error_file(self.prefix, 414, "json")))
+                .replace("@ERROR_414_HTML@", str(error_file(self.prefix, 414, "html")))
                 .replace("@ERRORFILES_HTML@", "\n".join(errorfiles["html"]))
                 .replace("@ERRORFILES_JSON@", "\n".join(errorfiles["json"])))
         path = self.prefix / "haproxy.cfg"

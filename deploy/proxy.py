@@ -18,7 +18,9 @@ CONFIG = Path(__file__).with_name("nginx.conf")
 NGINX_TEMP_DIRS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 ERRORS = ".kb-errors"
 # The statuses nginx answers with itself (deploy/nginx.conf's error_page lines).
-ERROR_STATUSES = (400, 413, 414, 431, 500, 502, 504)
+ERROR_STATUSES = (400, 405, 413, 414, 431, 500, 502, 504)
+# Headers of the app's error answers that nginx writes itself, from the file's name and charset.
+_OWN_HEADERS = {"content-type", "vary"}
 
 
 class ProxyError(Exception):
@@ -29,19 +31,43 @@ def nginx_binary() -> str | None:
     return shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
 
 
-def write_error_pages(prefix: Path) -> None:
+def write_error_pages(prefix: Path) -> dict[str, dict[str, str]]:
     """The app's error answer for each status nginx answers with itself, as a page and as
-    JSON (`webapp.serving.error_document`), where deploy/nginx.conf finds them."""
+    JSON (`webapp.serving.error_document`), where deploy/nginx.conf finds them; the headers
+    of each form, for `error_headers`."""
     from webapp import create_app
     from webapp.serving import error_document
 
     app = create_app()
     folder = prefix / ERRORS
     folder.mkdir(parents=True, exist_ok=True)
+    headers: dict[str, dict[str, str]] = {}
     for status in ERROR_STATUSES:
         for form, path, accept in (("html", "/", "text/html"), ("json", "/api/", "application/json")):
-            _, body = error_document(app, status, path, accept)
+            headers[form], body = error_document(app, status, path, accept)
             (folder / f"{status}.{form}").write_bytes(body)
+    return headers
+
+
+def error_headers(headers: dict[str, dict[str, str]]) -> tuple[str, str]:
+    """nginx's lines giving its own answers the headers the app's error answers carry (the
+    security headers; CORS on JSON): `map`s choosing each header's value by the answer's form
+    ($kb_error_form), and the `add_header` lines of the error pages' location."""
+    names = sorted({name for found in headers.values() for name in found if name.lower() not in _OWN_HEADERS})
+    maps, adds = [], []
+    for n, name in enumerate(names):
+        values = {form: found.get(name, "") for form, found in headers.items()}
+        maps += [f"    map $kb_error_form $kb_error_header_{n} {{",
+                 *(f'        {form} "{_quoted(value)}";' for form, value in values.items()), "    }"]
+        adds.append(f"            add_header {name} $kb_error_header_{n} always;")
+    return "\n".join(maps), "\n".join(adds)
+
+
+def _quoted(value: str) -> str:
+    """`value` inside an nginx string in double quotes (where `$` would start a variable)."""
+    if "$" in value:
+        raise ProxyError(f"an error header's value holds a $: {value!r}")
+    return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def json_paths() -> str:
@@ -49,6 +75,14 @@ def json_paths() -> str:
     from webapp.respond import JSON_ONLY
 
     return "^(" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|\.json(\?|$)"
+
+
+def json_request_lines() -> str:
+    """`json_paths` as a request line (method, address, version) matches them: nginx knows the
+    line of a request whose address it refused (400), not its address."""
+    from webapp.respond import JSON_ONLY
+
+    return r"^\S+ (" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|^\S+ [^?\s]*\.json[?\s]"
 
 
 class ProxyProcess:
@@ -134,14 +168,18 @@ class Nginx(ProxyProcess):
         self.binary, self.listen = binary, listen
         self.request_seconds, self.max_body_bytes, self.fail_seconds = request_seconds, max_body_bytes, fail_seconds
 
-    def write_config(self, servers: list[str]) -> Path:
+    def write_config(self, servers: list[str], headers: dict[str, dict[str, str]],
+                     health_servers: list[str] | None = None) -> Path:
+        maps, adds = error_headers(headers)
         text = (CONFIG.read_text(encoding="utf-8")
+                .replace("@ERROR_HEADER_MAPS@", maps).replace("@ERROR_HEADERS@", adds)
                 .replace("@UPSTREAM_SERVERS@", "\n".join(f"        {line}" for line in servers))
+                .replace("@HEALTH_SERVERS@", "\n".join(f"        {line}" for line in health_servers or servers))
                 .replace("@LISTEN@", self.listen).replace("@PREFIX@", str(self.prefix))
                 .replace("@FAIL_SECONDS@", str(self.fail_seconds))
                 .replace("@REQUEST_SECONDS@", f"{self.request_seconds:g}")
                 .replace("@MAX_BODY_BYTES@", str(self.max_body_bytes))
-                .replace("@JSON_PATHS@", json_paths()))
+                .replace("@JSON_REQUEST_LINES@", json_request_lines()))
         path = self.prefix / "nginx.conf"
         path.write_text(text, encoding="utf-8")
         return path
@@ -149,22 +187,24 @@ class Nginx(ProxyProcess):
     def command(self) -> list[str]:
         return [self.binary, "-p", str(self.prefix), "-c", str(self.prefix / "nginx.conf")]
 
-    def start(self, servers: list[str], ready: Callable[[], bool], preexec_fn=None) -> None:
-        """Start nginx and return once `ready()` is true (it answers), or raise ProxyError."""
+    def start(self, servers: list[str], ready: Callable[[], bool], preexec_fn=None,
+              health_servers: list[str] | None = None) -> None:
+        """Start nginx and return once `ready()` is true (it answers), or raise ProxyError.
+        `/healthz` goes to `health_servers` (the app's listeners for it alone), else to `servers`."""
         for folder in (self.prefix, *(self.prefix / d for d in NGINX_TEMP_DIRS)):
             folder.mkdir(parents=True, exist_ok=True)
         # nginx's workers run as an unprivileged user when the master is root: they must be
         # able to reach the temporary folders and the error pages.
         for folder in (self.prefix.parent, self.prefix):
             folder.chmod(0o755)
-        write_error_pages(self.prefix)
-        self.write_config(servers)
+        self.headers = write_error_pages(self.prefix)
+        self.write_config(servers, self.headers, health_servers)
         self.spawn(ready, preexec_fn)
 
     def reload(self, servers: list[str]) -> None:
         """Apply a new upstream list, and return once nginx's workers of the old one are gone
         (until then they still route by it)."""
-        self.write_config(servers)
+        self.write_config(servers, self.headers)
         before = self.workers()
         self.running.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 30

@@ -1,5 +1,6 @@
-"""What scripts/serve runs once the index is built: gunicorn on a unix socket, nginx in front
-of it on another, and HAProxy in front of nginx on the address asked for, until interrupted.
+"""What scripts/serve runs once the index is built: gunicorn on a unix socket (and a second one
+for /healthz alone), nginx in front of it on another, and HAProxy in front of nginx on the
+address asked for, until interrupted.
 
 HAProxy (deploy/haproxy.cfg) waits for each request whole, head and body, and answers 408 to
 one not in within KB_REQUEST_SECONDS; nginx (deploy/nginx.conf) gets only whole requests, hands
@@ -34,6 +35,8 @@ from .proxy import Nginx, ProxyError
 GUNICORN_CONF = Path(__file__).with_name("gunicorn.conf.py")
 APP = "webapp.wsgi:app"
 SOCKET = "app.sock"
+# gunicorn's second listener, for /healthz alone (deploy/nginx.conf says why).
+HEALTH_SOCKET = "health.sock"
 NGINX_SOCKET = "nginx.sock"
 # How long gunicorn may take to load the app and the index before it listens.
 START_SECONDS = 600
@@ -56,7 +59,8 @@ def _child_setup(stop: set[signal.Signals]) -> Callable[[], None]:
 
 
 def app_command(run: Path) -> list[str]:
-    return [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONF), "--bind", f"unix:{run / SOCKET}", APP]
+    return [sys.executable, "-m", "gunicorn", "--config", str(GUNICORN_CONF), "--bind", f"unix:{run / SOCKET}",
+            "--bind", f"unix:{run / HEALTH_SOCKET}", APP]
 
 
 def _listening(path: Path) -> bool:
@@ -101,7 +105,7 @@ def serve(bind: str, run: Path) -> int:
             time.sleep(0.05)
         host, _, port = bind.rpartition(":")
         nginx.start([f"server unix:{run / SOCKET} max_fails=0;"], lambda: _listening(run / NGINX_SOCKET),
-                    preexec_fn=_child_setup(stop))
+                    preexec_fn=_child_setup(stop), health_servers=[f"server unix:{run / HEALTH_SOCKET} max_fails=0;"])
         edge.start(lambda: _answers(host.strip("[]") or "127.0.0.1", int(port)), preexec_fn=_child_setup(stop))
         print(f"serve: HAProxy on http://{bind}/ in front of nginx (unix:{run / NGINX_SOCKET}) in front of "
               f"gunicorn (unix:{run / SOCKET})", flush=True)

@@ -21,7 +21,8 @@ from harness.server import SERVE
 # How often the worker count is read, half a second apart, before it must be two.
 WORKER_CHECKS = 20
 RUN = "/tmp/kb-serve-XXXXXX"
-APP = f"python -m gunicorn --config {ROOT}/deploy/gunicorn.conf.py --bind unix:{RUN}/app.sock webapp.wsgi:app"
+APP = (f"python -m gunicorn --config {ROOT}/deploy/gunicorn.conf.py --bind unix:{RUN}/app.sock "
+       f"--bind unix:{RUN}/health.sock webapp.wsgi:app")
 
 
 def dry_run(*args: str, cwd: Path = ROOT, port_env: str | None = None) -> subprocess.CompletedProcess:

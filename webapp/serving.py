@@ -14,6 +14,9 @@ worker with three changes:
   page. gunicorn still chooses the status and logs the refusal.
 - The garbage collector's older generations are collected between requests, after a
   request's connection is closed, never inside one (webapp/collection.py).
+- A request whose connection nginx has closed before the worker took it up (its client went
+  away: nginx closes the connection to the app then) is not run: a burst of searches left
+  behind by their clients would otherwise keep the workers busy for seconds.
 
 `error_document` gives the same shape to the pages nginx answers with itself (a request it
 refuses, an app server that does not answer), and `error_answer` to HAProxy's (a request that
@@ -23,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import select
+import socket
 
 from flask import Flask
 from gunicorn.workers.sync import SyncWorker
@@ -104,16 +109,29 @@ class _Recorded:
     gunicorn refuses before it has parsed its path, for the path and Accept of the answer."""
 
     def __init__(self, sock):
-        self._sock, self.head = sock, b""
+        self.sock, self.head = sock, b""
 
     def recv(self, size: int, *args) -> bytes:
-        data = self._sock.recv(size, *args)
+        data = self.sock.recv(size, *args)
         if len(self.head) < HEAD_BYTES:
             self.head += data[:HEAD_BYTES - len(self.head)]
         return data
 
     def __getattr__(self, name):
-        return getattr(self._sock, name)
+        return getattr(self.sock, name)
+
+
+def closed_by_peer(sock: socket.socket) -> bool:
+    """Whether the other end has closed `sock`, with nothing left in it to read: its end of
+    file is all a read would find. (A request's unread body, or a peer that is only slow,
+    reads as open.)"""
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except OSError:  # reset
+        return True
 
 
 class Worker(SyncWorker):
@@ -132,6 +150,9 @@ class Worker(SyncWorker):
             collection.between_requests()
 
     def handle_request(self, listener, req, client, addr):
+        if closed_by_peer(getattr(client, "sock", client)):
+            self.log.debug("Not run: the connection of %s %s was closed before it began.", req.method, req.path)
+            return  # gunicorn closes the connection
         one_write = _HeadWithBody(client)
         try:
             return super().handle_request(listener, req, one_write, addr)
