@@ -28,7 +28,14 @@ control_socket_disable = True
 
 
 def post_worker_init(worker):
-    """A worker warms itself before it serves (`webapp.wsgi.warm_worker`)."""
+    """A worker warms itself before it serves, and says so (`webapp.wsgi.warm_worker`)."""
     from webapp.wsgi import warm_worker
 
     warm_worker()
+
+
+def when_ready(server):
+    """The master follows the index's builds (`webapp.wsgi.follow_builds`)."""
+    from webapp.wsgi import follow_builds
+
+    follow_builds(server)

@@ -634,8 +634,10 @@ def test_a_file_damaged_under_load_loses_no_request_kills_no_worker_and_is_serve
             assert seen and seen[0] == 503 and seen[1]["index"] == folder.name and name in seen[1]["problem"]
         time.sleep(2)  # searches go on meanwhile
         (folder / name).write_bytes(original)
-        healed = until(lambda: (h := health(server))[1]["status"] == "ok" and h)
-        assert healed and healed[0] == 200 and healed[1]["index"] == folder.name
+        # Served again: by workers the master forks with it once it is whole (an older build's
+        # workers may say "ok" a moment before, when nothing CURRENT names is damaged).
+        healed = until(lambda: (h := health(server))[1]["status"] == "ok" and h[1]["index"] == folder.name and h)
+        assert healed and healed[0] == 200
         time.sleep(1)
         statuses = load.stop()
         after = workers(server)
@@ -646,5 +648,8 @@ def test_a_file_damaged_under_load_loses_no_request_kills_no_worker_and_is_serve
           f"workers {sorted(before)} then {sorted(after)}")
     assert len(statuses) > 50
     assert len(lost) <= CLIENTS, lost
-    assert after == before and len(before) == 2, "a worker died"
-    assert "SIGBUS" not in server.output() and "Traceback" not in server.output()
+    # Workers are replaced when the master switches builds (webapp/build_follower.py), never lost.
+    assert len(before) == len(after) == 2
+    log = server.output()
+    assert not re.search(r"was sent (?!SIGTERM)|exited with code", log), "a worker died"
+    assert "SIGBUS" not in log and "Traceback" not in log

@@ -44,7 +44,11 @@ class LiveLibrary:
     (docs/decisions/0002-first-asking-on-a-hundred-times-the-corpus.md). At a switch they are
     handed back and collected once, so the old library's memory is freed (it holds reference
     cycles: its caches hold its methods), and what the C allocator then holds free is handed
-    back to the system (`release_free_memory`)."""
+    back to the system (`release_free_memory`).
+
+    Under gunicorn the master switches instead (`webapp.build_follower`): its workers'
+    libraries do not follow `CURRENT` (`follows_current`), they leave a damaged build only,
+    and the master opens the new build (`switch`) for new workers forked with it."""
 
     CHECK_SECONDS = 1.0
 
@@ -61,6 +65,9 @@ class LiveLibrary:
         # What is wrong with the files of the build served, when no other could replace it.
         self.damaged: str | None = None
         self.current: Path | None = None
+        # Whether `get` opens the build a rebuild names, or serves on what is open (which is
+        # then replaced from outside: `webapp.build_follower`) while it is not damaged.
+        self.follows_current = True
 
     @classmethod
     def from_settings(cls, settings: Settings) -> LiveLibrary:
@@ -77,6 +84,18 @@ class LiveLibrary:
             self._refresh()
         if self._library is None:
             raise IndexUnavailable(self.problem or f"{self.root}: no index built yet (run: python -m indexer build)")
+        return self._library
+
+    @property
+    def served_folder(self) -> Path | None:
+        """The folder of the build served, or None."""
+        return self._library.folder if self._library is not None else None
+
+    def switch(self) -> Library | None:
+        """The library of the build `CURRENT` names, opened now if it is not the one served
+        (and opens), whatever `follows_current` says; else the one served, or None."""
+        self._checked = time.monotonic()
+        self._refresh(follow=True)
         return self._library
 
     def failed(self, library: Library) -> str | None:
@@ -98,7 +117,7 @@ class LiveLibrary:
     def _fail(self, folder: Path, why: str) -> None:
         self._failed[folder] = (why, signature(folder))
 
-    def _refresh(self) -> None:
+    def _refresh(self, follow: bool | None = None) -> None:
         self.current = current_folder(self.root)
         for folder, (_, files) in list(self._failed.items()):
             if signature(folder) != files:  # changed since it failed: tried again
@@ -114,7 +133,8 @@ class LiveLibrary:
                 del served
                 self._replace_damaged(damaged)
                 return
-            if self.current is None or served.folder == self.current or self.current in self._failed:
+            if (self.current is None or served.folder == self.current or self.current in self._failed
+                    or not (self.follows_current if follow is None else follow)):
                 self._report()
                 return
         del served
@@ -155,7 +175,7 @@ class LiveLibrary:
 
     def _report(self) -> None:
         self.problem = self._failed[self.current][0] if self.current in self._failed else None
-        served = self._library.folder if self._library is not None else None
+        served = self.served_folder
         self.damaged = self._failed[served][0] if served in self._failed else None
 
     def _open(self, folder: Path) -> Library | None:
