@@ -150,6 +150,32 @@ def test_the_script_s_addresses_follow_its_own_src_and_options(live_server, foru
 
 
 @pytest.mark.parametrize("forum", ["touch"], indirect=True)
+def test_card_names_in_double_brackets_are_linked_with_a_preview_of_the_card(live_server, forum):
+    """[[name]] in any script links to the card (plane, term) as the server's linker does, in
+    one request for a page's names; a name nothing is called, or one inside code, stays text."""
+    forum.forum_html = forum_page(live_server.url, '<div class="post"><p>[[奪魂紅帽客]] 和 [[Murderous Redcap]] 一樣，'
+                                  '見702.30a；[[No Such Card]] 不是牌；<code>[[Talon Gates]]</code></p></div>')
+    forum.goto(forum.forum_url)
+    cards = forum.locator("a[data-name-ref]")
+    expect(cards).to_have_count(2)
+    expect(forum.locator("a[data-rule-ref]")).to_have_count(1)
+    assert cards.evaluate_all("as => as.map(a => [a.textContent, new URL(a.href).pathname])") == [
+        ["奪魂紅帽客", "/cards/shadowmoor-faq:card:murderous-redcap"],
+        ["Murderous Redcap", "/cards/shadowmoor-faq:card:murderous-redcap"]]
+    expect(forum.locator(".post")).to_contain_text("[[No Such Card]]")
+    expect(forum.locator("code")).to_have_text("[[Talon Gates]]")
+    asked = [u for u in forum.requests if u.startswith(live_server.url + "/api/names")]
+    assert len(asked) == 1 and "No%20Such%20Card" in asked[0]
+    cards.first.tap()
+    tooltip = forum.get_by_role("tooltip")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text("生物～精靈／殺手")
+    expect(tooltip).to_contain_text("當奪魂紅帽客進場時")
+    cards.first.tap()
+    forum.wait_for_url(f"{live_server.url}/cards/shadowmoor-faq:card:murderous-redcap")
+
+
+@pytest.mark.parametrize("forum", ["touch"], indirect=True)
 def test_on_a_touch_screen_the_first_tap_previews_and_the_second_opens(live_server, forum):
     forum.forum_html = forum_page(live_server.url, '<div class="post"><p>多重增幅見規則702.33c。</p></div>')
     forum.goto(forum.forum_url)

@@ -119,7 +119,7 @@ def test_every_route_needing_the_index_answers_503_without_one(no_index_app):
         if not json_only(url):
             assert_error_page(client.get(url), 503, unavailable)
         needing += 1
-    assert needing == 26  # 20, the book (/rules, /glossary and their /api/ twins), /changes and its twin
+    assert needing == 27  # 21, the book (/rules, /glossary and their /api/ twins), /changes and its twin
 
 
 def test_a_crash_is_a_500_in_the_shape_without_details(client, monkeypatch):

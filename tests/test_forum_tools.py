@@ -29,9 +29,33 @@ def test_a_bad_batch_is_a_clear_400(client, query, message):
     assert message in response.get_json()["error"]["message"]
 
 
+def test_one_request_previews_every_name_of_a_page(client):
+    """The embed script's [[names]]: what the linker links them to, a card's cost and type
+    line, its text in the reader's script; null for a name nothing is called."""
+    asked = ["Murderous Redcap", "奪魂紅帽客", "No such card", "Talon Gates"]
+    answer = client.get("/api/names?script=hans&" + "&".join(f"name={n}" for n in asked)).get_json()["names"]
+    assert list(answer) == asked and answer["No such card"] is None
+    redcap = answer["Murderous Redcap"]
+    assert redcap == answer["奪魂紅帽客"]
+    assert (redcap["kind"], redcap["title"], redcap["url"]) == (
+        "card", "夺魂红帽客 / Murderous Redcap", "/cards/shadowmoor-faq:card:murderous-redcap")
+    assert redcap["attrs"] == {"mana_cost": "{二}{黑/红}{黑/红}", "type_line": "生物～精灵／杀手", "power_toughness": "2/2"}
+    assert redcap["text"][0]["lang"] == "zh_hans" and redcap["text"][0]["text"].startswith("当夺魂红帽客进场时")
+    assert answer["Talon Gates"]["kind"] == "planar_card"
+
+
+@pytest.mark.parametrize("query, message", [
+    ("", "name is required"), ("&".join(f"name=card{n}" for n in range(31)), "at most 30 names at once, not 31"),
+])
+def test_a_bad_name_batch_is_a_clear_400(client, query, message):
+    response = client.get("/api/names?" + query)
+    assert response.status_code == 400
+    assert message in response.get_json()["error"]["message"]
+
+
 def test_the_embed_script_carries_the_app_s_routes_and_reads_its_element_safely(client):
     source = client.get("/embed.js").get_data(as_text=True)
-    assert 'var ROUTES = {"rule": "/rules/NUMBER", "batch": "/api/rules"};' in source
+    assert 'var ROUTES = {"rule": "/rules/NUMBER", "batch": "/api/rules", "names": "/api/names"};' in source
     assert "__" + "ROUTES__" not in source
     assert 'getter(DOC, "currentScript")' in source and "document.currentScript" not in source
     assert "instanceof HTMLScriptElement" in source

@@ -36,7 +36,9 @@ FORMATS = ("html", "markdown", "bbcode")
 # Kinds a [[name]] may link to, the first that has the name winning.
 NAME_KINDS = ("card", "planar_card", "term")
 
-_NAME = r"(?P<name>\[\[(?P<card>[^\[\]\n]{1,100})\]\])"
+# A [[name]] (the embed script reads the same: `NAME_PATTERN`).
+NAME_PATTERN = r"\[\[(?P<card>[^\[\]\n]{1,100})\]\]"
+_NAME = f"(?P<name>{NAME_PATTERN})"
 # Generous on purpose: anything URL-like is protected (the embed script uses it too). It
 # stops at spaces, quotes, brackets and Chinese text (a URL is often followed directly by a
 # Chinese sentence).

@@ -25,7 +25,7 @@ from indexer.knowledge.rules import merge_texts
 
 from .book import place_view, rule_url, titles
 from .history import bounded_changes, folded_history, typographic_key
-from .linkify import LibraryResolver
+from .linkify import NAME_KINDS, LibraryResolver
 from .urls import record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
@@ -38,6 +38,8 @@ CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
+# A card's attributes a preview shows, in this order.
+PREVIEW_ATTRS = ("mana_cost", "type_line", "power_toughness")
 # Glossary kinds linked where a card's text uses them.
 LINKED_TERM_KINDS = ("keyword", "keyword action", "ability word")
 REFERENCING_SHOWN = 50
@@ -455,10 +457,28 @@ def rule_preview(library: Library, number: str, script: str | None) -> dict | No
     records = library.rule_records(number)
     if not records:
         return None
-    texts = [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
-             for b in blocks(merge_texts(records), script)]
     return {"number": number, "edition": records[0].edition, "title": _rule_heading(number, records, script),
-            "text": texts, "url": f"/rules/{number}", "today": today_view(library, records[0])}
+            "text": _preview_blocks(merge_texts(records), script), "url": f"/rules/{number}",
+            "today": today_view(library, records[0])}
+
+
+def name_preview(library: Library, name: str, script: str | None) -> dict | None:
+    """What a forum preview of a `[[name]]` shows: the card, plane or term it names (as the
+    linker resolves it: `linkify.NAME_KINDS`), its title, a card's cost, type line and power
+    and toughness, its text per language cut to PREVIEW_CHARS, and its page; None when
+    nothing is called so."""
+    record = library.by_name(name, NAME_KINDS)
+    if record is None:
+        return None
+    chinese = chinese_of(record)
+    return {"kind": record.kind, "id": record.id, "title": display_title(record, script),
+            "attrs": {key: display(record.attrs[key], chinese, script) for key in PREVIEW_ATTRS if record.attrs.get(key)},
+            "text": _preview_blocks(record.text, script), "url": record_url(record)}
+
+
+def _preview_blocks(texts: dict[str, str], script: str | None) -> list[dict]:
+    return [{**b, "text": b["text"][:PREVIEW_CHARS] + ("…" if len(b["text"]) > PREVIEW_CHARS else "")}
+            for b in blocks(texts, script)]
 
 
 def today_view(library: Library, record: Record) -> dict | None:

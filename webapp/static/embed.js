@@ -1,18 +1,18 @@
-// Rule references on any page become links to their rule, with a preview on hover, focus
-// or a first tap.
+// Rule references and [[card names]] on any page become links to their rule or card (plane,
+// term), with a preview on hover, focus or a first tap.
 //
 //   <script src="https://HOST/embed.js" defer></script>
 //   optional attributes: data-script="hant|hans" (Chinese script of the previews; default
 //   from the browser's languages), data-selector="CSS selector" (where to look; default body)
 //
-// The grammar is the server's (indexer.documents.references) and so are the addresses
-// (its routes), written into this file when it is served. Only numbers the server knows
-// become links; text inside code, pre, kbd, samp, links, scripts, styles, form fields and
+// The grammar is the server's (indexer.documents.references, and the linker's [[name]]) and so
+// are the addresses (its routes), written into this file when it is served. Only numbers and
+// names the server knows become links; text inside code, pre, kbd, samp, links, scripts, styles, form fields and
 // editable text is never touched, nor are web addresses. Text is split with DOM text nodes;
 // nothing from the page or the server is inserted as HTML. The numbers of a page are asked
-// for in batches of MAX_NUMBERS (every number is linked, however many), and posts added
-// later (a reply, the next page of a thread) are linked as they appear, with a request for
-// the numbers they bring. A batch names the script in its address and sends no cookie, so
+// for in batches of MAX_NUMBERS (every number is linked, however many), its names in batches
+// of MAX_NAMES, and posts added later (a reply, the next page of a thread) are linked as they
+// appear, with a request for the numbers and names they bring. A batch names the script in its address and sends no cookie, so
 // a shared cache may keep its answer.
 //
 // A forum post can hold elements named like the DOM's own properties: <img name="currentScript">
@@ -61,15 +61,19 @@
   var me = currentScript(document);
   if (!(me instanceof HTMLScriptElement) || !window.fetch || !window.MutationObserver) return;
   var REFERENCE = new RegExp("__RULE_REFERENCE_PATTERN__", "gi");
+  var NAME = new RegExp("__NAME_PATTERN__", "g");
   var ADDRESS = new RegExp("__URL_PATTERN__", "gi");
-  var ROUTES = "__ROUTES__";  // {"rule": "/rules/NUMBER", "batch": "/api/rules"}
+  var ROUTES = "__ROUTES__";  // {"rule": "/rules/NUMBER", "batch": "/api/rules", "names": "/api/names"}
   var SKIP = /^(A|CODE|PRE|KBD|SAMP|SCRIPT|STYLE|TEXTAREA|INPUT|SELECT|OPTION|BUTTON|NOSCRIPT|TEMPLATE|SVG|MATH)$/;
   var MAX_NUMBERS = 60;  // the server's largest batch (webapp.views.rules.MAX_BATCH)
+  var MAX_NAMES = 30;  // and of names (webapp.views.forum.MAX_NAMES)
   var origin = new URL(me.src, location.href);
   var script = getAttribute(me, "data-script") || guessScript();
   var selector = getAttribute(me, "data-selector") || "body";
   var rules = {};     // number -> the rule's preview, or null when no edition has it
+  var names = {};     // [[name]] -> the preview of what it names, or null when nothing is called so
   var asked = {};     // numbers already asked for (the answer may still be on its way)
+  var askedNames = {};  // and names
 
   function address(route) { return new URL(route, origin).href; }
   function ruleUrl(number) { return address(ROUTES.rule.replace("NUMBER", encodeURIComponent(number))); }
@@ -90,7 +94,7 @@
   function skipped(node) {
     for (var el = parentOf(node); el && typeOf(el) === 1; el = parentOf(el)) {
       if (SKIP.test(nameOf(el).toUpperCase()) || (el instanceof HTMLElement && editable(el)) ||
-          hasAttribute(el, "data-rule-ref") || el === box) return true;
+          hasAttribute(el, "data-rule-ref") || hasAttribute(el, "data-name-ref") || el === box) return true;
     }
     return false;
   }
@@ -127,38 +131,59 @@
     } };
   }
 
+  // The [[names]] and rule references of a text, in order, none inside a web address and no
+  // reference inside a name (as the server's linker reads them).
   function references(text) {
-    var found = [], addresses = [], m, read = folded(text);
+    var found = [], taken = [], m, read = folded(text);
+    function free(start) { return !taken.some(function (a) { return start >= a[0] && start < a[1]; }); }
     ADDRESS.lastIndex = 0;
-    while ((m = ADDRESS.exec(text))) addresses.push([m.index, m.index + m[0].length]);
+    while ((m = ADDRESS.exec(text))) taken.push([m.index, m.index + m[0].length]);
+    NAME.lastIndex = 0;
+    while ((m = NAME.exec(text))) {
+      var name = m.groups.card.trim();
+      if (!name || !free(m.index)) continue;
+      found.push({ name: name, start: m.index, stop: m.index + m[0].length });
+      taken.push([m.index, m.index + m[0].length]);
+    }
     REFERENCE.lastIndex = 0;
     while ((m = REFERENCE.exec(read.text))) {
       var number = m.groups.num.toLowerCase();
       if (number.indexOf(".") < 0 && !m.groups.prefix) continue;  // a bare 309 is not a reference
       var start = read.back(m.index + m[0].indexOf(m.groups.num)), stop = read.back(m.index + m[0].length);
-      var inAddress = addresses.some(function (a) { return start >= a[0] && start < a[1]; });
-      if (!inAddress) found.push({ number: number, start: start, stop: stop });
+      if (free(start)) found.push({ number: number, start: start, stop: stop });
     }
-    return found;
+    return found.sort(function (a, b) { return a.start - b.start; });
   }
 
-  // Requests of at most MAX_NUMBERS numbers each for every number not asked for yet; resolves
-  // when all of `numbers` are known.
-  function fetchRules(numbers) {
-    var missing = numbers.filter(function (n) { return !(n in asked); });
-    missing.forEach(function (n) { asked[n] = true; });
+  // Every number and name not asked for yet, in batches; resolves when all are known.
+  function fetchAll(numbers, nameList) {
+    return Promise.all([
+      fetchMissing(numbers, asked, MAX_NUMBERS, function (batch) {
+        return fetchBatch(ROUTES.batch + "?script=" + script + "&numbers=" + batch.map(encodeURIComponent).join(","),
+                          "rules", batch, rules);
+      }),
+      fetchMissing(nameList, askedNames, MAX_NAMES, function (batch) {
+        return fetchBatch(ROUTES.names + "?script=" + script + batch.map(function (n) {
+          return "&name=" + encodeURIComponent(n);
+        }).join(""), "names", batch, names);
+      })]);
+  }
+
+  // Requests of at most `size` keys each for every key not asked for yet.
+  function fetchMissing(keys, seen, size, ask) {
+    var missing = keys.filter(function (k) { return !(k in seen); });
+    missing.forEach(function (k) { seen[k] = true; });
     var batches = [];
-    for (var i = 0; i < missing.length; i += MAX_NUMBERS) batches.push(fetchBatch(missing.slice(i, i + MAX_NUMBERS)));
+    for (var i = 0; i < missing.length; i += size) batches.push(ask(missing.slice(i, i + size)));
     return Promise.all(batches);
   }
 
-  function fetchBatch(batch) {
-    var url = address(ROUTES.batch) + "?script=" + script + "&numbers=" + batch.map(encodeURIComponent).join(",");
-    return fetch(url, { headers: { Accept: "application/json" }, credentials: "omit" })
-      .then(function (r) { return r.ok ? r.json() : { rules: {} }; })
-      .catch(function () { return { rules: {} }; })
+  function fetchBatch(route, field, batch, into) {
+    return fetch(address(route), { headers: { Accept: "application/json" }, credentials: "omit" })
+      .then(function (r) { return r.ok ? r.json() : {}; })
+      .catch(function () { return {}; })
       .then(function (data) {
-        batch.forEach(function (n) { rules[n] = (data.rules && data.rules[n]) || null; });
+        batch.forEach(function (k) { into[k] = (data[field] && data[field][k]) || null; });
       });
   }
 
@@ -167,11 +192,12 @@
   var lastPointer = "mouse";
   listen("pointerdown", function (e) { lastPointer = e.pointerType; }, true);
 
-  function link(number, label) {
+  function link(ref, label) {
     var a = createElement("a");
-    a.href = ruleUrl(number);
+    a.href = ref.name ? address(names[ref.name].url) : ruleUrl(ref.number);
     a.textContent = label;
-    a.setAttribute("data-rule-ref", number);
+    if (ref.name) a.setAttribute("data-name-ref", ref.name);
+    else a.setAttribute("data-rule-ref", ref.number);
     a.addEventListener("pointerenter", function (e) { if (e.pointerType === "mouse") show(a); });
     a.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
     a.addEventListener("focus", function () { if (lastPointer === "mouse") show(a); });
@@ -202,9 +228,9 @@
   function rewrite(node, refs) {
     var text = valueOf(node), pos = 0, frag = createFragment(), links = [];
     refs.forEach(function (ref) {
-      if (!rules[ref.number]) return;
+      if (!(ref.name ? names[ref.name] : rules[ref.number])) return;
       frag.appendChild(createTextNode(text.slice(pos, ref.start)));
-      links.push(frag.appendChild(link(ref.number, text.slice(ref.start, ref.stop))));
+      links.push(frag.appendChild(link(ref, ref.name || text.slice(ref.start, ref.stop))));
       pos = ref.stop;
     });
     if (!links.length) return;
@@ -238,6 +264,14 @@
     var title = createElement("strong");
     title.textContent = data.title + (data.edition ? " · " + data.edition : "");
     b.appendChild(title);
+    var attrs = data.attrs || {};  // a card's cost, type line, power and toughness
+    var line = [attrs.mana_cost, attrs.type_line, attrs.power_toughness].filter(Boolean).join(" · ");
+    if (line) {
+      var about = createElement("div");
+      about.style.marginTop = "4px";
+      about.textContent = line;
+      b.appendChild(about);
+    }
     (data.text || []).slice(0, 2).forEach(function (block) {
       var p = createElement("div");
       p.lang = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" }[block.lang] || "";
@@ -262,7 +296,8 @@
 
   function show(a) {
     clearTimeout(hideTimer);
-    var data = rules[a.getAttribute("data-rule-ref")];
+    var data = hasAttribute(a, "data-name-ref") ? names[getAttribute(a, "data-name-ref")]
+      : rules[getAttribute(a, "data-rule-ref")];
     if (!data) return;
     fill(a, data);
     var r = a.getBoundingClientRect(), b = preview();
@@ -288,7 +323,7 @@
 
   // --- walk the page, and what is added to it later -------------------------------------
   function scan(roots) {
-    var found = [], numbers = {};
+    var found = [], numbers = {}, named = {};
     roots.forEach(function (root) {
       var walker = createTreeWalker(root, NodeFilter.SHOW_TEXT, {
         acceptNode: function (node) { return skipped(node) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT; }
@@ -299,10 +334,10 @@
         var text = valueOf(node), refs = references(text);
         if (!refs.length) continue;
         found.push({ node: node, text: text, refs: refs });
-        refs.forEach(function (ref) { numbers[ref.number] = true; });
+        refs.forEach(function (ref) { if (ref.name) named[ref.name] = true; else numbers[ref.number] = true; });
       }
     });
-    return fetchRules(Object.keys(numbers)).then(function () {
+    return fetchAll(Object.keys(numbers), Object.keys(named)).then(function () {
       found.forEach(function (item) {
         // The page may have changed while the rules were fetched.
         if (parentOf(item.node) && valueOf(item.node) === item.text) rewrite(item.node, item.refs);

@@ -2,7 +2,8 @@
 
 `POST /api/linkify` links the rule references and [[names]] of a post (HTML, Markdown or
 BBCode). `/embed.js` does the same in a reader's browser on any forum page that includes it,
-with a preview of each rule; `/forum-sample` shows it on a few posts.
+with a preview of each rule and name (`/api/rules` and `/api/names` give them in batches);
+`/forum-sample` shows it on a few posts.
 """
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 
 from indexer.documents.references import REFERENCE_PATTERN as REFERENCE
 
-from ..linkify import FORMATS, URL_PATTERN, LibraryResolver, linkify
-from ..respond import library
+from ..linkify import FORMATS, NAME_PATTERN, URL_PATTERN, LibraryResolver, linkify
+from ..present import name_preview
+from ..respond import library, view_script
 
 bp = Blueprint("linkify", __name__)
 EMBED_SOURCE = Path(__file__).resolve().parents[1] / "static" / "embed.js"
-PLACEHOLDERS = ('"__RULE_REFERENCE_PATTERN__"', '"__URL_PATTERN__"', '"__ROUTES__"')
+PLACEHOLDERS = ('"__RULE_REFERENCE_PATTERN__"', '"__NAME_PATTERN__"', '"__URL_PATTERN__"', '"__ROUTES__"')
 DEFAULT_FORMAT = "markdown"
+# [[names]] one batch may ask for: a long thread's worth; the embed script sends at most this.
+MAX_NAMES = 30
 
 
 @bp.post("/api/linkify")
@@ -30,6 +34,21 @@ def linkify_text():
     text, fmt = _post()
     result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
     return jsonify(result.to_dict())
+
+
+@bp.get("/api/names")
+def names_batch():
+    """Previews of what many `[[names]]` name in one request (`?name=Murderous Redcap&name=留存`),
+    so a forum page full of card names costs one request: {"names": {name: preview or null}},
+    each preview as `present.name_preview` gives it, null for a name nothing is called. A
+    GET, so the answer is cached like any other page of the service."""
+    lib, script = library(), view_script()
+    written = list(dict.fromkeys(n.strip()[:100] for n in request.args.getlist("name") if n.strip()))
+    if not written:
+        abort(400, "name is required: one name= for each [[name]], such as name=Murderous Redcap")
+    if len(written) > MAX_NAMES:
+        abort(400, f"at most {MAX_NAMES} names at once, not {len(written)}")
+    return jsonify({"names": {name: name_preview(lib, name, script) for name in written}})
 
 
 def _post() -> tuple[str, str]:
@@ -63,8 +82,10 @@ def embed_script() -> str:
     where Python writes `(?P<name>`) and its addresses are the app's own routes, resolved
     against the script's address."""
     source = EMBED_SOURCE.read_text(encoding="utf-8")
-    routes = {"rule": url_for("rules.rule", number="NUMBER"), "batch": url_for("rules.rules_batch")}
-    values = [json.dumps(p.replace("(?P<", "(?<")) for p in (REFERENCE.pattern, URL_PATTERN)] + [json.dumps(routes)]
+    routes = {"rule": url_for("rules.rule", number="NUMBER"), "batch": url_for("rules.rules_batch"),
+              "names": url_for("linkify.names_batch")}
+    values = [json.dumps(p.replace("(?P<", "(?<")) for p in (REFERENCE.pattern, NAME_PATTERN, URL_PATTERN)]
+    values.append(json.dumps(routes))
     for placeholder, value in zip(PLACEHOLDERS, values, strict=True):
         source = source.replace(placeholder, value)
     return source
