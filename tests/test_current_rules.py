@@ -148,6 +148,24 @@ def test_an_old_rule_names_todays_rule_along_its_lineage(kb_client):
         assert kb_client.get(f"/api/rules/{old}?edition=2008").get_json()["today"]["same_rule"]["number"] == now
 
 
+def test_a_split_rule_names_every_rule_it_became_today(kb_client):
+    """2016's 702.50a (convoke: one paragraph) became 2022's 702.51a and 702.51b, as the two
+    files read; 2022's 500.5 became 500.5a and 500.5b of 2026. Each names both: on its page
+    and in its JSON, in a search's jump to it, in a forum preview and in the MCP answer."""
+    page = kb_client.get("/api/rules/702.50a?edition=2016").get_json()["today"]
+    assert page["same_rule"]["number"] == "702.51a"
+    assert page["also"] == [{"number": "702.51b", "url": "/rules/702.51b?edition=2026-04-17"}]
+    html = kb_client.get("/rules/702.50a?edition=2016").get_data(as_text=True)
+    line = html[html.index('<p class="today">'):]
+    assert '702.51a</a>, <a href="/rules/702.51b?edition=2026-04-17">702.51b</a>' in line[:line.index("</p>")]
+    jump = kb_client.get("/api/search?q=500.5+edition:2022").get_json()["rule_jump"]["today"]
+    assert (jump["number"], [(p["number"], p["url"]) for p in jump["also"]]) == (
+        "500.5a", [("500.5b", "/rules/500.5b?edition=2026-04-17")])
+    searched = kb_client.get("/?q=500.5+edition:2022").get_data(as_text=True)
+    assert 'class="today" href="/rules/500.5b?edition=2026-04-17">500.5b</a>' in searched
+    assert kb_client.get("/api/rules/502.79?edition=2008").get_json()["today"]["also"] == []
+
+
 def test_a_removed_rule_names_the_last_edition_that_had_it(kb_client):
     burn = kb_client.get("/api/rules/300.3?edition=2008").get_json()
     assert burn["today"]["same_rule"] is None

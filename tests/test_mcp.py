@@ -92,6 +92,13 @@ def test_an_older_editions_rule_says_what_it_is_today(server):
     assert "a superseded edition" in text_of(found) and rule["today"] in text_of(found)
 
 
+def test_a_split_rule_says_every_rule_it_is_today(server):
+    """2009's 117.1 (life totals, one paragraph) became 2010's 117.1 and 117.1a."""
+    rule = call(server, "get_rule", number="117.1", edition="2009").structured_content
+    assert rule["today"] == (f"Today (2010-02-01) this rule is 117.1: {PUBLIC}/rules/117.1?edition=2010-02-01"
+                             f"; and 117.1a: {PUBLIC}/rules/117.1a?edition=2010-02-01")
+
+
 def test_a_rules_history_names_each_editions_number(server):
     history = call(server, "rule_history", number="702.76").structured_content
     steps = [(s["edition"], s["number"], s["relation"]) for run in history["runs"] for s in run["steps"]]

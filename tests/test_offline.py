@@ -515,13 +515,15 @@ def jump_of(answer: dict) -> tuple | None:
     if not jump:
         return None
     today = jump.get("today") or {}
-    return (jump["number"], jump["edition"], today.get("number"), (today.get("ended") or {}).get("last"))
+    return (jump["number"], jump["edition"], today.get("number"), (today.get("ended") or {}).get("last"),
+            ",".join(part["number"] for part in today.get("also", [])))
 
 
 def page_today_of(rule: dict) -> tuple:
     today = rule.get("today") or {}
     return (rule["number"], rule["edition"], (today.get("same_rule") or {}).get("number"),
-            (today.get("number_now") or {}).get("number"), (today.get("ended") or {}).get("last"))
+            (today.get("number_now") or {}).get("number"), (today.get("ended") or {}).get("last"),
+            ",".join(part["number"] for part in today.get("also", [])))
 
 
 def test_every_rule_number_opens_the_same_rule_offline_as_online(rules_server, context, kb_library, capsys):
@@ -544,13 +546,14 @@ def test_every_rule_number_opens_the_same_rule_offline_as_online(rules_server, c
             const j = a.rule_jump;
             if (!j) return null;
             const t = j.today || {};
-            return [j.number, j.edition, t.number || null, (t.ended || {}).last || null];
+            return [j.number, j.edition, t.number || null, (t.ended || {}).last || null,
+                    (t.also || []).map(p => p.number).join(',')];
         }))""", numbers)
     offline_pages = page.evaluate("""numbers => Promise.all(numbers.map(n =>
         fetch('/api/rules/' + n).then(r => r.json()))).then(all => all.map(a => {
             const t = a.today || {};
             return [a.number, a.edition, (t.same_rule || {}).number || null, (t.number_now || {}).number || null,
-                    (t.ended || {}).last || null];
+                    (t.ended || {}).last || null, (t.also || []).map(p => p.number).join(',')];
         }))""", sorted(quoted))
     differ = [(n, online[n], tuple(o) if o else None) for n, o in zip(numbers, offline, strict=True)
               if online[n] != (tuple(o) if o else None)]

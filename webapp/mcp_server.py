@@ -176,13 +176,18 @@ def _written(blocks: list[Text] | list[dict], indent: str = "") -> Iterator[str]
         yield f"{indent}[{LANGUAGE_NAMES.get(block['lang'].replace('-', '_').lower(), block['lang'])}] {block['text']}"
 
 
+def _parts_line(parts: list[dict] | None, absolute: Callable[[str], str]) -> str:
+    """The other rules a split rule became, after the first."""
+    return "".join(f"; and {part['number']}: {absolute(part['url'])}" for part in parts or [])
+
+
 def _today_line(today: dict | None, absolute: Callable[[str], str]) -> str | None:
     """What an older edition's rule is in today's rules, in a line an assistant can quote."""
     if not today:
         return None
     if today.get("same_rule"):
         line = f"Today ({today['edition']}) this rule is {today['same_rule']['number']}: " \
-               f"{absolute(today['same_rule']['url'])}"
+               f"{absolute(today['same_rule']['url'])}" + _parts_line(today.get("also"), absolute)
     elif today.get("ended"):
         ended = today["ended"]
         line = (f"No longer a rule: last in the {ended['last']} rules as {ended['last_number']}, "
@@ -264,7 +269,8 @@ class RulesTools:
         if not today:
             return None
         if today.get("number"):
-            return f"Today ({today['edition']}) this rule is {today['number']}: {self.absolute(today['url'])}"
+            return (f"Today ({today['edition']}) this rule is {today['number']}: {self.absolute(today['url'])}"
+                    + _parts_line(today.get("also"), self.absolute))
         ended = today.get("ended") or {}
         return f"No longer a rule: last in the {ended.get('last')} rules" if ended else None
 

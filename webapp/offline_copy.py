@@ -414,6 +414,8 @@ def _page_today(today: dict, position: dict[str, int]) -> dict | None:
     out: dict = {"edition": today["edition"]}
     if "same_rule" in today:
         out["same_rule"] = today["same_rule"]
+    if today.get("also"):
+        out["also"] = today["also"]
     if today.get("number_now") is not None and today["number_now"].id in position:
         out["number_now"] = position[today["number_now"].id]
     if today.get("ended"):

@@ -361,6 +361,8 @@ def _today(today: dict, script: str | None) -> dict | None:
         "edition": today["edition"],
         "same_rule": ({"number": today["same_rule"], "url": f"/rules/{today['same_rule']}?edition={today['edition']}"}
                       if "same_rule" in today else None),
+        # The other rules a split one became (2016's 702.50a is today's 702.51a and 702.51b).
+        "also": [{"number": n, "url": f"/rules/{n}?edition={today['edition']}"} for n in today.get("also", [])],
         "number_now": ({"number": now.number, "name": display_title(now, script), "url": record_url(now)}
                        if now else None),
         "ended": _ending_view(ended) if ended else None,
@@ -489,7 +491,9 @@ def today_view(library: Library, record: Record) -> dict | None:
     if not today:
         return None
     if "id" in today:
-        return {"edition": today["edition"], "number": today["number"], "url": record_url(library.records[today["id"]])}
+        return {"edition": today["edition"], "number": today["number"], "url": record_url(library.records[today["id"]]),
+                "also": [{"number": part["number"], "url": record_url(library.records[part["id"]])}
+                         for part in today.get("also", [])]}
     return {"edition": today["edition"], "ended": _ending_view(today["ended"])}
 
 

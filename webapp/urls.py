@@ -86,7 +86,10 @@ def _addressed_result(library: Library, result: dict) -> dict:
 
 
 def _with_today(library: Library, item: dict) -> dict:
-    """An item (a copy) whose `today` names today's rule by `id` gets that rule's `url`."""
+    """An item (a copy) whose `today` names today's rule by `id` gets that rule's `url`, and
+    the other rules a split one became theirs."""
     if "id" in (item.get("today") or {}):
         item["today"] = with_url(library, item["today"])
+        if item["today"].get("also"):
+            item["today"]["also"] = [with_url(library, part) for part in item["today"]["also"]]
     return item

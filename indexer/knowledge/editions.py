@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from indexer.documents.records import Record, from_rules_file
+from indexer.documents.references import rule_sort_key
 from indexer.documents.script_ranges import HAN
 from indexer.search.lineage import Edge, record_key
 
@@ -147,6 +148,20 @@ class EditionTables:
         """The key a rule or entry of `edition` has in `target` (older or newer), along the
         lineage, or None where its lineage does not reach it."""
         return self._walk(edition, key, target)[0]
+
+    def follow_all(self, edition: str, key: str, target: str) -> list[str]:
+        """Every key a rule or entry of `edition` has become in a newer `target`, in rule
+        order: the one `follow` gives, and the others it was split into on the way (2016's
+        702.50a convoke is 2022's 702.51a and 702.51b), each followed on."""
+        reached, pending = [], [(edition, key)]
+        while pending:
+            at = pending.pop()
+            if at[0] == target:
+                reached.append(at[1])
+                continue
+            parts: list[Edge | None] = [e for e in self._forward.get(at, []) if e.relation == "split" and e.to_key]
+            pending += [(e.to_edition, e.to_key) for e in (parts or [self.step(*at)]) if e is not None]
+        return sorted(set(reached), key=rule_sort_key)
 
     def _walk(self, edition: str, key: str, target: str) -> tuple[str | None, bool]:
         """`follow`, and whether every step on the way kept the text (typography aside: a

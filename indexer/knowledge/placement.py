@@ -163,17 +163,22 @@ class Placement:
 
     def today_of(self, record: Record) -> dict | None:
         """Where the lineage takes an older edition's rule or glossary entry in today's
-        edition ({"edition", "number", "id"}: 2008's 104.3f is 107.4e), or where it ended
-        ({"edition", "ended": {"last", "last_number", "gone_in"}}: 2008's 300.3); None for
-        today's records and records no lineage holds."""
+        edition ({"edition", "number", "id"}: 2008's 104.3f is 107.4e; with "also", the
+        others it was split into: [{"number", "id"}]), or where it ended ({"edition", "ended":
+        {"last", "last_number", "gone_in"}}: 2008's 300.3); None for today's records and
+        records no lineage holds."""
         key, today = record_key(record), self.lookups.current_edition
         if not key or not record.edition or not today or record.edition == today:
             return None
-        now = self.lookups.editions.follow(record.edition, key, today)
-        twin = self.lookups.editions.record(today, now) if now else None
-        if twin is not None:
-            return {"edition": today, "number": twin.number, "id": twin.id}
-        ending = self.lookups.editions.ending(record.edition, key)
+        editions = self.lookups.editions
+        twins = [twin for now in editions.follow_all(record.edition, key, today)
+                 if (twin := editions.record(today, now)) is not None]
+        if twins:
+            found: dict = {"edition": today, "number": twins[0].number, "id": twins[0].id}
+            if len(twins) > 1:
+                found["also"] = [{"number": twin.number, "id": twin.id} for twin in twins[1:]]
+            return found
+        ending = editions.ending(record.edition, key)
         return {"edition": today, "ended": ending} if ending else None
 
     def quotations(self, record: Record) -> list[Record]:

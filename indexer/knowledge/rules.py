@@ -30,6 +30,7 @@ def rule_today(catalogue: Catalogue, record: Record) -> dict:
     lineage = catalogue.placement.today_of(record) or {}
     if "number" in lineage:
         found["same_rule"] = lineage["number"]
+        found["also"] = [part["number"] for part in lineage.get("also", [])]
     if "ended" in lineage:
         found["ended"] = lineage["ended"]
     same_number = catalogue.rule_records(record.number, today)[:1]

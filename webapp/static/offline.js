@@ -334,6 +334,7 @@
     if (!t) return null;
     var nodes = [label("superseded"), " · ", label("today"), " (" + t.edition + "): "];
     if (t.same_rule) nodes.push(el("a", { href: t.same_rule.url }, [t.same_rule.number]));
+    if (t.same_rule) (t.also || []).forEach(function (part) { nodes.push(", ", el("a", { href: part.url }, [part.number])); });
     if (t.number_now) {
       nodes.push(t.same_rule ? " · " : "", number + " → ", el("a", { href: t.number_now.url }, [t.number_now.name]));
     }

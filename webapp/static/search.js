@@ -258,7 +258,13 @@
   // What an older edition's rule number is in today's rules, or the last edition that had it.
   function todayOf(today) {
     if (!today) return [];
-    if (today.url) return [" · ", label("today"), " (" + today.edition + "): ", el("a", { "class": "today", href: today.url }, [today.number])];
+    if (today.url) {
+      var nodes = [" · ", label("today"), " (" + today.edition + "): ", el("a", { "class": "today", href: today.url }, [today.number])];
+      (today.also || []).forEach(function (part) {  // the other rules a split one became
+        nodes.push(", ", el("a", { "class": "today", href: part.url }, [part.number]));
+      });
+      return nodes;
+    }
     if (today.ended) return [" · ", label("not_in_today"), ": ", label("last_in"), " " + today.ended.last];
     return [];
   }

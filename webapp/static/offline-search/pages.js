@@ -76,6 +76,7 @@
     return {
       edition: t.edition,
       same_rule: t.same_rule ? { number: t.same_rule, url: "/rules/" + t.same_rule + "?edition=" + t.edition } : null,
+      also: (t.also || []).map(function (n) { return { number: n, url: "/rules/" + n + "?edition=" + t.edition }; }),
       number_now: now ? { number: now.number, name: heading(now, script), url: now.url } : null,
       ended: t.ended || null,
     };
