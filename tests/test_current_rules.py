@@ -164,6 +164,9 @@ def test_a_split_rule_names_every_rule_it_became_today(kb_client):
     searched = kb_client.get("/?q=500.5+edition:2022").get_data(as_text=True)
     assert 'class="today" href="/rules/500.5b?edition=2026-04-17">500.5b</a>' in searched
     assert kb_client.get("/api/rules/502.79?edition=2008").get_json()["today"]["also"] == []
+    # Split and reworded in the 2009 renumbering: 2008's haste rule is today's 702.10b and 702.10c.
+    haste = kb_client.get("/api/rules/502.5b?edition=2008").get_json()["today"]
+    assert [haste["same_rule"]["number"], *(p["number"] for p in haste["also"])] == ["702.10b", "702.10c"]
 
 
 def test_a_removed_rule_names_the_last_edition_that_had_it(kb_client):

@@ -55,6 +55,17 @@ def test_the_lineage_agrees_with_the_gold_list(forward, row):
         assert (row["to_number"], row["relation"]) in [(e.to_key, e.relation) for e in found], found
 
 
+@pytest.mark.parametrize("old, new", [
+    (("2010-02-01", "109.4b"), ("2016-09-30", "109.4e")),    # each vanguard card / each conspiracy card
+    (("2016-09-30", "118.1c"), ("2022-11-18", "119.1d")),    # commander's life total / brawl's
+    (("2016-09-30", "702.122b"), ("2022-11-18", "702.157b")),  # fabricate's instances / squad's
+    (("2010-02-01", "616.1c"), ("2016-09-30", "616.1c")),    # a rule matched whole is no part of another
+])
+def test_rules_written_from_one_template_are_not_parts_of_each_other(forward, old, new):
+    """Their words are nearly all the same, but the names of things differ: no edge."""
+    assert new not in [(e.to_edition, e.to_key) for e in forward.get(old, [])]
+
+
 def test_every_entry_of_every_edition_has_a_place(rules_records, edges):
     """Each rule and glossary entry of an edition leads somewhere in the next (or is removed),
     and each of the next comes from somewhere (or is added): nothing falls out of the table."""

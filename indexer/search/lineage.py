@@ -56,6 +56,7 @@ from rapidfuzz import fuzz, process
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
+from indexer.search.query import FUNCTION_WORDS
 
 FILE = "lineage.tsv"
 COLUMNS = ("from_edition", "from_key", "to_edition", "to_key", "relation", "score")
@@ -83,6 +84,22 @@ NUMBER_BONUS = 5
 # similarity, and it is at least CONTAINED_MIN characters long (shorter ones are in everything).
 CONTAINED_AT = 90
 CONTAINED_MIN = 40
+# A text reworded as it was split or merged is part of another when each of its sentences of
+# REWORDED_MIN_WORDS content words or more has REWORDED_AT of them in the other's words: the
+# 2009 renumbering split 2008's 502.5b (haste) into 702.10b and 702.10c, rewording both
+# ("hasn't been controlled ... since the start of his or her most recent turn" → "since his or
+# her most recent turn began"), and 212.9d (loyalty) into 306.5a-c ("in play" → "on the
+# battlefield"): 0.83 to 0.92 of their words are the old rule's. Fewer words than that are
+# the vocabulary of every rule.
+REWORDED_AT = 0.8
+REWORDED_MIN_WORDS = 6
+# And only with partial_ratio at least REWORDED_SIMILAR, under a rule that the old text's rule
+# became (`_Pair._kin`), and with no word of a rule's title left out that the other edition
+# uses: rules written from one template for different things ("each vanguard card is
+# controlled by its owner", "each conspiracy card ...") share their other words too, while a
+# rewording leaves out words the other edition does not use ("in play" before "battlefield").
+REWORDED_SIMILAR = 72
+TITLE_WORDS = 3
 # The widest gap between matched entries searched for the parts of a split or merge.
 GAP = 12
 
@@ -90,6 +107,8 @@ _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": 
 _SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")
 _SUBRULE = re.compile(r"[a-z]$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"[a-z]{3,}")
 
 
 def plain(text: str) -> str:
@@ -114,6 +133,21 @@ class Entry:
     keyword: str | None
     heading: bool       # a titled rule whose text is its title (702.79 "Persist")
     name: str = ""      # a glossary entry's name, folded, without "(Obsolete)"
+
+
+def content_words(text: str) -> set[str]:
+    """A text's words that say something (no function words), a plural's s left off."""
+    return {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
+            for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
+
+
+def reworded_in(part: str, whole: str) -> bool:
+    """Whether every sentence of `part` long enough to tell (REWORDED_MIN_WORDS content words),
+    and at least one, has REWORDED_AT of its content words in `whole`."""
+    words = content_words(whole)
+    sentences = [found for sentence in _SENTENCE_END.split(part)
+                 if len(found := content_words(sentence)) >= REWORDED_MIN_WORDS]
+    return bool(sentences) and all(len(found & words) >= REWORDED_AT * len(found) for found in sentences)
 
 
 def _needed(length: int) -> float:
@@ -166,6 +200,11 @@ class _Pair:
         self.forward: dict[str, str] = {}
         self.back: dict[str, str] = {}
         self.scores: dict[str, int] = {}
+        # Each edition's words, and the words of either's short rule titles, the names of
+        # things (Haste, Vanguard, Conspiracy Draft): `_contained`.
+        self.vocabulary = [set().union(*(content_words(e.masked) for e in side)) for side in (old, new)]
+        self.title_words = set().union(*(content_words(e.masked) for e in (*old, *new)
+                                         if e.heading and len(e.masked.split()) <= TITLE_WORDS))
 
     def take(self, a: Entry, b: Entry) -> None:
         self.forward[a.key] = b.key
@@ -289,23 +328,54 @@ class _Pair:
             before, after = after, before
         return other[max(before, after - GAP): after + 1] if after - before > GAP else other[before: after + 1]
 
-    def _contained(self, part: Entry, whole: Entry) -> bool:
-        """Whether `part` is a part of `whole` (a rule of a rule, a glossary entry of an entry)."""
-        return ((part.depth == 3) == (whole.depth == 3) and len(part.masked) >= CONTAINED_MIN
-                and len(whole.masked) > len(part.masked)
-                and fuzz.partial_ratio(part.masked, whole.masked) >= CONTAINED_AT)
+    def _contained(self, part: Entry, whole: Entry, old: Entry, new: Entry) -> str | None:
+        """How `part` is a part of `whole` (a rule of a rule, a glossary entry of an entry),
+        `old` and `new` being the two as editions go: "found" (its text is there), "reworded"
+        (a rule left over, its words there: `reworded_in`, REWORDED_SIMILAR, under a rule the
+        old one's rule became), or None."""
+        if (part.depth == 3) != (whole.depth == 3) or len(part.masked) < CONTAINED_MIN \
+                or len(whole.masked) <= len(part.masked):
+            return None
+        similar = fuzz.partial_ratio(part.masked, whole.masked)
+        if similar >= CONTAINED_AT:
+            return "found"
+        # Reworded, a part must be left over (a rule matched whole elsewhere is not also a part).
+        if (part.depth == 3 or similar < REWORDED_SIMILAR or part.key in (self.back if part is new else self.forward)
+                or not self._kin(old, new)):
+            return None
+        left_out = content_words(part.masked) - content_words(whole.masked)
+        whole_side = self.vocabulary[0 if whole is old else 1]
+        return "reworded" if not (left_out & self.title_words & whole_side) and reworded_in(
+            part.masked, whole.masked) else None
+
+    def _kin(self, old: Entry, new: Entry) -> bool:
+        """Whether `old`, or the rule or section right above it, became `new` or an entry above
+        it (a subrule's section is too wide: every keyword ability is in 702)."""
+        above_new = set()
+        at: Entry | None = new
+        while at is not None:
+            above_new.add(at.key)
+            at = self.new_by.get(at.parent) if at.parent else None
+        parent = self.old_by.get(old.parent) if old.parent else None
+        return any(self.forward.get(e.key) in above_new for e in (old, parent) if e is not None)
 
     def _parts(self) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
         """(old key, new key) pairs of splits and of merges, found in the gaps around the
-        entries left unmatched."""
+        entries left unmatched. An old rule left over whose words alone are found in a new one
+        left over, and in no other, is that rule reworded (and moved), taken as a pair here:
+        2022's 310.7 ("whenever you roll {CHAOS}") is 2026's 311.7 ("whenever chaos ensues",
+        and more)."""
         split: set[tuple[str, str]] = set()
         merged: set[tuple[str, str]] = set()
+        grown: set[tuple[str, str]] = set()
 
         def relate(a: Entry, b: Entry) -> None:
-            if self._contained(b, a):
+            if self._contained(b, a, a, b):
                 split.add((a.key, b.key))
-            elif self._contained(a, b):
+            elif how := self._contained(a, b, a, b):
                 merged.add((a.key, b.key))
+                if how == "reworded":
+                    grown.add((a.key, b.key))
 
         old_at, new_at = self.old_at, {e.key: n for n, e in enumerate(self.new)}
         for at, a in enumerate(self.old):
@@ -316,6 +386,11 @@ class _Pair:
             if b.key not in self.back:
                 for a in self._gap(self.new, at, self.back, self.old, old_at):
                     relate(a, b)
+        of, to = Counter(a for a, _ in split | merged), Counter(b for _, b in split | merged)
+        for a_key, b_key in sorted(grown):
+            if of[a_key] == to[b_key] == 1 and a_key not in self.forward and b_key not in self.back:
+                self.take(self.old_by[a_key], self.new_by[b_key])
+                merged.discard((a_key, b_key))
         return split, merged
 
     def edges(self, old_edition: str, new_edition: str) -> list[Edge]:
