@@ -27,7 +27,7 @@ def test_the_page_of_an_older_edition_opens_with_todays_rule(kb_client):
     assert today < html.index('<p class="meta">')
     line = html[today:html.index("</p>", today)]
     assert '<a href="/rules/702.82?edition=2026-04-17">702.82</a>' in line
-    assert '702.79 → <a href="/rules/702.79?edition=2026-04-17">' in line
+    assert '<span lang="en">this number now names</span> 702.79: <a href="/rules/702.79?edition=2026-04-17">' in line
     assert '<p class="today">' not in kb_client.get("/rules/702.79").get_data(as_text=True)
 
 
@@ -178,6 +178,9 @@ def test_a_removed_rule_names_the_last_edition_that_had_it(kb_client):
     line = html[html.index('<p class="today">'):]
     line = line[:line.index("</p>")]
     assert "no longer a rule" in line and "2008-05-01 · 310.4" in line
+    # It says so first, and today's 310.4 (battles) is named as what the number now names,
+    # no successor.
+    assert line.index("no longer a rule") < line.index("this number now names") < line.index("310.4 戰役 / Battles")
     assert 'href="/changes?from=2008-05-01&amp;to=2009-07-11&amp;rule=310.4"' in line
 
 

@@ -60,6 +60,7 @@ LABELS = {
     "today": ("現行規則中", "In today's rules"),
     "not_in_today": ("已無此規則", "no longer a rule"),
     "last_in": ("最後出現於", "last in"),
+    "number_now": ("此編號現指", "this number now names"),
     "what_changed": ("版本間的變更", "What changed"),
     "added": ("新增", "Added"),
     "removed": ("刪除", "Removed"),

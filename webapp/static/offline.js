@@ -63,6 +63,7 @@
     today: ["現行規則中", "现行规则中", "In today's rules"],
     notInToday: ["現行規則中已無", "现行规则中已无", "Not in today's rules"],
     lastIn: ["最後見於", "最后见于", "last in"],
+    numberNow: ["此編號現指", "此编号现指", "this number now names"],
   };
   var LANG_TAGS = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" };
 
@@ -333,16 +334,18 @@
   function today(t, number) {
     if (!t) return null;
     var nodes = [label("superseded"), " · ", label("today"), " (" + t.edition + "): "];
-    if (t.same_rule) nodes.push(el("a", { href: t.same_rule.url }, [t.same_rule.number]));
-    if (t.same_rule) (t.also || []).forEach(function (part) { nodes.push(", ", el("a", { href: part.url }, [part.number])); });
-    if (t.number_now) {
-      nodes.push(t.same_rule ? " · " : "", number + " → ", el("a", { href: t.number_now.url }, [t.number_now.name]));
-    }
-    if (t.ended) {
-      nodes.push(t.number_now ? " · " : "", label("notInToday"), ": ", label("lastIn"), " ",
+    // A removed rule says so first, and names no successor: its number's rule today is another one.
+    if (t.same_rule) {
+      nodes.push(el("a", { href: t.same_rule.url }, [t.same_rule.number]));
+      (t.also || []).forEach(function (part) { nodes.push(", ", el("a", { href: part.url }, [part.number])); });
+    } else if (t.ended) {
+      nodes.push(label("notInToday"), ": ", label("lastIn"), " ",
                  el("a", { href: t.ended.url }, [t.ended.last + " · " + t.ended.last_number]));
-    } else if (!t.same_rule && !t.number_now) {
+    } else {
       nodes.push(label("notInToday"));
+    }
+    if (t.number_now) {
+      nodes.push(" · ", label("numberNow"), " " + number + ": ", el("a", { href: t.number_now.url }, [t.number_now.name]));
     }
     return el("p", { "class": "today" }, nodes);
   }
