@@ -34,6 +34,8 @@ class BuildFollower(threading.Thread):
     def __init__(self, arbiter, live: LiveLibrary, warm: Callable[[Library], None]):
         super().__init__(name="build-follower", daemon=True)
         self.arbiter, self.live, self.warm = arbiter, live, warm
+        # The build the workers were forked with: until they are replaced, a switch is pending.
+        self.workers_folder = live.served_folder
         self._ready_read, self._ready_write = os.pipe()
         os.set_blocking(self._ready_read, False)
         os.set_blocking(self._ready_write, False)
@@ -54,14 +56,18 @@ class BuildFollower(threading.Thread):
                 self.arbiter.log.exception("following the index's builds")
 
     def follow(self) -> None:
-        """If `CURRENT` names a new build that opens: warm it, and replace the workers."""
-        before = self.live.served_folder
+        """If `CURRENT` names a new build that opens (or one opened is not yet the workers'):
+        warm it, and replace the workers."""
         library = self.live.switch()
-        if library is None or library.folder == before:
+        if library is None or library.folder == self.workers_folder:
             return
         self.arbiter.log.info("opened %s; starting workers with it", library.folder.name)
-        self.warm(library)
+        try:
+            self.warm(library)
+        except Exception:  # the workers warm themselves too: they are replaced anyway
+            self.arbiter.log.exception("warming %s", library.folder.name)
         self.replace_workers()
+        self.workers_folder = library.folder
 
     def replace_workers(self) -> None:
         """As many new workers as there are, then the old ones retired once the new serve.

@@ -190,7 +190,10 @@ class _Linker:
         """Whether a piece of markup at `start` in `text` is read: not past MAX_MARKUP of them,
         when `text` from `start` stays as written."""
         self._markup_left -= 1
-        return self._markup_left >= 0 or not self.spent(text, start)
+        if self._markup_left >= 0:
+            return True
+        self.spent(text, start)  # says the post was cut, if what is left holds anything
+        return False
 
     def text(self, text: str, pattern: re.Pattern = PLAIN) -> str:
         if pattern is PLAIN and _MAY_LINK.search(text) is None:

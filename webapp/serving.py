@@ -5,7 +5,7 @@ scripts/serve runs nginx (behind HAProxy) in front of gunicorn (deploy/serve.py)
 every request whole, whatever the client sends or withholds, and reads every answer whole, so
 gunicorn's plain synchronous worker meets only complete requests over a unix socket, one at a
 time, as the app runs them (the search engine's readers share file positions). `Worker` is that
-worker with three changes:
+worker with four changes:
 
 - A response's head goes out in the same write as the first part of its body (`_HeadWithBody`).
 - gunicorn's own answers to a request it cannot read (a request line over its limit: 414,
