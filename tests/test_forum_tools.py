@@ -39,8 +39,10 @@ def test_one_request_previews_every_name_of_a_page(client):
     assert redcap == answer["奪魂紅帽客"]
     assert (redcap["kind"], redcap["title"], redcap["url"]) == (
         "card", "夺魂红帽客 / Murderous Redcap", "/cards/shadowmoor-faq:card:murderous-redcap")
-    assert redcap["attrs"] == {"mana_cost": "{二}{黑/红}{黑/红}", "type_line": "生物～精灵／杀手", "power_toughness": "2/2"}
-    assert redcap["text"][0]["lang"] == "zh_hans" and redcap["text"][0]["text"].startswith("当夺魂红帽客进场时")
+    assert redcap["attrs"] == {"mana_cost": "{二}{黑/红}{黑/红}", "type_line": "生物～精灵／杀手",
+                               "power_toughness": "2/2"}
+    assert redcap["text"][0]["lang"] == "zh_hans"
+    assert redcap["text"][0]["text"].startswith("当夺魂红帽客进场时")
     assert answer["Talon Gates"]["kind"] == "planar_card"
 
 

@@ -474,8 +474,8 @@ def name_preview(library: Library, name: str, script: str | None) -> dict | None
     if record is None:
         return None
     chinese = chinese_of(record)
-    return {"kind": record.kind, "id": record.id, "title": display_title(record, script),
-            "attrs": {key: display(record.attrs[key], chinese, script) for key in PREVIEW_ATTRS if record.attrs.get(key)},
+    attrs = {key: display(record.attrs[key], chinese, script) for key in PREVIEW_ATTRS if record.attrs.get(key)}
+    return {"kind": record.kind, "id": record.id, "title": display_title(record, script), "attrs": attrs,
             "text": _preview_blocks(record.text, script), "url": record_url(record)}
 
 
