@@ -27,7 +27,8 @@ from indexer.search.build import CURRENT, current_folder
 pytestmark = pytest.mark.server  # a real gunicorn, forking workers
 
 CLIENTS = 4
-SECONDS_BEFORE, SECONDS_AFTER = 3.0, 10.0
+SECONDS_BEFORE, SECONDS_AFTER = 3.0, 3.0
+SWITCH_SECONDS = 120
 
 
 def test_a_new_build_is_opened_by_the_master_and_served_by_new_workers(kb_index, tmp_path):
@@ -67,6 +68,11 @@ def test_a_new_build_is_opened_by_the_master_and_served_by_new_workers(kb_index,
         pointer = root / f".{CURRENT}.test"
         pointer.write_text(other.name + "\n", encoding="ascii")
         os.replace(pointer, root / CURRENT)
+        # Until the old workers are gone (on a loaded machine the master takes longer to open
+        # the build), and then a while more under the new ones.
+        deadline = time.monotonic() + SWITCH_SECONDS
+        while set(server.worker_pids()) & old_workers and time.monotonic() < deadline:
+            time.sleep(0.5)
         time.sleep(SECONDS_AFTER)
         stop.set()
         for thread in clients:
