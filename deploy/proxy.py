@@ -72,17 +72,20 @@ def _quoted(value: str) -> str:
 
 def json_paths() -> str:
     """The addresses the app answers in JSON, as the regular expression nginx matches them by."""
-    from webapp.respond import JSON_ONLY
-
-    return "^(" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|\.json(\?|$)"
+    return f"^({_json_prefixes()})" + r"|\.json(\?|$)"
 
 
 def json_request_lines() -> str:
     """`json_paths` as a request line (method, address, version) matches them: nginx knows the
     line of a request whose address it refused (400), not its address."""
+    return rf"^\S+ ({_json_prefixes()})|^\S+ [^?\s]*\.json[?\s]"
+
+
+def _json_prefixes() -> str:
+    """The paths the app answers in JSON by their start, as alternatives of a regular expression."""
     from webapp.respond import JSON_ONLY
 
-    return r"^\S+ (" + "|".join(re.escape(p) for p in JSON_ONLY) + r")|^\S+ [^?\s]*\.json[?\s]"
+    return "|".join(re.escape(p) for p in JSON_ONLY)
 
 
 class ProxyProcess:
@@ -197,14 +200,14 @@ class Nginx(ProxyProcess):
         # able to reach the temporary folders and the error pages.
         for folder in (self.prefix.parent, self.prefix):
             folder.chmod(0o755)
-        self.headers = write_error_pages(self.prefix)
+        self.headers, self.health_servers = write_error_pages(self.prefix), health_servers
         self.write_config(servers, self.headers, health_servers)
         self.spawn(ready, preexec_fn)
 
     def reload(self, servers: list[str]) -> None:
         """Apply a new upstream list, and return once nginx's workers of the old one are gone
         (until then they still route by it)."""
-        self.write_config(servers, self.headers)
+        self.write_config(servers, self.headers, self.health_servers)
         before = self.workers()
         self.running.send_signal(signal.SIGHUP)
         deadline = time.monotonic() + 30
