@@ -262,6 +262,42 @@ def test_editions_with_the_same_text_fold_into_one_entry(kb_client):
     assert section.count('<div class="version') == 2
 
 
+
+def test_a_rules_history_shows_what_its_subrules_changed(kb_client):
+    """2008's 502.79 Persist is one text in every edition: what changed is its subrule's
+    "play", now "the battlefield", listed (folded) in the rule's own history."""
+    subrules = kb_client.get("/api/rules/502.79?edition=2008-05-01").get_json()["history_subrules"]
+    assert [s["numbers"][0] for s in subrules] == ["502.79a"]
+    step = subrules[0]["steps"][0]
+    assert (step["from"], step["from_number"], step["edition"], step["number"]) == (
+        "2008-05-01", "502.79a", "2009-07-11", "702.76a")
+    assert step["url"] == "/rules/702.76a?edition=2009-07-11"
+    marked = [(op, piece) for change in step["changes"] for op, piece in change["pieces"] if op != "equal"]
+    assert marked == [("delete", "play"), ("insert", "the battlefield")] * 2
+    html = main(kb_client.get("/rules/502.79?edition=2008-05-01").get_data(as_text=True))
+    section = html[html.index('<section class="history">'):]
+    folded = section[section.index('<details class="subrule-changes">'):section.index("</details>")]
+    assert '<span lang="en">Subrules changed</span> (1)</summary>' in folded
+    assert '<a class="subrule-link" href="/rules/702.76a?edition=2009-07-11">502.79a → 702.76a</a>' in folded
+    assert "from <del>play</del><ins>the battlefield</ins>, if it had" in folded
+    assert kb_client.get("/api/rules/702.79a").get_json()["history_subrules"] == []  # a subrule has none
+
+
+def test_a_step_renumbered_and_reworded_says_both(kb_client):
+    steps = kb_client.get("/api/rules/702.79a").get_json()["history"][1]["steps"]
+    assert [(s["edition"], s["relation"], s["reworded"]) for s in steps][:3] == [
+        ("2009-07-11", "renumbered", True), ("2010-02-01", "same", False), ("2016-09-30", "renumbered", False)]
+    html = main(kb_client.get("/rules/702.79a").get_data(as_text=True))
+    both = '<span lang="zh-Hant">改編號並改寫</span> <span lang="en">Renumbered and reworded</span>'
+    renumbered = '<span lang="zh-Hant">改編號</span> <span lang="en">Renumbered</span>'
+    assert f"2009-07-11 · 702.76a: {both}" in html and f"2016-09-30 · 702.78a: {renumbered}" in html
+    # The heading's text (Persist) stayed: its own 2009 step is renumbered only.
+    heading = main(kb_client.get("/rules/702.79").get_data(as_text=True))
+    assert f"2009-07-11 · 702.76: {renumbered}" in heading
+    simplified = kb_client.get("/rules/702.79a?script=hans").get_data(as_text=True)
+    assert '<span lang="zh-Hans">改编号并改写</span>' in simplified
+
+
 # --- help when nothing matches ------------------------------------------------------------
 
 def test_a_number_no_edition_has_names_the_nearest_rules(kb_client):

@@ -74,11 +74,11 @@ def test_every_result_is_one_tap_target_of_at_least_44_px(live_server, phone, qu
         phone.wait_for_timeout(100)
 
 
-def small_links(tab) -> list:
+def small_links(tab, selector: str = BOOK_LINKS) -> list:
     return tab.evaluate("""([selector, min]) => [...document.querySelectorAll(selector)]
         .filter(el => el.offsetParent !== null)
         .map(el => [el.className || el.tagName, el.textContent.trim().slice(0, 30), el.getBoundingClientRect().height])
-        .filter(([name, text, h]) => h < min)""", [BOOK_LINKS, MIN_TARGET_PX])
+        .filter(([name, text, h]) => h < min)""", [selector, MIN_TARGET_PX])
 
 
 @pytest.mark.parametrize("path", ["/rules", "/rules/510", "/rules/702.79a", "/glossary", "/?q=702.999",
@@ -97,6 +97,16 @@ def test_a_rules_history_is_short_enough_to_read(live_server, phone):
     assert history.bounding_box()["height"] < 900
     expect(history.locator("del").first).to_have_text("play")
     expect(history.locator("ins").first).to_have_text("the battlefield")
+
+
+@pytest.mark.parametrize("path", ["/rules/502.79?edition=2008-05-01", "/rules/702.79a"])
+def test_a_rules_history_links_are_44_px_tall(live_server, phone, path):
+    """Each run of editions, each step, the fold of the subrules' changes and each of its lines."""
+    phone.goto(live_server.url + path)
+    phone.evaluate("document.querySelectorAll('section.history details').forEach(d => d.open = true)")
+    links = "section.history a, section.history summary"
+    assert phone.locator(links).count() > 1
+    assert small_links(phone, links) == []
 
 
 def online(server, path: str) -> dict:

@@ -42,7 +42,7 @@ def test_a_rules_history_links_each_step_to_its_changes(cr_client):
     assert [v["edition"] for v in history] == ["2009-07-11", "2010-02-01"]
     assert history[0]["steps"] == []
     # 2009's 702.30a also said what "Kicker [cost 1] and/or [cost 2]" means: 2010 gave that its own subrule.
-    assert history[1]["steps"] == [{"edition": "2010-02-01", "number": "702.30a", "relation": "split",
+    assert history[1]["steps"] == [{"edition": "2010-02-01", "number": "702.30a", "relation": "split", "reworded": True,
                                     "changes_url": "/changes?from=2009-07-11&to=2010-02-01&rule=702.30a"}]
     html = cr_client.get("/rules/702.30a?edition=2010-02-01").get_data(as_text=True)
     assert 'href="/changes?from=2009-07-11&amp;to=2010-02-01&amp;rule=702.30a"' in html

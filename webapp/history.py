@@ -5,7 +5,9 @@ the words that changed.
 What the history holds (which rule of each edition is this rule) is worked out elsewhere
 (`indexer.knowledge.editions`, or whatever gives `Library.rule`'s `history`); this module only
 shows it: it takes versions in edition order, each with `edition`, `number` and `text`
-(per language).
+(per language). A rule's subrules are looked up in the same lineage (`subrule_lineages`), so
+that the rule's page shows what changed under it (a keyword's heading, 702.79 Persist, keeps
+one text while its 702.79a is reworded).
 
 Typography: the rules files of different years write the same sentence with straight or curly
 quotes, 「」 or “”, hyphens or dashes, full-width or ASCII punctuation, one space or two; a
@@ -19,11 +21,13 @@ import bisect
 import difflib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
 from typing import Protocol
 
 from indexer.documents.records import LANGS
 from indexer.documents.script_ranges import HAN
+from indexer.knowledge.catalogue import Catalogue
 from indexer.knowledge.display import display, shown_lang
 from indexer.knowledge.editions import tokens
 
@@ -46,8 +50,11 @@ _CJK_SPACE = re.compile(rf"(?<=[{HAN}]) | (?=[{HAN}])")
 
 
 class Version(Protocol):
-    edition: str
-    number: str
+    @property
+    def edition(self) -> str: ...
+
+    @property
+    def number(self) -> str: ...
 
     @property
     def text(self) -> dict[str, str]: ...
@@ -194,7 +201,8 @@ def folded_history(versions: Sequence[Version], shown_edition: str | None, scrip
     `step_url(old edition, new edition, number)`, each run also lists its `steps`: every
     version of it that has one before, with how it came from that one (its `relation`, as
     the lineage has it: same, changed, renumbered, split, merged) and the address of that
-    step's list of changes."""
+    step's list of changes, and whether its words changed from that one (`reworded`: a step
+    both renumbered and reworded says both)."""
     before = {id(v): versions[i - 1] for i, v in enumerate(versions) if i}
     runs: list[list[Version]] = []
     for version in versions:
@@ -217,18 +225,64 @@ def folded_history(versions: Sequence[Version], shown_edition: str | None, scrip
                      for lang in LANGS if last.text.get(lang)],
             "changes": _changes(runs[n - 1][-1], last, script) if n else [],
             **({"steps": [{"edition": v.edition, "number": v.number, "relation": getattr(v, "relation", ""),
+                           "reworded": not same_text(before[id(v)].text, v.text),
                            "changes_url": step_url(before[id(v)].edition, v.edition, v.number)}
                           for v in run if id(v) in before]} if step_url else {}),
         })
     return out
 
 
-def _changes(old: Version, new: Version, script: str | None) -> list[dict]:
-    """Per language both versions give, the words that changed (none for typography)."""
+def subrule_lineages(catalogue: Catalogue, history: Sequence[Version]) -> list[Sequence[Version]]:
+    """The lineage of every subrule a rule has in any edition of its `history`, each once:
+    one the shown edition lacks (added later, or dropped) may have changed on the way too."""
+    found: list[Sequence[Version]] = []
+    seen: set[tuple[str, str]] = set()
+    for version in history:
+        for child in catalogue.children(version.number, version.edition):
+            if child.number and (version.edition, child.number) not in seen:
+                lineage = catalogue.editions.history(version.edition, child.number)
+                seen.update((v.edition, v.number) for v in lineage)
+                found.append(lineage)
+    return found
+
+
+def subrule_changes(lineages: Iterable[Sequence[Version]], script: str | None, url, step_url) -> list[dict]:
+    """The subrules of a rule that changed their words, each given as its versions in edition
+    order (as `folded_history` takes them), so that a rule's page shows what changed under
+    it: per subrule its `numbers` and every step whose words changed, with both editions and
+    numbers, `url(number, edition)` of the newer version, `step_url(old edition, new edition,
+    number)` of its list of changes, and the words that changed per language. A page holds
+    many, so they are `bounded_changes`: a text too long to compare here has pieces None (its
+    list of changes shows both texts). A step two lineages share (two subrules merged into
+    one) is listed once."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for versions in lineages:
+        steps = []
+        for old, new in pairwise(versions):
+            if (old.edition, old.number, new.number) in seen:
+                continue
+            seen.add((old.edition, old.number, new.number))
+            changes = _changes(old, new, script, bounded_changes)
+            if changes:
+                steps.append({"from": old.edition, "from_number": old.number, "edition": new.edition,
+                              "number": new.number, "url": url(new.number, new.edition),
+                              "changes_url": step_url(old.edition, new.edition, new.number), "changes": changes})
+        if steps:
+            out.append({"numbers": list(dict.fromkeys(v.number for v in versions)), "steps": steps})
+    return out
+
+
+def _changes(old: Version, new: Version, script: str | None,
+             diff: Callable[[str, str], list[tuple[str, str]] | None] = word_changes) -> list[dict]:
+    """Per language both versions give, the words that changed (none for typography), as
+    `diff` finds them: pieces None where it found the texts too long to compare."""
     out = []
     for lang in LANGS:
         before, after = old.text.get(lang), new.text.get(lang)
         if before and after and typographic_key(before) != typographic_key(after):
+            pieces = diff(before, after)
             out.append({"from": old.edition, "lang": shown_lang(lang, script),
-                        "pieces": [[op, display(piece, lang, script)] for op, piece in word_changes(before, after)]})
+                        "pieces": None if pieces is None else
+                        [[op, display(piece, lang, script)] for op, piece in pieces]})
     return out
