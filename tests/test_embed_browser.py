@@ -297,3 +297,80 @@ def test_a_batch_answer_may_be_kept_by_a_shared_cache(live_server, forum):
     assert headers["cache-control"].startswith("public, max-age=") and "set-cookie" not in headers
     assert "cookie" not in headers.get("vary", "").lower() and headers["etag"]
     expect(forum.locator("a[data-rule-ref]")).to_have_count(1)
+
+
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture
+def phone(browser, request):
+    """A tab on a 360 × 740 touch screen, with JavaScript unless the test's parameter is
+    "no-js"; a JavaScript error fails the test, and what the screen last showed is kept."""
+    scripts = getattr(request, "param", "js") == "js"
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=scripts,
+                                  locale="zh-TW")
+    tab = context.new_page()
+    tab.set_default_timeout(ACTION_TIMEOUT_MS)
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    yield tab
+    screenshot(tab, "embed-" + request.node.name, full_page=False)
+    context.close()
+    assert errors == []
+
+
+def on_screen(box: dict) -> bool:
+    """Whether a bounding box (the viewport's coordinates) lies wholly inside the phone's screen."""
+    return (box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+            and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"])
+
+
+@pytest.mark.parametrize("phone", ["js", "no-js"], indirect=True)
+def test_a_linked_post_opens_at_its_answer_on_a_phone(live_server, phone):
+    """The answer, not the page's top, is on the screen after the post is sent: its previews
+    of each linked rule in the reader's script, and the post still in the form as typed."""
+    phone.goto(live_server.url + "/forum?script=hans")
+    typed = "多重增幅見702.33c，\n時空骰見 901.9。"
+    phone.fill("#text", typed)
+    phone.locator("form.linkify button[type=submit]").click()
+    phone.wait_for_url(f"{live_server.url}/forum?script=hans#linked-result")
+    phone.wait_for_load_state("load")
+    answer = phone.locator("#linked-result")
+    expect(answer.locator(".link-previews li")).to_have_count(2)
+    top = answer.evaluate("section => section.getBoundingClientRect().top")
+    assert 0 <= top < PHONE["height"] / 2, top
+    expect(answer.locator(".link-previews li").first).to_contain_text("多重增幅是增幅异能的变化。")
+    expect(answer.locator(".link-previews li").last).to_contain_text("901.9 竞逐时空 / Planechase")
+    expect(phone.locator("#text")).to_have_value(typed)
+    expect(phone.locator("#linked")).to_have_value(
+        f"多重增幅見[702.33c]({live_server.url}/rules/702.33c)，\n時空骰見 [901.9]({live_server.url}/rules/901.9)。")
+
+
+def test_an_opened_preview_stays_on_a_phone_s_screen(live_server, phone):
+    """Near the screen's foot a preview opens above its link; in the middle, where neither
+    side holds all of a long rule, it takes the larger side and its text scrolls; near the
+    top it opens below. Every time it and its Open link are inside the screen."""
+    phone.goto(live_server.url + "/forum-sample")
+    links = phone.locator("a[data-rule-ref]")
+    expect(links).to_have_count(8)
+    tooltip = phone.get_by_role("tooltip")
+    for link, at in ((links.last, "foot"), (phone.locator("#post-1 a[data-rule-ref]", has_text="901.9"), "middle"),
+                     (links.first, "top")):
+        place = {"foot": "innerHeight - 8 - a.getBoundingClientRect().bottom",
+                 "middle": "innerHeight / 2 - a.getBoundingClientRect().top",
+                 "top": "8 - a.getBoundingClientRect().top"}[at]
+        link.evaluate(f"a => window.scrollBy(0, -({place}))")
+        where = link.bounding_box()
+        assert on_screen(where) and {"foot": where["y"] > 560, "middle": 250 < where["y"] < 490,
+                                     "top": where["y"] < 150}[at], (at, where)
+        link.tap()
+        expect(tooltip).to_be_visible()
+        opener = tooltip.get_by_role("link", name="開啟 Open →")
+        assert on_screen(tooltip.bounding_box()), (at, tooltip.bounding_box())
+        assert on_screen(opener.bounding_box()), (at, opener.bounding_box())
+        assert opener.evaluate("""a => { const r = a.getBoundingClientRect();
+            return a.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)); }""")
+        assert phone.url == live_server.url + "/forum-sample"
+        screenshot(phone, f"phone-forum-preview-{at}", full_page=False)
+        phone.keyboard.press("Escape")
+        expect(tooltip).to_be_hidden()

@@ -2,6 +2,9 @@
 script written with the app's routes, and the forum owners' and writers' page."""
 import pytest
 from html_support import main, page
+from markupsafe import escape
+
+from webapp.labels import label
 
 
 def test_one_request_answers_every_rule_number_of_a_page(client):
@@ -83,3 +86,52 @@ def test_writers_get_their_post_linked(client):
     assert "See rule [url=http://localhost/rules/702.30c]702.30c[/url] and 999.9.</textarea>" in html
     assert "999.9" in html[html.index('class="meta"'):]
     assert client.post("/forum", data={"format": "bbcode"}).status_code == 400
+
+
+def test_the_writer_s_post_stays_in_the_form_as_typed(client):
+    typed = "\n多重增幅見 702.30c，\n<b>not a tag</b> & [[Murderous Redcap]]\n"
+    response = client.post("/forum?script=hans", data={"text": typed, "format": "markdown"})
+    html = main(response.get_data(as_text=True))
+    # HTML drops the newline right after <textarea>, so the post's own first newline survives.
+    written = html[html.index('<textarea id="text"'):]
+    assert written[written.index(">") + 1:written.index("</textarea>")] == "\n" + escape(typed)
+    assert "[702.30c](http://localhost/rules/702.30c)" in html[html.index('<textarea id="linked"'):]
+
+
+def test_the_form_posts_to_its_answer_in_the_reader_s_script(client):
+    html = main(page(client, "/forum?script=hans"))
+    assert 'action="/forum?script=hans#linked-result" method="post"' in html
+    answer = main(client.post("/forum?script=hans", data={"text": "702.30c"}).get_data(as_text=True))
+    assert '<section id="linked-result"' in answer
+
+
+@pytest.mark.parametrize("script, kicker, planechase", [
+    ("hant", "多重增幅是增幅異能的變化。", "901.9 競逐時空 / Planechase"),
+    ("hans", "多重增幅是增幅异能的变化。", "901.9 竞逐时空 / Planechase"),
+])
+def test_the_answer_previews_each_rule_and_name_the_post_links(client, script, kicker, planechase):
+    """Each linked rule once, in the order first linked, with its title and the start of its
+    text in the reader's script, as the embed script's previews give them; then the markup."""
+    post = "702.30c、901.9 和 702.30c；[[奪魂紅帽客]] 與 [[Murderous Redcap]]；999.9"
+    response = client.post(f"/forum?script={script}", data={"text": post, "format": "bbcode"})
+    html = main(response.get_data(as_text=True))
+    answer = html[html.index('<section id="linked-result"'):]
+    previews = answer[answer.index('<ul class="link-previews"'):answer.index("</ul>")]
+    expected = client.get(f"/api/rules?numbers=702.30c,901.9&script={script}").get_json()["rules"]
+    card = client.get(f"/api/names?name=Murderous Redcap&script={script}").get_json()["names"]["Murderous Redcap"]
+    titles = [expected["702.30c"]["title"], planechase, card["title"]]
+    assert [previews.index(f">{title}</a>") for title in titles] == sorted(previews.index(f">{t}</a>") for t in titles)
+    assert previews.count("<li>") == 3  # 702.30c and the card once each; 999.9 is no rule
+    assert f'<a href="/rules/702.30c" lang="{"zh-Hans" if script == "hans" else "zh-Hant"}">' in previews
+    assert f'<p class="text" lang="zh-{script.title()}">{kicker}' in previews
+    assert f"<p class=\"text\" lang=\"zh-{script.title()}\">{escape(card['text'][0]['text'])}" in previews
+    heading = str(label("link_previews", script))
+    assert heading in answer and answer.index(heading) < answer.index('<textarea id="linked"')
+    assert "[url=http://localhost/rules/901.9]901.9[/url]" in answer[answer.index('<textarea id="linked"'):]
+
+
+def test_a_post_s_markup_and_the_preview_are_escaped(client):
+    post = '<script>alert(1)</script><img src=x onerror=alert(2)> 702.30c "quoted"'
+    html = main(client.post("/forum", data={"text": post, "format": "html"}).get_data(as_text=True))
+    assert "<script>" not in html and "<img" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html[html.index('<textarea id="text"'):]

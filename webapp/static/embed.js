@@ -248,36 +248,40 @@
     box.setAttribute("role", "tooltip");
     box.id = "rule-preview-" + Math.random().toString(36).slice(2);
     var s = box.style;
-    s.position = "absolute"; s.zIndex = "2147483000"; s.maxWidth = "min(26rem, 92vw)";
+    s.position = "absolute"; s.zIndex = "2147483000"; s.maxWidth = "min(26rem, 92vw)"; s.boxSizing = "border-box";
     s.background = "#fff"; s.color = "#1d1d1f"; s.border = "1px solid #bbb"; s.borderRadius = "6px";
     s.boxShadow = "0 4px 16px rgba(0,0,0,.18)"; s.padding = "8px 10px"; s.font = "14px/1.5 system-ui, sans-serif";
-    s.whiteSpace = "pre-line"; s.overflowWrap = "anywhere"; s.display = "none";
+    s.whiteSpace = "pre-line"; s.overflowWrap = "anywhere"; s.display = "none"; s.flexDirection = "column";
     box.addEventListener("pointerenter", function () { clearTimeout(hideTimer); });
     box.addEventListener("pointerleave", function (e) { if (e.pointerType === "mouse") hideSoon(); });
     appendChild(bodyOf(document), box);
     return box;
   }
 
+  // What the preview says scrolls inside it when the screen is too short for all of it; its
+  // Open link stays below, always in view.
   function fill(a, data) {
     var b = preview();
-    b.replaceChildren();
+    var says = createElement("div");
+    says.style.overflowY = "auto"; says.style.minHeight = "0"; says.style.overscrollBehavior = "contain";
+    b.replaceChildren(says);
     var title = createElement("strong");
     title.textContent = data.title + (data.edition ? " · " + data.edition : "");
-    b.appendChild(title);
+    says.appendChild(title);
     var attrs = data.attrs || {};  // a card's cost, type line, power and toughness
     var line = [attrs.mana_cost, attrs.type_line, attrs.power_toughness].filter(Boolean).join(" · ");
     if (line) {
       var about = createElement("div");
       about.style.marginTop = "4px";
       about.textContent = line;
-      b.appendChild(about);
+      says.appendChild(about);
     }
     (data.text || []).slice(0, 2).forEach(function (block) {
       var p = createElement("div");
       p.lang = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" }[block.lang] || "";
       p.style.marginTop = "4px";
       p.textContent = block.text;
-      b.appendChild(p);
+      says.appendChild(p);
     });
     var today = data.today;
     if (today) {  // an older edition's number: today's rule, or the last edition that had it
@@ -285,12 +289,13 @@
       now.style.marginTop = "4px";
       now.textContent = today.number ? "現行規則 Today (" + today.edition + "): " + today.number
         : "已無此規則 No longer a rule: last in " + today.ended.last;
-      b.appendChild(now);
+      says.appendChild(now);
     }
     var open = createElement("a");
     open.href = a.href;
     open.textContent = "開啟 Open →";
     open.style.display = "inline-block"; open.style.marginTop = "4px"; open.style.padding = "10px 0";
+    open.style.flex = "none"; open.style.alignSelf = "flex-start";
     b.appendChild(open);
   }
 
@@ -300,14 +305,31 @@
       : rules[getAttribute(a, "data-rule-ref")];
     if (!data) return;
     fill(a, data);
-    var r = a.getBoundingClientRect(), b = preview();
-    b.style.display = "block";
-    var left = Math.max(4, Math.min(r.left, window.innerWidth - b.offsetWidth - 4));
-    b.style.left = (left + window.scrollX) + "px";
-    b.style.top = (r.bottom + window.scrollY + 4) + "px";
+    var b = preview();
+    place(b, a.getBoundingClientRect());
     if (shownFor && shownFor !== a) shownFor.removeAttribute("aria-describedby");
     a.setAttribute("aria-describedby", b.id);  // a screen reader reads the preview with the link
     shownFor = a;
+  }
+
+  // The preview inside the screen: below its link, or above it where only that has room for
+  // all of it, else on the side with more room and no taller than that room (its text then
+  // scrolls); a link too near the screen's edge for either gets it over the link instead.
+  var GAP = 4, LEAST_ROOM = 160;
+
+  function place(b, r) {
+    var height = window.innerHeight, below = height - r.bottom - 2 * GAP, above = r.top - 2 * GAP;
+    b.style.maxHeight = "";
+    b.style.display = "flex";
+    var whole = b.offsetHeight, under = whole <= below || below >= above;
+    var room = under ? below : above;
+    if (room < Math.min(whole, LEAST_ROOM)) room = height - 2 * GAP;
+    b.style.maxHeight = room + "px";
+    var tall = b.offsetHeight, top = under ? r.bottom + GAP : r.top - GAP - tall;
+    top = Math.max(GAP, Math.min(top, height - GAP - tall));
+    var left = Math.max(GAP, Math.min(r.left, window.innerWidth - b.offsetWidth - GAP));
+    b.style.left = (left + window.scrollX) + "px";
+    b.style.top = (top + window.scrollY) + "px";
   }
 
   function hideSoon() {

@@ -3,7 +3,8 @@
 `POST /api/linkify` links the rule references and [[names]] of a post (HTML, Markdown or
 BBCode). `/embed.js` does the same in a reader's browser on any forum page that includes it,
 with a preview of each rule and name (`/api/rules` and `/api/names` give them in batches);
-`/forum-sample` shows it on a few posts.
+`/forum-sample` shows it on a few posts. `/forum` links a writer's post on the server and
+shows the same previews of what its links open beside the markup to copy.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from flask import Blueprint, Response, abort, current_app, jsonify, render_templ
 from indexer.documents.references import REFERENCE_PATTERN as REFERENCE
 
 from ..linkify import FORMATS, NAME_PATTERN, URL_PATTERN, LibraryResolver, linkify
-from ..present import name_preview
+from ..present import name_preview, rule_preview
 from ..respond import library, view_script
 
 bp = Blueprint("linkify", __name__)
@@ -106,17 +107,36 @@ def forum_sample():
 @bp.route("/forum", methods=["GET", "POST"])
 def forum_tools():
     """For forum owners, the script tag to paste (with the reader's choice of script and of
-    where to look); for writers, a post linked by the server (the same as /api/linkify)."""
+    where to look); for writers, a post linked by the server (the same as /api/linkify), the
+    answer opening at what it linked (the form posts to `#linked-result`)."""
     script = request.values.get("embed_script", "")
     selector = request.values.get("selector", "").strip()[:200]
-    linked = None
-    if request.method == "POST":
-        text, fmt = _post()
-        linked = {"text": text, "format": fmt,
-                  **linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"])).to_dict()}
+    linked = _linked_post() if request.method == "POST" else None
     script = script if script in ("hant", "hans") else ""
     options = "".join(f' data-{name}="{html.escape(value)}"'
                       for name, value in (("script", script), ("selector", selector)) if value)
     snippet = f'<script src="{current_app.config["PUBLIC_URL"]}/embed.js" defer{options}></script>'
     return render_template("forum_tools.html", embed_script=script, selector=selector, snippet=snippet,
                            formats=FORMATS, linked=linked)
+
+
+def _linked_post() -> dict:
+    """The writer's post as typed (`post`: the form shows it again, to be edited and linked
+    anew), linked as /api/linkify links it, with a preview of what each link opens."""
+    text, fmt = _post()
+    result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
+    return {"post": text, "format": fmt, **result.to_dict(), "previews": link_previews(result.links)}
+
+
+def link_previews(links: list[dict]) -> list[dict]:
+    """What each rule and name a post links to says, once each in the order first linked, as
+    the embed script's previews show it (`/api/rules`, `/api/names`): the writer sees that
+    every number reached the rule they meant."""
+    lib, script = library(), view_script()
+    previews: dict[tuple[str, str], dict | None] = {}
+    for link in links:
+        key = (link["kind"], link["target"])
+        if key not in previews:
+            previews[key] = (rule_preview(lib, link["target"], script) if link["kind"] == "rule"
+                             else name_preview(lib, link["text"], script))
+    return [preview for preview in previews.values() if preview]
