@@ -135,7 +135,7 @@ PHONE_PAGES = {
     "phone-card": REDCAP_CARD,
     "phone-source-faq": "/sources/shadowmoor-faq",
     "phone-source-guide": "/sources/planechase-guide",
-    "phone-term": "/terms/glossary:term:murderous-redcap",
+    "phone-term": "/terms/glossary:term:graven-cairns",
     "phone-forum": "/forum-sample",
 }
 

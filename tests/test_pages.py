@@ -60,12 +60,14 @@ def test_home_has_an_autofocused_search_box_and_opensearch(client):
 
 
 def test_results_are_one_ranked_list_each_saying_what_it_is(client):
-    """Ranked as the library ranks them (a term is not pushed below every section), each
-    result one link labelled with its kind, the edition shown when it is not today's rules'
-    (here, with no rules file in the index, every edition is shown)."""
-    html = main(page(client, "/?q=留存"))
+    """Ranked as the library ranks them (a term is not pushed below every section: persist's
+    is above one), each result one link labelled with its kind, the edition shown when it is
+    not today's rules' (here, with no rules file in the index, every edition is shown)."""
+    html = main(page(client, "/?q=留存&limit=20"))
     kinds = re.findall(r'<a class="title" href="[^"]+"[^>]*><span class="kind"><span lang="zh-Hant">(\S+)</span>', html)
     assert kinds[0] == "規則" and set(kinds) == {"規則", "牌", "詞彙", "段落"}
+    persist = [r["kind"] for r in client.get("/api/search?q=persist&limit=20").get_json()["results"]]
+    assert "section" in persist[persist.index("term"):]
     first = html[html.index('<li class="result">'):html.index("</li>")]
     # One tab stop per result: its other subrules are reached from the title by arrow key.
     assert len(re.findall(r'<a (?![^>]*tabindex="-1")', first)) == 1
@@ -391,10 +393,13 @@ def test_the_embed_script_reads_rule_numbers_as_the_server_does(served, phone):
     assert [href.rsplit("/", 1)[1] for _, href in links] == ["702.30c", "702.30a", "901.9a"]
 
 
-def test_a_name_shared_by_a_card_and_a_term_opens_the_page_asked_for(client):
-    """The glossary also lists card names: /terms/<name> is the term, /cards/<name> the card."""
-    term = client.get("/terms/奪魂紅帽客")
-    card = client.get("/cards/奪魂紅帽客")
-    assert term.status_code == card.status_code == 302
-    assert term.headers["Location"].endswith("/terms/glossary:term:murderous-redcap")
-    assert card.headers["Location"].endswith("/cards/shadowmoor-faq:card:murderous-redcap")
+def test_a_name_shared_by_a_plane_and_a_term_opens_the_page_asked_for(client):
+    """The glossary also lists planes: /terms/<name> is the term, /planes/<name> the plane. Its
+    cards are the cards' own names: /terms/<a card's name> is no term."""
+    term = client.get("/terms/混亂乙太")
+    plane = client.get("/planes/混亂乙太")
+    assert term.status_code == plane.status_code == 302
+    assert term.headers["Location"].endswith("/terms/glossary:term:chaotic-aether")
+    assert plane.headers["Location"].endswith("/planes/planechase-guide:planar_card:chaotic-aether")
+    assert client.get("/terms/奪魂紅帽客").status_code == 404
+    assert client.get("/cards/奪魂紅帽客").headers["Location"].endswith("/cards/shadowmoor-faq:card:murderous-redcap")

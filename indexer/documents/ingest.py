@@ -23,7 +23,7 @@ import orjson
 
 from . import comprules, scryfall
 from .corpus import METADATA, CorpusError, Source, load_sources
-from .glossary import Glossary
+from .glossary import Entry, Glossary, form_key
 from .parsers import ParseError, parser_for
 from .records import RULES_FILE_PREFIX, Record, Reference, rules_file_source, slug
 from .timeline import resolve_editions
@@ -132,22 +132,56 @@ def assign_keywords(records: list[Record], glossary: Glossary) -> None:
             record.keyword = english.lower()
 
 
-def name_cards(records: list[Record], glossary: Glossary) -> None:
-    """Give a card its English name from the glossary when its document names it only in
-    Chinese (the Worldwake FAQ's 咆哮獸群 is Gnarlid Pack), so it is found and shown by it."""
+def name_cards(records: list[Record], glossary: Glossary) -> set[str]:
+    """Give each card every name and form the glossary knows of it (the Worldwake FAQ names
+    Gnarlid Pack only as 咆哮獸群; a misprinted Chinese name is a form too), so it is found and
+    shown by each. Returns the English terms of the glossary's cards so named: a card's entry
+    is its record's names, no term record of its own."""
+    named = set()
     for record in records:
-        if record.kind == "card" and "en" not in record.names:
-            entry = next((glossary.lookup(name) for name in record.names.values()), None)
-            if entry is not None and entry.kind == "card":
-                record.names["en"] = entry.name
+        entry = _card_entry(record, glossary) if record.kind == "card" else None
+        if entry is not None:
+            _give_forms(record, entry)
+            named.add(entry.english)
+    return named
 
 
-def glossary_records(glossary: Glossary) -> list[Record]:
-    """Glossary entries as `term` records, so a term is itself a search result with a page."""
+def _card_entry(record: Record, glossary: Glossary) -> Entry | None:
+    """The glossary's card a card record is, in any script or case: by its English name when
+    it has one (cards share Chinese names: the Simplified Torture was printed 折磨, Afflict's
+    name), else by its others."""
+    names = [record.names["en"]] if "en" in record.names else list(record.names.values())
+    entries = (glossary.lookup(name) for name in names)
+    return next((entry for entry in entries if entry is not None and entry.kind == "card"), None)
+
+
+def _give_forms(record: Record, entry: Entry) -> None:
+    """The entry's forms a card does not have yet: a language it has no name in takes the
+    entry's name for it, any other form is an alias."""
+    known = {form_key(name) for name in [*record.names.values(), *record.aliases]}
+    languages = {entry.name: "en", entry.zh_hant: "zh_hant", entry.zh_hans: "zh_hans"}
+    for form in entry.forms():
+        if form_key(form) in known:
+            continue
+        known.add(form_key(form))
+        lang = languages.get(form)
+        if lang and lang not in record.names:
+            record.names[lang] = form
+        else:
+            record.aliases.append(form)
+
+
+def glossary_records(glossary: Glossary, named_cards: set[str], sources: dict[str, dict]) -> list[Record]:
+    """Glossary entries as `term` records, so a term is itself a search result with a page;
+    not a card whose record took its forms (`name_cards`): that would be the card again,
+    without its text."""
     records = []
     for entry in glossary.entries:
+        if entry.english in named_cards:
+            continue
         notes = [f"{v.form} ({v.note})" if v.note else v.form for v in entry.variants]
-        text = f"{entry.kind}." + (f" Other forms: {'; '.join(notes)}." if notes else "")
+        what = _card_text(entry, sources) if entry.kind == "card" else f"{entry.kind}."
+        text = what + (f" Other forms: {'; '.join(notes)}." if notes else "")
         names = {"en": entry.name, "zh_hant": entry.zh_hant, "zh_hans": entry.zh_hans}
         records.append(Record(
             id=f"{GLOSSARY_SOURCE}:term:{slug(entry.english)}", kind="term", source=GLOSSARY_SOURCE,
@@ -159,6 +193,12 @@ def glossary_records(glossary: Glossary) -> list[Record]:
             references=[Reference(r.number, where="attrs", edition=r.edition) for r in entry.rules],
         ))
     return records
+
+
+def _card_text(entry: Entry, sources: dict[str, dict]) -> str:
+    """What a card the index has no record of is, for its term page: the documents naming it."""
+    titles = [sources[source]["title"] for source in entry.sources if source in sources]
+    return f"A card named in: {'; '.join(titles)}." if titles else "A card named in the glossary."
 
 
 def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
@@ -195,7 +235,8 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
         _ingest_rules(rules_paths, declared, result, progress)
     if card_paths:
         _ingest_cards(card_paths, result)
-    result.records.extend(glossary_records(glossary))
+    named_cards = name_cards(result.records, glossary)
+    result.records.extend(glossary_records(glossary, named_cards, result.sources))
     result.sources[GLOSSARY_SOURCE] = {
         "id": GLOSSARY_SOURCE, "file": GLOSSARY.name, "title": "Glossary / 詞彙表",
         "family": "glossary", "languages": ["en", "zh_hant", "zh_hans"], "edition": None,
@@ -207,7 +248,6 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
         if described.get("edition") in resolved:
             described["rules_edition"] = resolved[described["edition"]]
     assign_keywords(result.records, glossary)
-    name_cards(result.records, glossary)
     _check_unique_ids(result)
     result.seconds = time.perf_counter() - started
     return result
