@@ -362,7 +362,7 @@ def _postings(library, position: dict[str, int]) -> tuple[dict, dict, dict]:
             kept_tfs = sorted((position[i], tf) for i, tf in found if i in position)
             if not kept_tfs:
                 continue
-            flat, last = [frequency], 0
+            flat, last = [frequency], -1  # from -1: no gap is 0, whose sign could not mark a frequency
             for doc, tf in kept_tfs:
                 flat += [doc - last] if tf == 1 else [last - doc, tf]
                 last = doc

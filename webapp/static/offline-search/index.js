@@ -426,7 +426,7 @@
     if (found) return found;
     var packed = this.data.postings[field][token], map = new Map();
     if (packed) {
-      var numbers = unvlq(packed), s = this.data.scoring[field], doc = 0;
+      var numbers = unvlq(packed), s = this.data.scoring[field], doc = -1;  // gaps from -1 (offline_copy._postings)
       var idf = Math.log(s.documents / (numbers[0] + 1)) + 1;
       for (var i = 1; i < numbers.length; i++) {
         var tf = 1;
