@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 
+import pytest
 import questions_split
 from corpus_support import QUESTION_CARDS
 from judged import load, rank
@@ -112,3 +113,32 @@ def test_a_card_the_data_lacks_is_a_name_not_rules_words(question_cards_library)
     assert named == [] and parsed.text == "Can give protection to here"
     kept = "Does Deathtouch and Trample work with First Strike on a blocker?"
     assert ranker.named_cards(parse_query(kept))[0] == parse_query(kept)
+
+
+@pytest.mark.parametrize("q, unknown", [
+    ("Zorgath Quillmaw", ["Zorgath Quillmaw"]),  # the whole query written as a name no card holds
+    ("Grafted Wargear", ["Grafted Wargear"]),  # not respelt as another card (Grafted Warsinger)
+    ("Can Grafted Wargear give protection to Zorgath Quillmaw here?", ["Grafted Wargear", "Zorgath Quillmaw"]),
+    ("Chameleon Colossus", []),  # a card the data holds
+    ("Combat Damage Step", []),  # a heading of the rules
+    ("First Strike", []),  # a glossary term
+    ("702.19b", []),
+])
+def test_the_answer_names_what_reads_as_a_card_the_data_lacks(question_cards_library, q, unknown):
+    assert question_cards_library.search(q, script="hant")["unknown_cards"] == unknown
+
+
+@pytest.mark.parametrize("script, says", [("hant", "牌資料中沒有這張牌"), ("hans", "牌资料中没有这张牌")])
+def test_the_page_says_a_card_is_not_in_the_data_and_how_to_add_it(question_cards_library, script, says):
+    app = create_app({"TESTING": True, "INDEX_ROOT": question_cards_library.folder.parent})
+    html = app.test_client().get(f"/?q=Zorgath+Quillmaw&script={script}").text
+    assert f'<p class="unknown-cards"><span lang="zh-{script.title()}">{says}</span>' in html
+    assert "mtgrules fetch cards" in html and "「Zorgath Quillmaw」" in html
+    assert 'class="did-you-mean"' not in html
+
+
+@pytest.mark.parametrize("q, spelt", [("Chameleon Colosus", None), ("Lightnin Bolt", "Lightning Bolt")])
+def test_a_misspelt_name_the_data_holds_is_not_called_unknown(question_cards_library, q, spelt):
+    """Found by the names' own fuzzy match, or spelt right by the did-you-mean."""
+    answer = question_cards_library.search(q, script="hant")
+    assert answer["did_you_mean"] == spelt and answer["unknown_cards"] == []

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+from rapidfuzz.distance import OSA
 
 from indexer.documents.bounded_cache import approximate_bytes, bounded_cache
 from indexer.documents.records import Record
@@ -58,6 +59,8 @@ MENTION_FORMS = 6
 # the spelling finds one among its first this many that the query did not: a query finding
 # more, or a question, is never rewritten.
 FEW_FOUND = 10
+# A name's slips of typing: one edit a word, and one more for each this many letters.
+SLIP_LETTERS = 8
 
 # The most results a search may skip (`offset`): more than any query's total.
 MAX_OFFSET = 25_000
@@ -258,12 +261,14 @@ class Library:
             if parsed.filters["edition"] not in self.catalogue.all_editions:
                 raise UnknownEdition(f"No edition {parsed.filters['edition'][:20]} is in the index; the editions are: "
                                      f"{', '.join(self.catalogue.all_editions) or 'none'}.")
-        parsed, cards = self._ranker.named_cards(parsed)
-        parsed = self._ranker.content(parsed)
+        read, cards = self._ranker.named_cards(parsed)
+        unknown = self._ranker.unknown_cards(parsed, cards)
+        parsed = self._ranker.content(read)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "left_out": parsed.left_out,
                   "cards": list({c.record.id: {"id": c.record.id, "name": display_title(c.record, script)}
-                                 for c in cards}.values())}
+                                 for c in cards}.values()),
+                  "unknown_cards": unknown}
         if parsed.empty:
             return answer
         numbered = False  # the rules the query names by number are found (its results are theirs)
@@ -285,9 +290,11 @@ class Library:
             ranked, named = self._ranker.jumps.named_first(parsed, ranked)
             if trace is not None:
                 trace.place("named_rules", np.array(sorted(named), np.int64))
-            correction = None if asked or len(ranked) >= FEW_FOUND else self._correction(parsed, ranked, explain)
+            correction = (None if asked or len(ranked) >= FEW_FOUND
+                          else self._correction(parsed, ranked, explain, bool(unknown)))
             if correction is not None:
                 answer["did_you_mean"] = correction[0]
+                unknown = []  # a misspelling of what the data holds, not a card it lacks
                 if not len(ranked):
                     ranked, engine_query, trace = correction[1:]
         if "edition" in parsed.filters and not numbered:
@@ -304,6 +311,7 @@ class Library:
                       if not old or group[0] in named] or groups
         answer["total"] = len(groups)
         by_position = self.catalogue.by_position
+        answer["unknown_cards"] = self._lacked(unknown, groups)
         page = groups[offset:offset + limit]
         if page:  # (a page with no results marks nothing)
             marking = self._ranker.marking_query(parsed, engine_query, asked)
@@ -324,12 +332,33 @@ class Library:
             answer["results"] = results
         return answer
 
-    def _correction(self, parsed: ParsedQuery, ranked: np.ndarray, explain: bool) -> tuple | None:
+    def _lacked(self, unknown: list[str], groups: list[list[int]]) -> list[str]:
+        """The names no card holds, less those whose card the search found all the same: a
+        name typed with a slip (Chameleon Colosus) finds its card by the names' fuzzy match."""
+        if not unknown:
+            return unknown
+        found = [self.catalogue.by_position[group[0]] for group in groups[:FEW_FOUND]]
+        names = [name for record in found if record.kind in NAMED_KINDS for name in record.names.values()]
+        return [n for n in unknown if not any(self._misspelt(n, name) for name in names)]
+
+    @staticmethod
+    def _misspelt(typed: str, corrected: str) -> bool:
+        """Whether two names differ only by slips of typing: word for word, one letter left out,
+        added, changed or two swapped (optimal string alignment), one more per `SLIP_LETTERS`
+        letters (Kitchn Fniks, Kitchen Finks), rather than naming two cards (Grafted Wargear,
+        Grafted Warsinger: three edits in seven letters)."""
+        typed_words, corrected_words = typed.lower().split(), corrected.lower().split()
+        return len(typed_words) == len(corrected_words) and all(
+            OSA.distance(a, b) <= max(1, len(a) // SLIP_LETTERS)
+            for a, b in zip(typed_words, corrected_words, strict=True))
+
+    def _correction(self, parsed: ParsedQuery, ranked: np.ndarray, explain: bool, name: bool) -> tuple | None:
         """The query corrected (`Spelling.did_you_mean`), with its ranking, engine query and
         trace, when it finds what the query did not: a record among its first `FEW_FOUND`
-        that the query's own ranking lacks. Else None (no help that finds nothing new)."""
+        that the query's own ranking lacks. Else None (no help that finds nothing new, and
+        a `name` no card holds is not respelt as another card's)."""
         suggestion = self._spelling.did_you_mean(parsed.text)
-        if not suggestion:
+        if not suggestion or (name and not self._misspelt(parsed.text, suggestion)):
             return None
         corrected = parse_query(suggestion)
         engine_query = self.engine_query(corrected)

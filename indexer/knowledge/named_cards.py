@@ -165,6 +165,13 @@ class CardNames:
         return spans
 
     @staticmethod
+    def named_whole(text: str) -> bool:
+        """Whether a whole query is written as a name: two capitalised words or more, joined only
+        by the words names hold (Lightning Bolt, Coax from the Blind Eternities)."""
+        run = _RUN.fullmatch(text.strip())
+        return run is not None and len(_CAPITALISED.findall(run.group())) > 1
+
+    @staticmethod
     def without(text: str, spans: list[tuple[int, int]]) -> str:
         """`text` with these spans (start, end) taken out."""
         kept, at = [], 0

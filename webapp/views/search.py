@@ -30,7 +30,7 @@ def search():
         answer = addressed(lib, add_hints(lib, found, limit, script))
     else:
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
-                  "left_out": [], "cards": [], "official": None, "suggestions": []}
+                  "left_out": [], "cards": [], "unknown_cards": [], "official": None, "suggestions": []}
     shown = offset + len(answer["results"])
     more = min(limit * 2, MAX_LIMIT) if answer["total"] > shown and limit < MAX_LIMIT else None
     # Past the most one page may hold, the next page of results.

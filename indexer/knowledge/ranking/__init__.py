@@ -123,6 +123,21 @@ class Ranker:
             return parsed, named
         return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named
 
+    def unknown_cards(self, parsed: ParsedQuery, named: list[NamedCard]) -> list[str]:
+        """The names in a query that no card of the data holds and the rules do not use as a
+        heading or term: the names inside a sentence (`CardNames.proper_names`), or the whole
+        query written as a name (Lightning Bolt without card data). The answer says these are
+        not known, so an empty or loose answer is not taken for the card's rules."""
+        text = parsed.text
+        if not self.stages.on("named_cards") or not text or parsed.rule_number or parsed.rule_list:
+            return []
+        if self._named_whole(text):
+            return []
+        rest = CardNames.without(text, [(card.start, card.end) for card in named])
+        if not named and CardNames.named_whole(rest):
+            return [rest]
+        return [rest[start:end] for start, end in self.cards.proper_names(rest)]
+
     def content(self, parsed: ParsedQuery) -> ParsedQuery:
         """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
         query's free text without its question forms that ask nothing (`QuestionReader.content`,
