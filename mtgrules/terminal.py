@@ -11,7 +11,7 @@ import click
 from indexer.documents.script_ranges import HAN
 from indexer.documents.textclean import display_width
 from indexer.knowledge.display import display
-from webapp.present import LABELS
+from webapp.labels import LABELS
 
 LANG_NAMES = {"en": "English", "zh_hant": "繁體", "zh_hans": "简体", "bg": "Български"}
 # Wrapping units: terminal styling (no width), whitespace, a run of anything but spaces and

@@ -81,7 +81,7 @@ from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 
 from .compression import zstd
-from .present import changes_url, today_view
+from .present import NEIGHBOUR_CHARS, changes_url, today_view
 from .urls import record_url
 
 FILE = "offline.json"
@@ -252,6 +252,8 @@ def _constants(library) -> dict:
         # ... and the order a one-line title names them in.
         "title_langs": list(TITLE_LANGS),
         "script_ranges": {"han": HAN, "latin": LATIN},
+        # How the book's pages name a numbered paragraph in a previous or next link.
+        "pages": {"neighbour_chars": NEIGHBOUR_CHARS},
         # Which ranking stages run (`stages.STAGES`), as the server's library runs them.
         "stages": {name: library.stages.on(name) for name in NAMES},
         "ranking": {"kinds": dict(weights.kind), "name": weights.name, "keyword": weights.keyword,

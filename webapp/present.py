@@ -9,161 +9,44 @@ carries the language it is shown in, for the page's `lang` attributes.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from urllib.parse import urlencode
 
-from markupsafe import Markup
-
 from indexer.documents.chinese import HAN_RUN
+from indexer.documents.glossary import REFERENCE_SOURCE
 from indexer.documents.records import LANGS, TITLE_LANGS, Record, Reference, rules_file_source
 from indexer.documents.script_ranges import CYRILLIC, HAN
 from indexer.knowledge.book import level, own_title
-from indexer.knowledge.display import chinese_of, display, display_title, names_in_all_scripts, shown_lang
+from indexer.knowledge.display import (
+    chinese_of,
+    display,
+    display_title,
+    in_script,
+    names_in_all_scripts,
+    shown_lang,
+)
 from indexer.knowledge.editions import CHANGE_KINDS
 from indexer.knowledge.library import Library
 from indexer.knowledge.rules import merge_texts
 
 from .book import place_view, rule_url, titles
-from .history import bounded_changes, folded_history, typographic_key
+from .history import bounded_changes, folded_history, subrule_changes, subrule_lineages, typographic_key
 from .linkify import NAME_KINDS, LibraryResolver
-from .urls import record_url, source_url
+from .urls import page_url, record_url, source_url
 
 LANG_TAGS = {"en": "en", "zh_hant": "zh-Hant", "zh_hans": "zh-Hans", "bg": "bg"}
-# Labels the search script needs to draw results.
-SCRIPT_LABELS = ("edition", "jump", "did_you_mean", "left_out", "cards_named", "results", "no_results", "official",
-                 "suggestions", "subrules", "other_editions", "how_to_search", "book", "glossary", "today",
-                 "not_in_today", "last_in")
 CYRILLIC_LETTER = re.compile(f"[{CYRILLIC}]")
 # The ranges `text_language` reads, for the pages' scripts (search.js) to read the same.
 SCRIPT_RANGES = {"han": HAN, "cyrillic": CYRILLIC}
 MENTIONS_SHOWN = 30
 PREVIEW_CHARS = 400
+# How much of a numbered paragraph's text names it in a previous or next link.
+NEIGHBOUR_CHARS = 24
 # A card's attributes a preview shows, in this order.
 PREVIEW_ATTRS = ("mana_cost", "type_line", "power_toughness")
 # Glossary kinds linked where a card's text uses them.
 LINKED_TERM_KINDS = ("keyword", "keyword action", "ability word")
 REFERENCING_SHOWN = 50
 
-# Interface labels: Traditional Chinese (converted for Simplified readers) and English.
-LABELS = {
-    "site": ("萬智牌規則查詢", "MTG rules search"),
-    "search": ("搜尋", "Search"),
-    "search_hint": ("規則編號、關鍵字、牌名（中英文皆可）", "rule number, keyword or card name, in any language"),
-    "rule": ("規則", "Rule"),
-    "card": ("牌", "Card"),
-    "planar_card": ("時空牌", "Plane"),
-    "term": ("詞彙", "Term"),
-    "section": ("段落", "Section"),
-    "edition": ("版本", "Edition"),
-    "current": ("現行規則", "Current rules"),
-    "superseded": ("舊版規則", "Superseded edition"),
-    "today": ("現行規則中", "In today's rules"),
-    "not_in_today": ("已無此規則", "no longer a rule"),
-    "last_in": ("最後出現於", "last in"),
-    "number_now": ("此編號現指", "this number now names"),
-    "what_changed": ("版本間的變更", "What changed"),
-    "added": ("新增", "Added"),
-    "removed": ("刪除", "Removed"),
-    "renumbered": ("改編號", "Renumbered"),
-    "renamed": ("改名", "Renamed"),
-    "changed": ("文字修改", "Changed"),
-    "split": ("分拆", "Split"),
-    "merged": ("合併", "Merged"),
-    "same": ("未變更", "Unchanged"),
-    "source": ("來源", "Source"),
-    "rulings": ("規則釋疑", "Rulings"),
-    "examples": ("範例", "Examples"),
-    "parent": ("上層規則", "Parent rule"),
-    "subrules": ("子規則", "Subrules"),
-    "other_editions": ("此編號在各版本", "This number in each edition"),
-    "keyword_numbers": ("此關鍵字在各版本的編號", "This keyword's number in each edition"),
-    "history": ("沿革", "History"),
-    "quoted_elsewhere": ("其他版本中引用此規則的文件", "Quoted as other editions' numbers"),
-    "changes": ("文字變更", "Text changes"),
-    "same_text": ("文字相同", "Same text"),
-    "referenced_by": ("引用此規則的內容", "Referenced by"),
-    "references": ("參見規則", "Rules referred to"),
-    "keywords": ("此牌相關規則", "Rules for this card"),
-    "also_in": ("亦見於", "Also in"),
-    "converted": ("由简体轉換", "converted from Simplified"),
-    "did_you_mean": ("您是不是要找", "Did you mean"),
-    "left_out": ("詞太多，未搜尋", "Too many words; not searched"),
-    "cards_named": ("問題中的牌", "Cards in the question"),
-    "jump": ("直接前往規則", "Go to rule"),
-    "no_results": ("沒有結果", "No results"),
-    "how_to_search": ("可以搜尋規則編號（702.79a）、關鍵字或詞彙（留存、persist）、牌名，英文、繁體、简体皆可；"
-                      "也可從規則目錄或詞彙表查閱。",
-                      "Search for a rule number (702.79a), a keyword or term (persist, 留存) or a card name, in "
-                      "English, 繁體 or 简体; or browse the contents or the glossary."),
-    "official": ("遊戲中的名稱是", "The game calls it"),
-    "suggestions": ("您可能在找", "Perhaps you mean"),
-    "skip": ("跳到內容", "Skip to content"),
-    "previous": ("上一條", "Previous"),
-    "next": ("下一條", "Next"),
-    "copy_rule": ("複製規則", "Copy rule"),
-    "copy_link": ("複製連結", "Copy link"),
-    "forum_tools": ("論壇工具", "Forum tools"),
-    "for_owners": ("給論壇管理者：加入規則連結", "For forum owners: add rule links"),
-    "for_writers": ("給發文者：把文章中的規則編號變成連結", "For writers: link the rule numbers of a post"),
-    "preview_script": ("預覽的中文字體", "Chinese script of the previews"),
-    "selector": ("只在這些元素中尋找（CSS 選擇器）", "Only inside these elements (CSS selector)"),
-    "make_snippet": ("產生程式碼", "Make the tag"),
-    "copy_snippet": ("複製程式碼", "Copy the tag"),
-    "your_post": ("您的文章", "Your post"),
-    "format": ("格式", "Format"),
-    "linkify": ("加入連結", "Link rule numbers"),
-    "linked_post": ("加上連結的文章", "The post with links"),
-    "copy_post": ("複製文章", "Copy the post"),
-    "links_made": ("個連結", "links"),
-    "unknown_numbers": ("找不到的規則編號", "Rule numbers not found"),
-    "chinese_only": ("此規則的文件只提供中文，索引中沒有這一版的英文規則。",
-                     "The documents give this rule in Chinese only; the index has no English rules of this edition."),
-    "english_only": ("此規則只有英文：索引中的文件沒有它的中文。",
-                     "English only: no document in the index gives it in Chinese."),
-    "results": ("筆結果", "results"),
-    "more": ("更多結果", "More results"),
-    "cost": ("法術力費用", "Mana cost"),
-    "type": ("類別", "Type"),
-    "pt": ("力量／防禦力", "Power/toughness"),
-    "set": ("系列", "Set"),
-    "world": ("世界", "World"),
-    "abilities": ("異能", "Abilities"),
-    "names": ("名稱", "Names"),
-    "forms": ("各種寫法", "All forms"),
-    "defining_rules": ("定義規則", "Defining rules"),
-    "mentions": ("出現於", "Where it occurs"),
-    "document": ("文件", "Document"),
-    "date": ("日期", "Date"),
-    "original": ("原始網址", "Original addresses"),
-    "contents": ("內容", "Contents"),
-    "languages": ("語言", "Languages"),
-    "product": ("產品", "Product"),
-    "error": ("錯誤", "Error"),
-    "home": ("回首頁", "Home"),
-    "forum": ("論壇範例", "Forum sample"),
-    "english": ("英文", "English"),
-    "traditional": ("繁體", "Traditional"),
-    "simplified": ("簡體", "Simplified"),
-    "book": ("規則目錄", "Contents"),
-    "glossary": ("詞彙表", "Glossary"),
-    "rules_in_section": ("條規則", "rules"),
-    "rules_under": ("本節規則", "The rules of this section"),
-    "a_to_z": ("英文 A–Z", "A–Z in English"),
-    "by_reading": ("依中文讀音（拼音）", "By Chinese reading (pinyin)"),
-    "pages": ("分頁", "Pages"),
-    "previous_page": ("上一頁", "Previous page"),
-    "next_page": ("下一頁", "Next page"),
-}
-
-
-@lru_cache(maxsize=4 * len(LABELS))
-def label(key: str, script: str | None) -> Markup:
-    """An interface label in Chinese (reader's script) and English, each with its lang; made
-    once per label and script (a Simplified page converted every label it shows each time)."""
-    zh, en = LABELS[key]
-    lang = "zh_hans" if script == "hans" else "zh_hant"
-    return Markup('<span lang="{}">{}</span> <span lang="en">{}</span>').format(
-        LANG_TAGS[lang], display(zh, "zh_hant", script), en)
 
 
 def text_language(text: str, script: str | None) -> str:
@@ -187,7 +70,7 @@ def source_ref(library: Library, record: Record, script: str | None) -> dict:
     number says little: one FAQ is a single line of 9,000 characters)."""
     source = library.sources.get(record.source, {})
     section = library.section_of(record)
-    return {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script),
+    return {"id": record.source, "title": in_script(source.get("title", record.source), script),
             "url": source_url(library, record), "line": record.line,
             "section": {"title": display_title(section, script), "url": record_url(section)} if section else None}
 
@@ -219,13 +102,16 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
     """A card, plane, term, section or single rule as its page shows it."""
     chinese = chinese_of(record)
     same = library.catalogue.same_card(record)
+    text = _texts_of_card(record, same)
     return {
         **summary(library, record, script),
         "keyword": record.keyword,
         "names": names_in_all_scripts(record.names) if record.names else {},
         "aliases": [display(a, chinese, script) for a in record.aliases],
         "attrs": {key: display(value, chinese, script) for key, value in record.attrs.items()},
-        "text": blocks(record.text, script),
+        "text": blocks(text, script),
+        # A card without English: the index holds no card data (README, What is in the index).
+        "languages_note": "no_card_data" if record.kind == "card" and not text.get("en") else None,
         "abilities": [blocks(a, script) for a in record.abilities],
         "rulings": [blocks(r, script) for r in record.rulings],
         "ruling_dates": ruling_dates(record),
@@ -234,7 +120,7 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
         "keywords": keywords_of(library, [record, *same], script) if record.kind in ("card", "planar_card") else [],
         # The same card in the other documents that have it: a set FAQ's Chinese text and
         # rulings beside Scryfall's Oracle text and official rulings, one card.
-        "also": [_card_elsewhere(library, other, script) for other in same],
+        "also": [_card_elsewhere(library, other, text, script) for other in same],
         # Whether the rules edition the record's numbers belong to is today's (None when the
         # record has none, or the index holds no rules edition to say).
         "current": (record.edition == library.catalogue.current_edition
@@ -246,15 +132,30 @@ def record_view(library: Library, record: Record, script: str | None) -> dict:
     }
 
 
+def _texts_of_card(record: Record, same: list[Record]) -> dict[str, str]:
+    """A card's text in each language its records give, its own first: a set FAQ's Chinese
+    beside Scryfall's Oracle English. Chinese is one language in either script (Scryfall's
+    printed Simplified text is not put beside a FAQ's Traditional one)."""
+    text = dict(record.text)
+    for other in same:
+        for lang, value in other.text.items():
+            if not any(given.split("_")[0] == lang.split("_")[0] for given in text):
+                text[lang] = value
+    return text
+
+
 def ruling_dates(record: Record) -> list[str]:
     """Each ruling's date and who gave it, where its source says (Scryfall's data does)."""
     dates = record.attrs.get("ruling_dates")
     return dates.split("; ") if dates else []
 
 
-def _card_elsewhere(library: Library, record: Record, script: str | None) -> dict:
+def _card_elsewhere(library: Library, record: Record, shown: dict[str, str], script: str | None) -> dict:
+    """A card's record in another document: its rulings, and its texts the card's own text
+    (`shown`) does not hold already."""
+    text = {lang: value for lang, value in record.text.items() if shown.get(lang) != value}
     return {"source": source_ref(library, record, script), "url": record_url(record),
-            "text": blocks(record.text, script), "rulings": [blocks(r, script) for r in record.rulings],
+            "text": blocks(text, script), "rulings": [blocks(r, script) for r in record.rulings],
             "ruling_dates": ruling_dates(record)}
 
 
@@ -320,13 +221,21 @@ def rule_view(library: Library, number: str, edition: str | None, script: str | 
                             for e, n in info["keyword_numbers"].items()],
         # The rule in every edition its lineage reaches (`indexer.search.lineage`), in runs of
         # the same text; each step with its relation and its entry in the list of changes.
-        "history": folded_history(info["history"], edition, script,
-                                  lambda n, e: f"/rules/{n}?edition={e}", changes_url),
+        "history": folded_history(info["history"], edition, script, _version_url, changes_url),
+        # And the words its subrules changed on the way, which its own text (a keyword's
+        # heading, 702.79 Persist) does not show.
+        "history_subrules": subrule_changes(subrule_lineages(library.catalogue, info["history"])
+                                            if level(number) == 1 else [], script, _version_url, changes_url),
         "referenced_by": [summary(library, r, script) for r in library.referencing(number, edition)
                           if r.number != number][:REFERENCING_SHOWN],
         "current": info["current"],
         "today": _today(info["today"], script),
     }
+
+
+def _version_url(number: str, edition: str) -> str:
+    """A rule as one edition has it, whichever edition is today's: a history names editions."""
+    return f"/rules/{number}?edition={edition}"
 
 
 def rule_missing(library: Library, number: str, edition: str | None) -> str:
@@ -523,9 +432,21 @@ def _languages_note(texts: dict[str, str]) -> str | None:
 
 
 def _neighbour(library: Library, record: Record | None, script: str | None) -> dict | None:
+    """The rule a page's previous or next link leads to, named by its own title or, for a
+    numbered paragraph (510.1b), by how its text starts: its section's title would name every
+    paragraph of the section alike."""
     if record is None:
         return None
-    return {"number": record.number, "title": display_title(record, script), "url": record_url(record)}
+    title = display_title(record, script) if own_title(record) else f"{record.number} {_opening(record, script)}"
+    return {"number": record.number, "title": title, "url": record_url(record)}
+
+
+def _opening(record: Record, script: str | None) -> str:
+    """How a rule's text starts, in the reader's Chinese if it has some, else in English."""
+    shown = blocks(record.text, script)
+    text = next((b["text"] for b in shown if b["lang"] != "en" and script), shown[0]["text"] if shown else "")
+    text = " ".join(text.split())
+    return text if len(text) <= NEIGHBOUR_CHARS else text[:NEIGHBOUR_CHARS] + "…"
 
 
 def _rule_summary(library: Library, record: Record, script: str | None) -> dict:
@@ -568,7 +489,26 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     now = library.catalogue.placement.current_twin(record)
     view["today_entry"] = {"title": display_title(now, script), "url": record_url(now)} if now else None
     view["mentions"] = [summary(library, r, script) for r in library.mentions(record, MENTIONS_SHOWN)]
+    # A project glossary entry's kind and documents, as words a reader uses: its kind's label
+    # (`card` is 牌), the documents by title.
+    kind = record.attrs.get("kind")
+    view["kind_label"] = kind.replace(" ", "_") if kind else None
+    view["documents"] = _documents(library, record.attrs.get("sources", ""), script)
     return view
+
+
+def _documents(library: Library, sources: str, script: str | None) -> list[dict]:
+    """The documents a glossary entry names as its sources (ids, ", "-separated), each by its
+    title and page as a source line shows it; the terminology reference, no document of the
+    index, by its label; a document this index does not hold, not at all."""
+    found = []
+    for source in filter(None, sources.split(", ")):
+        if source in library.sources:
+            found.append({"title": in_script(library.sources[source].get("title", source), script),
+                          "url": page_url(source, None), "section": None})
+        elif source == REFERENCE_SOURCE:
+            found.append({"label": "terminology"})
+    return found
 
 
 def _defining_rule(library: Library, ref: Reference) -> dict:

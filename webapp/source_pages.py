@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from flask import abort
 
 from indexer.documents.records import Record, rules_file_source
-from indexer.knowledge.display import display, display_title
+from indexer.knowledge.display import display_title, in_script
 from indexer.knowledge.library import Library
 
 from .present import record_view
@@ -56,7 +56,7 @@ def source_view(library: Library, source_id: str, page: int, script: str | None)
     count = max(1, -(-len(records) // PAGE_RECORDS))
     if not 0 <= page <= count:
         abort(404, f"{source_id} has pages 1 to {count}, not {page}.")
-    view = {**meta, "title": display(meta.get("title", source_id), "zh_hant", script), "page": page or None,
+    view = {**meta, "title": in_script(meta.get("title", source_id), script), "page": page or None,
             "pages": count}
     if meta.get("rules_edition"):  # the rules file a document's edition label resolved to
         view["rules_source"] = rules_file_source(meta["rules_edition"])

@@ -11,10 +11,11 @@ from jinja2 import pass_context
 from markupsafe import Markup, escape
 
 from indexer.documents.records import KINDS
-from indexer.knowledge.display import display
+from indexer.knowledge.display import in_script
 
+from .labels import LABELS, SCRIPT_LABELS, interface_zh, label
 from .linkify import LibraryResolver, link_plain_text
-from .present import LABELS, LANG_TAGS, SCRIPT_LABELS, SCRIPT_RANGES, keyword_spans, label, text_language
+from .present import LANG_TAGS, SCRIPT_RANGES, keyword_spans, text_language
 from .respond import library, reader_script, same_view_url
 from .urls import record_url
 
@@ -25,13 +26,17 @@ def install(app: Flask) -> None:
         script = reader_script()
 
         def script_url(value: str) -> str:
-            return same_view_url({**request.args.to_dict(), "script": value})
+            """This page in the other script, its query (the search box's text) converted too."""
+            args = request.args.to_dict()
+            if args.get("q"):
+                args["q"] = in_script(args["q"], value)
+            return same_view_url({**args, "script": value})
 
         return {"script": script, "label": lambda key: label(key, script), "script_url": script_url,
                 # The character ranges search.js tells a text's language by, as `text_language` does.
                 "script_ranges": SCRIPT_RANGES,
                 "page_lang": LANG_TAGS["zh_hans" if script == "hans" else "zh_hant"],
-                "js_labels": {key: [display(LABELS[key][0], "zh_hant", script), LABELS[key][1]]
+                "js_labels": {key: [interface_zh(LABELS[key][0], script), LABELS[key][1]]
                               for key in (*KINDS, *SCRIPT_LABELS)}}
 
     app.add_template_global(remembered)
@@ -45,7 +50,13 @@ def install(app: Flask) -> None:
     @pass_context  # a context filter: Jinja must not fold it into a constant when compiling
     def zh(context, text: str) -> str:
         """Traditional Chinese of the interface (a page title) in the reader's script."""
-        return display(text, "zh_hant", context["script"])
+        return interface_zh(text, context["script"])
+
+    @app.template_filter("in_script")
+    @pass_context
+    def in_reader_script(context, text: str) -> str:
+        """A text as the reader's script writes it (the query in the search box after a switch)."""
+        return in_script(text, context["script"])
 
     @app.template_filter("lang_tag")
     def lang_tag(lang: str | None) -> str:
@@ -102,7 +113,8 @@ _INDEXER = _HERE.parent / "indexer"
 PART_SOURCES = (
     *(_HERE / "templates" / name for name in ("_rules_under.html", "_contents_chapters.html", "_glossary_lists.html",
                                               "_macros.html")),
-    *(_HERE / name for name in ("book_parts.py", "templating.py", "present.py", "book.py", "linkify.py", "urls.py")),
+    *(_HERE / name for name in ("book_parts.py", "templating.py", "labels.py", "present.py", "book.py", "linkify.py",
+                                "urls.py")),
     *(_INDEXER / name for name in ("knowledge/display.py", "knowledge/book.py", "documents/chinese.py",
                                    "documents/references.py")),
 )

@@ -21,6 +21,15 @@ def display(text: str, lang: str, script: str | None) -> str:
     return text
 
 
+def in_script(text: str, script: str | None) -> str:
+    """A text in the reader's script whichever script it was written in: a document's title
+    (the Simplified translation's 万智牌完整规则 reads 萬智牌完整規則 on a Traditional page), the
+    search box's query after the reader switched script."""
+    if script == "hans":
+        return to_hans(text)
+    return to_hant(text) if script == "hant" else text
+
+
 def names_in_all_scripts(names: dict[str, str]) -> dict[str, str]:
     """A name dict with both Chinese scripts filled in from whichever the source wrote."""
     out = dict(names)

@@ -8,7 +8,7 @@ from indexer.documents.references import rule_sort_key
 from indexer.search.engine import EngineQuery
 
 from .catalogue import Catalogue
-from .display import display, display_title, names_in_all_scripts, plain_text
+from .display import display_title, in_script, names_in_all_scripts, plain_text
 from .snippets import SnippetPlan, Snippets
 
 
@@ -97,6 +97,6 @@ class Results:
             "names": names_in_all_scripts(record.names if record.kind != "rule" else record.title),
             "text": plain_text(shown, script),
             "today": self.catalogue.placement.today_of(record) if record.kind == "rule" else None,
-        }, {"id": record.source, "title": display(source.get("title", record.source), "zh_hant", script)}, shown,
+        }, {"id": record.source, "title": in_script(source.get("title", record.source), script)}, shown,
             record.edition == self.catalogue.current_edition if from_rules_file(record) else None,
             definition.number if definition is not None else None)

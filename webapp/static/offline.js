@@ -74,13 +74,16 @@
   function stored(key) { try { return localStorage.getItem(key); } catch (e) { return null; } }
   function store(key, value) { try { localStorage.setItem(key, value); } catch (e) { /* private mode */ } }
 
-  // The shell was stored once, in no particular script: it takes the reader's.
+  // The shell is kept in each script and the worker gives the one the address names
+  // (`?script=`); an address naming none opens again with the reader's, so that every label
+  // of the page is in it.
   if (shell) {
     var wanted = params.get("script") || stored(SCRIPT);
-    if (wanted === "hant" || wanted === "hans") {
-      if (params.get("script")) store(SCRIPT, wanted);
-      root.setAttribute("data-script", wanted);
-      root.setAttribute("lang", wanted === "hans" ? "zh-Hans" : "zh-Hant");
+    if (params.get("script")) store(SCRIPT, wanted);
+    if ((wanted === "hant" || wanted === "hans") && wanted !== root.getAttribute("data-script") && !params.get("script")) {
+      params.set("script", wanted);
+      location.replace(location.pathname + "?" + params + location.hash);
+      return;
     }
   } else if (root.getAttribute("data-script")) {
     store(SCRIPT, root.getAttribute("data-script"));
@@ -115,6 +118,10 @@
   if (compact) {
     status.classList.add("compact");
     header.insertBefore(status, header.querySelector(".script-toggle"));
+  } else if (document.querySelector(".search.big")) {
+    // Below the search box, never above it: the box stays the first thing on the page.
+    var box = document.querySelector(".search.big");
+    box.parentNode.insertBefore(status, box.nextSibling);
   } else if (main) {
     main.parentNode.insertBefore(status, main);
   }
@@ -222,7 +229,8 @@
     if (copy) {
       copy.classList.remove("offline-copy");
       summary.push(el("span", { "class": "visually-hidden" }, [label("copy")]), el("span", { "class": "offline-copy", "data-index": meta.index, "data-edition": meta.edition || "" },
-                      ["✓ ", meta.edition || zh("copy")].concat(news ? [" (", label(news), ")"] : [])));
+                      ["✓", el("span", { "class": "mark-long" }, [" " + (meta.edition || zh("copy"))])]
+                        .concat(news ? [" (", label(news), ")"] : [])));
     } else if (online) {
       summary.push(el("span", { lang: script === "hans" ? "zh-Hans" : "zh-Hant" }, [zh("copy")]));
     }
@@ -308,8 +316,8 @@
   function neighbours(rule) {
     if (!rule.previous && !rule.next) return null;
     return el("nav", { "class": "neighbours" }, [
-      rule.previous ? el("a", { rel: "prev", href: rule.previous.url }, ["← " + rule.previous.title]) : null,
-      rule.next ? el("a", { rel: "next", href: rule.next.url }, [rule.next.title + " →"]) : null]);
+      rule.previous ? el("a", { rel: "prev", href: rule.previous.url }, ["← ", el("span", {}, [rule.previous.title])]) : null,
+      rule.next ? el("a", { rel: "next", href: rule.next.url }, [el("span", {}, [rule.next.title]), " →"]) : null]);
   }
 
   function rulesUnder(rule) {

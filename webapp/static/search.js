@@ -315,6 +315,11 @@
       });
       nodes.push(el("p", { "class": "cards-named" }, cards));
     }
+    if (data.unknown_cards && data.unknown_cards.length) {
+      nodes.push(el("p", { "class": "unknown-cards" }, [label("unknown_cards"), ": "].concat(
+        data.unknown_cards.map(function (name) { return el("span", { lang: textLang(name) }, ["「" + name + "」"]); }),
+        [" ", el("span", { "class": "hint" }, [label("add_cards")])])));
+    }
     if (data.left_out && data.left_out.length) {
       var left = data.left_out.join(" ");
       nodes.push(el("p", { "class": "left-out" }, [label("left_out"), ": ", el("span", { lang: textLang(left) }, [left])]));
@@ -354,6 +359,8 @@
   // The address and the 繁/简 links follow the query, so a shared or switched page keeps it.
   function remember(q) {
     history.replaceState(null, "", q ? searchUrl(q) : "/?script=" + script);
+    // The home page's ways into the book give their place to the results.
+    document.querySelectorAll(".home-links").forEach(function (nav) { nav.hidden = !!q; });
     document.querySelectorAll(".script-toggle a[hreflang]").forEach(function (a) {
       var other = a.getAttribute("hreflang") === "zh-Hans" ? "hans" : "hant";
       var params = new URLSearchParams({ script: other });

@@ -63,7 +63,11 @@ workbox.routing.registerRoute(
 );
 
 workbox.routing.setCatchHandler(function (options) {
-  if (options.request.mode === "navigate") return workbox.precaching.matchPrecache("/offline");
+  // The shell in the script the address names (Traditional unless it says Simplified).
+  if (options.request.mode === "navigate") {
+    var script = options.url.searchParams.get("script") === "hans" ? "hans" : "hant";
+    return workbox.precaching.matchPrecache("/offline?script=" + script);
+  }
   return Promise.resolve(Response.error());
 });
 

@@ -18,6 +18,8 @@ import json
 
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template, request, url_for
 
+from indexer.knowledge.display import SCRIPTS
+
 from ..compression import accepted
 from ..offline_copy import ENCODED, FILE as OFFLINE_COPY, MEANINGS_ENCODED, MEANINGS_FILE
 from ..respond import library
@@ -27,7 +29,7 @@ bp = Blueprint("offline", __name__)
 WORKBOX = "workbox-7.4.1"
 THEME = "#1d3557"
 # What the worker stores at install: the shell and everything it needs to run offline.
-PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css",
+PRECACHE_STATIC = ("style.css", "search.js", "offline.js", "offline.css", "reading.js",
                    "icons/icon-192.png", "icons/icon-512.png", "icons/icon.svg")
 # The worker's own code: imported under an address naming the hash of its bytes, and precached
 # under that address. A worker imports through the HTTP cache, where the file's unrevisioned
@@ -79,8 +81,11 @@ def _precache() -> list[dict]:
     entries: list[dict[str, str | None]] = [{"url": url_for("static", filename=name), "revision": _revision(name)}
                                             for name in PRECACHE_STATIC]
     entries += [{"url": _worker_script(name), "revision": None} for name in WORKER_SCRIPTS]
-    shell = _shell_html().encode("utf-8")
-    entries.append({"url": url_for("offline.shell"), "revision": hashlib.sha256(shell).hexdigest()[:16]})
+    for script in SCRIPTS:
+        address = url_for("offline.shell", script=script)
+        with current_app.test_request_context(address):  # the shell as that address renders it
+            shell = _shell_html().encode("utf-8")
+        entries.append({"url": address, "revision": hashlib.sha256(shell).hexdigest()[:16]})
     return entries
 
 

@@ -115,9 +115,21 @@
     var order = this.levelOrder(level(number) === 2 ? null : level(number)), at = order.indexOf(number), self = this;
     var summary = function (n) {
       var i = n === undefined ? undefined : self.ruleRecords(n, self.data.edition)[0];
-      return i === undefined ? null : { number: n, title: heading(self.records[i], script), url: self.records[i].url };
+      if (i === undefined) return null;
+      var r = self.records[i];
+      var title = self.ownTitle(r, script).length ? heading(r, script) : n + " " + self.opening(r, script);
+      return { number: n, title: title, url: r.url };
     };
     return at < 0 ? [null, null] : [summary(order[at - 1]), summary(order[at + 1])];
+  };
+
+  // How a numbered paragraph's text starts, naming it in a previous or next link (present._opening).
+  OfflineIndex.prototype.opening = function (r, script) {
+    var shown = this.blocks(r.text || {}, r.langs, script);
+    var chinese = script ? shown.filter(function (b) { return b.lang !== "en"; })[0] : null;
+    var text = Array.from((chinese || shown[0] || { text: "" }).text.split(/\s+/).filter(Boolean).join(" "));
+    var most = this.data.pages.neighbour_chars;
+    return text.length <= most ? text.join("") : text.slice(0, most).join("") + "…";
   };
 
   // One record per number under a rule, the rules file's first.
