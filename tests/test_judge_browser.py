@@ -219,9 +219,9 @@ def test_the_script_holds_through_live_search_and_switching(live_server, page):
     page.wait_for_url("**/?q=*&script=hans")
     page.locator("nav.script-toggle").get_by_role("link", name="繁").click()
     page.wait_for_url("**/?*script=hant*")
-    expect(page.locator("#q")).to_have_value("夺魂红帽客")
+    expect(page.locator("#q")).to_have_value("奪魂紅帽客")  # the query in the script switched to
     expect(page.locator("#results .result a.title").first).to_contain_text("奪魂紅帽客")
-    expect(page).to_have_title("夺魂红帽客 · 萬智牌規則查詢 MTG rules")
+    expect(page).to_have_title("奪魂紅帽客 · 萬智牌規則查詢 MTG rules")
     page.locator("nav.script-toggle").get_by_role("link", name="简").click()
     expect(page).to_have_title("夺魂红帽客 · 万智牌规则查询 MTG rules")
     expect(page.locator("#results .source").first).to_have_text("暗影荒原常见问题集 / Shadowmoor FAQ")
@@ -332,6 +332,9 @@ AXE_PAGES = {
     "term": "/terms/glossary:term:persist",
     "forum": "/forum-sample",
     "forum-tools": "/forum?embed_script=hans&selector=.post",
+    "home": "/?script=hans",
+    "unknown-card": "/?q=Lightning+Bolt",
+    "history": "/rules/502.79?edition=2008-05-01",
 }
 
 

@@ -100,3 +100,16 @@ def test_the_meaning_vectors_are_sent_only_for_the_build_asked_for(offline_clien
     other = offline_client.get("/api/offline/meanings?index=20200101T000000-000000000000")
     assert other.status_code == 404 and other.mimetype == "application/json"
     assert "another build" in other.get_json()["error"]["message"]
+
+
+def test_the_worker_keeps_the_shell_in_each_script_and_it_sets_no_cookie(offline_client):
+    """The worker precaches /offline?script=hant and ?script=hans: each in its own script's
+    words, and neither fetch may set the reader's script (the next page would be in it)."""
+    worker = offline_client.get("/sw.js").text
+    assert '"url": "/offline?script=hant"' in worker and '"url": "/offline?script=hans"' in worker
+    for script, name, search in (("hant", "萬智牌規則查詢", "搜尋"), ("hans", "万智牌规则查询", "搜索")):
+        shell = offline_client.get(f"/offline?script={script}")
+        assert f'data-script="{script}"' in shell.text and name in shell.text and search in shell.text
+        assert "Set-Cookie" not in shell.headers
+    page = offline_client.get("/rules/100?script=hans")
+    assert page.headers["Set-Cookie"].startswith("script=hans")

@@ -44,6 +44,9 @@ WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
 MAX_ADDRESS_BYTES = 4096
 # Addresses that only ever answer JSON, errors included.
 JSON_ONLY = ("/api/", "/healthz", "/mcp")
+# Pages the service worker fetches for itself (the offline shell, in each script): their
+# `?script=` is not the reader's choice, so it is never remembered.
+WORKER_PAGES = ("/offline",)
 
 
 class Arguments(ImmutableMultiDict):
@@ -128,8 +131,9 @@ class AnswerRequest(Request):
         """The script this answer sets in the reader's cookie: a page's `?script=` naming another
         than the cookie holds (None: no cookie set). An API answer sets none: its caller names
         the script in the address (the embed script's batches do), so the answer is the same for
-        everyone and a shared cache may keep it."""
-        script = self.args.get("script") if self.method == "GET" and not self.path.startswith(JSON_ONLY) else None
+        everyone and a shared cache may keep it; nor does a page the service worker fetches."""
+        chosen = self.method == "GET" and not self.path.startswith(JSON_ONLY) and self.path not in WORKER_PAGES
+        script = self.args.get("script") if chosen else None
         return script if script in SCRIPTS and self.cookies.get(SCRIPT_COOKIE) != script else None
 
 

@@ -69,6 +69,7 @@
   var MAX_NAMES = 30;  // and of names (webapp.views.forum.MAX_NAMES)
   var origin = new URL(me.src, location.href);
   var script = getAttribute(me, "data-script") || guessScript();
+  var englishFirst = /^en/i.test(String((navigator.languages || [navigator.language || ""])[0] || ""));
   var selector = getAttribute(me, "data-selector") || "body";
   var rules = {};     // number -> the rule's preview, or null when no edition has it
   var names = {};     // [[name]] -> the preview of what it names, or null when nothing is called so
@@ -276,7 +277,11 @@
       about.textContent = line;
       says.appendChild(about);
     }
-    (data.text || []).slice(0, 2).forEach(function (block) {
+    // The reader's language first: the Chinese, unless the browser's first language is English.
+    var blocks = (data.text || []).slice().sort(function (a, b) {
+      return ((a.lang === "en") !== englishFirst) - ((b.lang === "en") !== englishFirst);
+    });
+    blocks.slice(0, 2).forEach(function (block) {
       var p = createElement("div");
       p.lang = { en: "en", zh_hant: "zh-Hant", zh_hans: "zh-Hans", bg: "bg" }[block.lang] || "";
       p.style.marginTop = "4px";
