@@ -262,6 +262,17 @@ def test_editions_with_the_same_text_fold_into_one_entry(kb_client):
     assert section.count('<div class="version') == 2
 
 
+def test_a_rule_of_many_changed_subrules_compares_only_the_newest_steps(kb_client):
+    """508.1's subrules changed in 18 steps: the newest are compared word by word, each older
+    one links to its list of changes (a page's CPU stays bounded)."""
+    subrules = kb_client.get("/api/rules/508.1").get_json()["history_subrules"]
+    steps = [step for sub in subrules for step in sub["steps"]]
+    compared = [step for step in steps if any(change["pieces"] is not None for change in step["changes"])]
+    assert len(steps) > history.COMPARED_STEPS >= len(compared) > 0
+    newest_skipped = max(s["edition"] for s in steps if s not in compared)
+    assert all(s["edition"] >= newest_skipped for s in compared)
+    assert all(s["changes_url"].startswith("/changes?") for s in steps)
+
 
 def test_a_rules_history_shows_what_its_subrules_changed(kb_client):
     """2008's 502.79 Persist is one text in every edition: what changed is its subrule's

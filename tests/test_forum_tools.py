@@ -5,6 +5,7 @@ from html_support import main, page
 from markupsafe import escape
 
 from webapp.labels import label
+from webapp.views import forum
 
 
 def test_one_request_answers_every_rule_number_of_a_page(client):
@@ -135,3 +136,16 @@ def test_a_post_s_markup_and_the_preview_are_escaped(client):
     html = main(client.post("/forum", data={"text": post, "format": "html"}).get_data(as_text=True))
     assert "<script>" not in html and "<img" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html[html.index('<textarea id="text"'):]
+
+
+def test_a_post_of_many_rules_previews_the_first_ones_and_counts_the_rest(client, library):
+    """Each preview is a rule's look-up: a post linking hundreds is linked whole, previewed in part."""
+    numbers = sorted({r.number for r in library.records.values() if r.kind == "rule" and r.number
+                      and "." in r.number})[:forum.MAX_PREVIEWS + 12]
+    assert len(numbers) == forum.MAX_PREVIEWS + 12
+    response = client.post("/forum", data={"text": ", ".join(numbers), "format": "bbcode"})
+    answer = main(response.get_data(as_text=True))
+    previews = answer[answer.index('<ul class="link-previews"'):answer.index("</ul>")]
+    assert previews.count("<li>") == forum.MAX_PREVIEWS
+    assert '<p class="meta">+12 ' in answer
+    assert all(f"{number}[/url]" in answer for number in numbers)  # every number still linked

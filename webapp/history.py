@@ -45,6 +45,9 @@ _SPACES = re.compile(r" +")
 # and one comparison of a rule's history matches in one go (difflib's matcher takes time in
 # that product: the list of creature types, 205.3m, took its rule page 130 ms of CPU).
 DIFF_WORK = 60_000
+# The subrules' steps a rule's page compares word by word, newest first (each costs about a
+# millisecond); older ones link to their list of changes.
+COMPARED_STEPS = 8
 # Space between a Chinese character and anything else carries no meaning in Chinese text.
 _CJK_SPACE = re.compile(rf"(?<=[{HAN}]) | (?=[{HAN}])")
 
@@ -252,37 +255,53 @@ def subrule_changes(lineages: Iterable[Sequence[Version]], script: str | None, u
     it: per subrule its `numbers` and every step whose words changed, with both editions and
     numbers, `url(number, edition)` of the newer version, `step_url(old edition, new edition,
     number)` of its list of changes, and the words that changed per language. A page holds
-    many, so they are `bounded_changes`: a text too long to compare here has pieces None (its
+    many, so they are `bounded_changes`, and only the newest `COMPARED_STEPS` of the changed
+    steps are compared: a text too long to compare here, or of an older step, has pieces None (its
     list of changes shows both texts). A step two lineages share (two subrules merged into
     one) is listed once."""
     seen: set[tuple[str, str, str]] = set()
-    out = []
+    changed: list[list[tuple[Version, Version, list[str]]]] = []
     for versions in lineages:
-        steps = []
+        changed.append([])
         for old, new in pairwise(versions):
-            if (old.edition, old.number, new.number) in seen:
-                continue
-            seen.add((old.edition, old.number, new.number))
-            changes = _changes(old, new, script, bounded_changes)
-            if changes:
-                steps.append({"from": old.edition, "from_number": old.number, "edition": new.edition,
-                              "number": new.number, "url": url(new.number, new.edition),
-                              "changes_url": step_url(old.edition, new.edition, new.number), "changes": changes})
-        if steps:
-            out.append({"numbers": list(dict.fromkeys(v.number for v in versions)), "steps": steps})
+            if (old.edition, old.number, new.number) not in seen:
+                seen.add((old.edition, old.number, new.number))
+                langs = _changed_langs(old, new)
+                if langs:
+                    changed[-1].append((old, new, langs))
+    newest = sorted((step for steps in changed for step in steps), key=lambda step: step[1].edition, reverse=True)
+    compared = {id(step[1]) for step in newest[:COMPARED_STEPS]}
+    out = []
+    for versions, steps_changed in zip(lineages, changed, strict=True):
+        if steps_changed:
+            out.append({"numbers": list(dict.fromkeys(v.number for v in versions)), "steps": [
+                {"from": old.edition, "from_number": old.number, "edition": new.edition, "number": new.number,
+                 "url": url(new.number, new.edition), "changes_url": step_url(old.edition, new.edition, new.number),
+                 "changes": _changes(old, new, script, bounded_changes if id(new) in compared else _not_compared,
+                                     langs)}
+                for old, new, langs in steps_changed]})
     return out
 
 
+def _not_compared(old: str, new: str) -> None:
+    """An older step of a page's many (`COMPARED_STEPS`): its list of changes shows both texts."""
+    return None
+
+
+def _changed_langs(old: Version, new: Version) -> list[str]:
+    """The languages both versions give whose words differ (typography is no change)."""
+    return [lang for lang in LANGS if old.text.get(lang) and new.text.get(lang)
+            and typographic_key(old.text[lang]) != typographic_key(new.text[lang])]
+
+
 def _changes(old: Version, new: Version, script: str | None,
-             diff: Callable[[str, str], list[tuple[str, str]] | None] = word_changes) -> list[dict]:
-    """Per language both versions give, the words that changed (none for typography), as
-    `diff` finds them: pieces None where it found the texts too long to compare."""
+             diff: Callable[[str, str], list[tuple[str, str]] | None] = word_changes,
+             langs: list[str] | None = None) -> list[dict]:
+    """Per language whose words changed (`langs`, else `_changed_langs`), the words that
+    changed as `diff` finds them: pieces None where it found the texts too long to compare."""
     out = []
-    for lang in LANGS:
-        before, after = old.text.get(lang), new.text.get(lang)
-        if before and after and typographic_key(before) != typographic_key(after):
-            pieces = diff(before, after)
-            out.append({"from": old.edition, "lang": shown_lang(lang, script),
-                        "pieces": None if pieces is None else
-                        [[op, display(piece, lang, script)] for op, piece in pieces]})
+    for lang in _changed_langs(old, new) if langs is None else langs:
+        pieces = diff(old.text[lang], new.text[lang])
+        out.append({"from": old.edition, "lang": shown_lang(lang, script),
+                    "pieces": None if pieces is None else [[op, display(piece, lang, script)] for op, piece in pieces]})
     return out

@@ -27,6 +27,9 @@ PLACEHOLDERS = ('"__RULE_REFERENCE_PATTERN__"', '"__NAME_PATTERN__"', '"__URL_PA
 DEFAULT_FORMAT = "markdown"
 # [[names]] one batch may ask for: a long thread's worth; the embed script sends at most this.
 MAX_NAMES = 30
+# The links a post's answer previews, the first ones: a post of hundreds of rules is linked
+# whole, its previews are a check, not a second copy (each costs a rule's look-up).
+MAX_PREVIEWS = 30
 
 
 @bp.post("/api/linkify")
@@ -125,18 +128,19 @@ def _linked_post() -> dict:
     anew), linked as /api/linkify links it, with a preview of what each link opens."""
     text, fmt = _post()
     result = linkify(text, fmt, LibraryResolver(library(), base=current_app.config["PUBLIC_URL"]))
-    return {"post": text, "format": fmt, **result.to_dict(), "previews": link_previews(result.links)}
+    previews, left = link_previews(result.links)
+    return {"post": text, "format": fmt, **result.to_dict(), "previews": previews, "previews_left": left}
 
 
-def link_previews(links: list[dict]) -> list[dict]:
+def link_previews(links: list[dict]) -> tuple[list[dict], int]:
     """What each rule and name a post links to says, once each in the order first linked, as
     the embed script's previews show it (`/api/rules`, `/api/names`): the writer sees that
-    every number reached the rule they meant."""
+    every number reached the rule they meant. The first `MAX_PREVIEWS` of them, and how many
+    more there are."""
     lib, script = library(), view_script()
-    previews: dict[tuple[str, str], dict | None] = {}
+    targets: dict[tuple[str, str], str] = {}
     for link in links:
-        key = (link["kind"], link["target"])
-        if key not in previews:
-            previews[key] = (rule_preview(lib, link["target"], script) if link["kind"] == "rule"
-                             else name_preview(lib, link["text"], script))
-    return [preview for preview in previews.values() if preview]
+        targets.setdefault((link["kind"], link["target"]), link["text"])
+    previews = [rule_preview(lib, target, script) if kind == "rule" else name_preview(lib, text, script)
+                for (kind, target), text in list(targets.items())[:MAX_PREVIEWS]]
+    return [preview for preview in previews if preview], max(0, len(targets) - MAX_PREVIEWS)
