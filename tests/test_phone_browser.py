@@ -165,6 +165,15 @@ def test_switching_script_converts_the_search_box(live_server, phone):
     phone.wait_for_url("**script=hans**")
     expect(phone.locator("#q")).to_have_value("践踏")
     expect(phone.locator("#results .result").first).to_contain_text("702.19")
+    keep_offline(phone, live_server.url)  # offline, the worker converts it
+    # An address not seen online (`n=1`), so the worker opens the shell rather than a kept page.
+    phone.goto(live_server.url + "/?q=" + quote("踐踏") + "&script=hant&n=1")
+    expect(phone.locator("#q")).to_have_value("踐踏")
+    expect(phone.locator("#results .result").first).to_contain_text("702.19")
+    phone.locator('.script-toggle a[hreflang="zh-Hans"]').tap()
+    phone.wait_for_url("**script=hans**")
+    expect(phone.locator("#q")).to_have_value("践踏")
+    expect(phone.locator("#results .result").first).to_contain_text("702.19")
 
 
 def test_previous_and_next_name_where_they_lead_and_walk_the_book_both_ways(live_server, phone):

@@ -63,10 +63,19 @@ workbox.routing.registerRoute(
 );
 
 workbox.routing.setCatchHandler(function (options) {
-  // The shell in the script the address names (Traditional unless it says Simplified).
+  // The shell in the script the address names (Traditional unless it says Simplified), its
+  // query in that script too (as the server's page gives it after a switch of script).
   if (options.request.mode === "navigate") {
-    var script = options.url.searchParams.get("script") === "hans" ? "hans" : "hant";
-    return workbox.precaching.matchPrecache("/offline?script=" + script);
+    var args = new URLSearchParams(options.url.search);
+    var script = args.get("script") === "hans" ? "hans" : "hant";
+    var shell = function () { return workbox.precaching.matchPrecache("/offline?script=" + script); };
+    if (!args.get("q") || !args.get("script")) return shell();
+    return offlineIndex().then(function (index) {
+      var shown = index ? index.converted(args.get("q"), script, []) : args.get("q");
+      if (shown === args.get("q")) return shell();
+      args.set("q", shown);
+      return Response.redirect(options.url.pathname + "?" + args + options.url.hash, 302);
+    }).catch(shell);
   }
   return Promise.resolve(Response.error());
 });
