@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,8 @@ IN_CI = os.environ.get("CI") == "true"
 # an index build; reached only when something is broken.
 STARTUP_LIMIT_SECONDS = 600
 ACTION_TIMEOUT_MS = 20_000
+# A phone's screen (CSS pixels), as the phone tests hold one.
+PHONE = {"width": 360, "height": 740}
 
 
 def unavailable(reason: str) -> None:
@@ -102,6 +105,23 @@ def browser():
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+@contextmanager
+def phone_tab(browser, name: str, **options):
+    """A tab on a 360 × 740 touch screen in Traditional Chinese (`options` change what the
+    browser context is given); a JavaScript error fails the test, and what the screen last
+    showed is kept as test-artifacts/<name>.png."""
+    context = browser.new_context(**{"viewport": PHONE, "device_scale_factor": 2, "is_mobile": True,
+                                     "has_touch": True, "locale": "zh-TW", **options})
+    context.set_default_timeout(ACTION_TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(f"{tab.url}: {error}"))
+    yield tab
+    screenshot(tab, name, full_page=False)
+    context.close()
+    assert errors == []
 
 
 def artifact_path(name: str) -> Path:

@@ -9,7 +9,7 @@ import urllib.request
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, screenshot
+from browser_support import ACTION_TIMEOUT_MS, phone_tab, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
@@ -17,7 +17,6 @@ expect.set_options(timeout=ACTION_TIMEOUT_MS)
 pytestmark = pytest.mark.browser
 
 MIN_TARGET_PX = 44
-PHONE = {"width": 360, "height": 740}
 # The book's links, each tapped on its own.
 BOOK_LINKS = (".crumbs a, .neighbours a, .section-link, .rule-links a, .chapter-index a, .edition-links a, "
               ".letters a, .terms a, .subrules .num, .section-rules summary, .book-links > a, .perhaps a, .how a")
@@ -26,16 +25,8 @@ BOOK_LINKS = (".crumbs a, .neighbours a, .section-link, .rule-links a, .chapter-
 @pytest.fixture
 def phone(browser, request):
     """A 360 × 740 touch screen that may keep the offline copy; a JavaScript error fails the test."""
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
-                                  locale="zh-TW", service_workers="allow")
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    tab = context.new_page()
-    errors: list[str] = []
-    context.on("weberror", lambda error: errors.append(str(error.error)))
-    yield tab
-    screenshot(tab, "book-" + request.node.name, full_page=False)
-    context.close()
-    assert errors == []
+    with phone_tab(browser, "book-" + request.node.name, service_workers="allow") as tab:
+        yield tab
 
 
 def result_targets(tab) -> list[dict]:

@@ -12,7 +12,7 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, screenshot
+from browser_support import ACTION_TIMEOUT_MS, PHONE, phone_tab, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
@@ -299,24 +299,13 @@ def test_a_batch_answer_may_be_kept_by_a_shared_cache(live_server, forum):
     expect(forum.locator("a[data-rule-ref]")).to_have_count(1)
 
 
-PHONE = {"width": 360, "height": 740}
-
-
 @pytest.fixture
 def phone(browser, request):
     """A tab on a 360 × 740 touch screen, with JavaScript unless the test's parameter is
     "no-js"; a JavaScript error fails the test, and what the screen last showed is kept."""
     scripts = getattr(request, "param", "js") == "js"
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, java_script_enabled=scripts,
-                                  locale="zh-TW")
-    tab = context.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    screenshot(tab, "embed-" + request.node.name, full_page=False)
-    context.close()
-    assert errors == []
+    with phone_tab(browser, "embed-" + request.node.name, java_script_enabled=scripts) as tab:
+        yield tab
 
 
 def on_screen(box: dict) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, screenshot
+from browser_support import ACTION_TIMEOUT_MS, phone_tab, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
@@ -30,16 +30,8 @@ MIN_TARGET_PX = 44
 @pytest.fixture
 def phone(browser, request):
     """A 360 × 740 touch screen in Traditional Chinese; a JavaScript error fails the test."""
-    context = browser.new_context(viewport={"width": 360, "height": 740}, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True, locale="zh-TW", bypass_csp=getattr(request, "param", False))
-    tab = context.new_page()
-    tab.set_default_timeout(ACTION_TIMEOUT_MS)
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    screenshot(tab, "judge-" + request.node.name, full_page=False)
-    context.close()
-    assert errors == []
+    with phone_tab(browser, "judge-" + request.node.name, bypass_csp=getattr(request, "param", False)) as tab:
+        yield tab
 
 
 def typed(tab, text: str) -> None:

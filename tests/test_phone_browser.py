@@ -8,14 +8,13 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, screenshot
+from browser_support import ACTION_TIMEOUT_MS, PHONE, phone_tab, screenshot
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
 
 pytestmark = pytest.mark.browser
 
-PHONE = {"width": 360, "height": 740}
 # The header's share of the screen at most, and the rows it may take (the name, mark and 繁/简;
 # the search box).
 HEADER_SHARE = 0.15
@@ -26,25 +25,11 @@ PAGES = ("/", "/?q=" + quote("踐踏"), "/rules/702.19", "/rules/510.1a", "/rule
 FOREIGN = {"hant": ("万智牌", "规则", "搜索", "搜寻"), "hans": ("萬智牌", "規則", "搜尋", "搜寻")}
 
 
-def _context(browser, locale: str = "zh-TW"):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True,
-                                  locale=locale, service_workers="allow")
-    context.set_default_timeout(ACTION_TIMEOUT_MS)
-    return context
-
-
 @pytest.fixture
 def phone(browser, request):
-    """A 360 × 740 touch screen in Traditional Chinese that may keep the offline copy; a
-    JavaScript error fails the test."""
-    context = _context(browser)
-    tab = context.new_page()
-    errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
-    yield tab
-    screenshot(tab, "phone-" + request.node.name, full_page=False)
-    context.close()
-    assert errors == []
+    """A 360 × 740 touch screen in Traditional Chinese that may keep the offline copy."""
+    with phone_tab(browser, "phone-" + request.node.name, service_workers="allow") as tab:
+        yield tab
 
 
 def header_rows(tab) -> dict:
@@ -127,14 +112,10 @@ def test_a_chinese_reader_reads_the_chinese_first_and_may_choose_english(live_se
     assert first_text_lang(phone) == "zh-Hans"
 
 
-def test_an_english_reader_reads_the_english_first(live_server, browser):
-    context = _context(browser, locale="en-US")
-    try:
-        tab = context.new_page()
+def test_an_english_reader_reads_the_english_first(live_server, browser, request):
+    with phone_tab(browser, "phone-" + request.node.name, locale="en-US") as tab:
         tab.goto(live_server.url + "/rules/702.19b")
         assert first_text_lang(tab) == "en"
-    finally:
-        context.close()
 
 
 def page_words(tab) -> str:
