@@ -137,8 +137,17 @@ def test_the_page_says_a_card_is_not_in_the_data_and_how_to_add_it(question_card
     assert 'class="did-you-mean"' not in html
 
 
-@pytest.mark.parametrize("q, spelt", [("Chameleon Colosus", None), ("Lightnin Bolt", "Lightning Bolt")])
+@pytest.mark.parametrize("q, spelt", [("Chameleon Colosus", None), ("Lightnin Bolt", None),
+                                       ("Chamelon Colossus", "Chameleon Colossus")])
 def test_a_misspelt_name_the_data_holds_is_not_called_unknown(question_cards_library, q, spelt):
     """Found by the names' own fuzzy match, or spelt right by the did-you-mean."""
     answer = question_cards_library.search(q, script="hant")
     assert answer["did_you_mean"] == spelt and answer["unknown_cards"] == []
+
+
+def test_the_start_of_a_term_the_results_hold_is_not_respelt(question_cards_library):
+    """prot is Protection being typed: the results hold it, no did-you-mean (rot)."""
+    answer = question_cards_library.search("prot", script="hant")
+    assert answer["did_you_mean"] is None
+    assert answer["results"][0]["title"].endswith("Protection")
+    assert question_cards_library.search("protectoin")["did_you_mean"] == "protection"

@@ -32,7 +32,7 @@ from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, UnknownEdit
 from .book import Book
 from .built_parts import BuiltParts
 from .catalogue import Catalogue
-from .display import SCRIPTS, display_title
+from .display import SCRIPTS, display_title, record_title
 from .expansion import QueryExpander
 from .explain import Trace
 from .grouping import EditionGrouping
@@ -341,6 +341,13 @@ class Library:
         names = [name for record in found if record.kind in NAMED_KINDS for name in record.names.values()]
         return [n for n in unknown if not any(self._misspelt(n, name) for name in names)]
 
+    def _typed_start(self, text: str, ranked: np.ndarray) -> bool:
+        """Whether every word of a query starts a word of its first results' titles."""
+        words = text.lower().split()
+        found = [self.catalogue.by_position[at] for at in ranked[:FEW_FOUND].tolist()]
+        titles = {word for record in found for word in record_title(record).lower().split()}
+        return bool(words) and all(any(title.startswith(word) for title in titles) for word in words)
+
     @staticmethod
     def _misspelt(typed: str, corrected: str) -> bool:
         """Whether two names differ only by slips of typing: word for word, one letter left out,
@@ -356,7 +363,10 @@ class Library:
         """The query corrected (`Spelling.did_you_mean`), with its ranking, engine query and
         trace, when it finds what the query did not: a record among its first `FEW_FOUND`
         that the query's own ranking lacks. Else None (no help that finds nothing new, and
-        a `name` no card holds is not respelt as another card's)."""
+        a `name` no card holds is not respelt as another card's, nor the start of a word its
+        results' titles hold: prot is Protection being typed, not rot)."""
+        if self._typed_start(parsed.text, ranked):
+            return None
         suggestion = self._spelling.did_you_mean(parsed.text)
         if not suggestion or (name and not self._misspelt(parsed.text, suggestion)):
             return None

@@ -212,6 +212,17 @@
     };
   };
 
+  // Whether every word of a query starts a word of its first results' titles (Library._typed_start).
+  OfflineIndex.prototype.typedStart = function (parsed, ranked) {
+    var words = parsed.text.toLowerCase().split(/\s+/).filter(Boolean), self = this, titles = [];
+    ranked.slice(0, this.ranking.few_found).forEach(function (pair) {
+      titles = titles.concat(heading(self.records[pair[0]], "").toLowerCase().split(/\s+/));
+    });
+    return words.length > 0 && words.every(function (word) {
+      return titles.some(function (title) { return title.indexOf(word) === 0; });
+    });
+  };
+
   // The answer of /api/search, computed here. Throws QueryError as the server answers 400.
   OfflineIndex.prototype.search = function (q, limit, script) {
     var started = Date.now();
@@ -232,8 +243,10 @@
       ranked = first.ranked;
       named = first.named;
       // As the server (Library._correction): a spelling for a query that finds little and
-      // is no question, offered when it finds a record the query did not.
-      var suggestion = ranked.length < this.ranking.few_found && !this.asked(parsed) ? this.didYouMean(parsed) : null;
+      // is no question nor the start of its results' titles, offered when it finds a record
+      // the query did not.
+      var suggestion = ranked.length < this.ranking.few_found && !this.asked(parsed) && !this.typedStart(parsed, ranked)
+        ? this.didYouMean(parsed) : null;
       if (suggestion) {
         var correctedParsed = this.parse(suggestion);
         var correctedQuery = this.engineQuery(correctedParsed);
