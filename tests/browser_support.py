@@ -124,6 +124,13 @@ def phone_tab(browser, name: str, **options):
     assert errors == []
 
 
+def wait_for_worker(tab) -> None:
+    """Waits until the service worker controls the page. A promise the page resolves, not
+    `wait_for_function`: its polling compiles a string, which the site's CSP refuses."""
+    tab.evaluate("""() => navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ||
+        new Promise(done => navigator.serviceWorker.addEventListener('controllerchange', done)))""")
+
+
 def artifact_path(name: str) -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS / (re.sub(r"[^\w.-]+", "-", name).strip("-") + ".png")

@@ -9,7 +9,7 @@ import urllib.request
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, phone_tab, screenshot
+from browser_support import ACTION_TIMEOUT_MS, phone_tab, screenshot, wait_for_worker
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
@@ -106,8 +106,7 @@ def online(server, path: str) -> dict:
 
 def test_the_book_opens_offline_as_the_server_draws_it(live_server, phone):
     phone.goto(live_server.url + "/")
-    phone.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    phone.wait_for_function("navigator.serviceWorker.controller !== null")
+    wait_for_worker(phone)
     expect(phone.locator("#offline-status .offline-copy")).to_be_visible()
     edition = online(live_server, "/api/offline")["edition"]
     phone.context.set_offline(True)

@@ -11,7 +11,7 @@ import urllib.request
 
 import judged
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, ROOT, add_offline_search, screenshot
+from browser_support import ACTION_TIMEOUT_MS, ROOT, add_offline_search, screenshot, wait_for_worker
 from playwright.sync_api import expect
 
 from indexer.documents.records import from_rules_file
@@ -44,8 +44,7 @@ def first_visit(context, url: str):
     vectors are kept."""
     page = context.new_page()
     page.goto(url)
-    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    wait_for_worker(page)
     expect(page.locator("#offline-status .offline-copy")).to_be_visible()
     expect(page.locator("#offline-status")).to_have_attribute("data-meanings", "kept")
     return page

@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from browser_support import ACTION_TIMEOUT_MS, PHONE, phone_tab, screenshot
+from browser_support import ACTION_TIMEOUT_MS, PHONE, phone_tab, screenshot, wait_for_worker
 from playwright.sync_api import expect
 
 expect.set_options(timeout=ACTION_TIMEOUT_MS)
@@ -47,8 +47,7 @@ def header_rows(tab) -> dict:
 def keep_offline(tab, base: str) -> None:
     """Opens the site once, keeps its offline copy, and cuts the network."""
     tab.goto(base + "/")
-    tab.evaluate("navigator.serviceWorker.ready.then(() => true)")
-    tab.wait_for_function("navigator.serviceWorker.controller !== null")
+    wait_for_worker(tab)
     expect(tab.locator("#offline-status .offline-copy")).to_be_visible()
     tab.context.set_offline(True)
 
