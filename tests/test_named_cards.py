@@ -50,7 +50,7 @@ def test_a_question_s_cards_are_listed_apart_and_their_names_are_not_searched(qu
     answer = question_cards_library.search(q, limit=10)
     assert [c["name"] for c in answer["cards"]] == ["Coax from the Blind Eternities", "Chameleon Colossus"]
     assert all(r["kind"] != "card" for r in answer["results"])
-    parsed, _ = question_cards_library._ranker.named_cards(parse_query(q))
+    parsed, _, _ = question_cards_library._ranker.named_cards(parse_query(q))
     assert "Chameleon" not in parsed.text and "Coax" not in parsed.text and "sideboard" in parsed.text
     # Its keywords and type line stand for it (Changeling, a Shapeshifter).
     assert "Changeling" in parsed.context and "Shapeshifter" in parsed.context
@@ -78,7 +78,7 @@ def test_without_the_stage_the_names_are_searched_as_words(question_cards_librar
         q = "Can Coax from the Blind Eternities find a Chameleon Colossus in my sideboard?"
         answer = library.search(q, limit=10)
         assert answer["cards"] == []
-        parsed, named = library._ranker.named_cards(parse_query(q))
+        parsed, named, _ = library._ranker.named_cards(parse_query(q))
         assert named == [] and "Chameleon" in parsed.text
     finally:
         library.close()
@@ -109,7 +109,7 @@ def test_a_card_the_data_lacks_is_a_name_not_rules_words(question_cards_library)
     """A run of capitalised words inside a sentence, one of them no word of the rules, is a
     name (a card the data lacks, a format): not searched. Capitalised rules words are kept."""
     ranker = question_cards_library._ranker
-    parsed, named = ranker.named_cards(parse_query("Can Grafted Wargear give protection to Zorgath Quillmaw here?"))
+    parsed, named, _ = ranker.named_cards(parse_query("Can Grafted Wargear give protection to Zorgath Quillmaw here?"))
     assert named == [] and parsed.text == "Can give protection to here"
     kept = "Does Deathtouch and Trample work with First Strike on a blocker?"
     assert ranker.named_cards(parse_query(kept))[0] == parse_query(kept)

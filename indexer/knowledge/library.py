@@ -261,9 +261,8 @@ class Library:
             if parsed.filters["edition"] not in self.catalogue.all_editions:
                 raise UnknownEdition(f"No edition {parsed.filters['edition'][:20]} is in the index; the editions are: "
                                      f"{', '.join(self.catalogue.all_editions) or 'none'}.")
-        read, cards = self._ranker.named_cards(parsed)
-        unknown = self._ranker.unknown_cards(parsed, cards)
-        parsed = self._ranker.content(read)
+        parsed, cards, unknown = self._ranker.named_cards(parsed)
+        parsed = self._ranker.content(parsed)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],
                   "left_out": parsed.left_out,
                   "cards": list({c.record.id: {"id": c.record.id, "name": display_title(c.record, script)}
@@ -353,7 +352,7 @@ class Library:
         """Whether two names differ only by slips of typing: word for word, one letter left out,
         added, changed or two swapped (optimal string alignment), one more per `SLIP_LETTERS`
         letters (Kitchn Fniks, Kitchen Finks), rather than naming two cards (Grafted Wargear,
-        Grafted Warsinger: three edits in seven letters)."""
+        Grafted Warsinger: four edits in seven letters)."""
         typed_words, corrected_words = typed.lower().split(), corrected.lower().split()
         return len(typed_words) == len(corrected_words) and all(
             OSA.distance(a, b) <= max(1, len(a) // SLIP_LETTERS)

@@ -104,39 +104,28 @@ class Ranker:
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
 
-    def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard]]:
+    def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard], list[str]]:
         """The cards a query names (the `named_cards` stage), and the query as read with them:
         their names out of what it searches, their keywords, type line and text its context, when
         words of its own remain (a card's name alone, or with one word, looks the card up),
-        and the names no card holds (`CardNames.proper_names`) out of it too."""
+        and the names no card holds (`CardNames.proper_names`) out of it too. Those names are
+        given as well, with a whole query written as a name (Lightning Bolt without card data),
+        but not a heading or term of the rules: the answer says the data lacks them."""
         if not self.stages.on("named_cards") or not parsed.text or parsed.rule_number or parsed.rule_list:
-            return parsed, []
+            return parsed, [], []
         if self._named_whole(parsed.text):
-            return parsed, self.cards.found(parsed.text)  # looked up as typed
+            return parsed, self.cards.found(parsed.text), []  # looked up as typed
         named = self.cards.found(parsed.text)
         without_cards = CardNames.without(parsed.text, [(card.start, card.end) for card in named])
-        unknown = self.cards.proper_names(without_cards)
-        if not named and not unknown:
-            return parsed, named
-        rest = CardNames.without(without_cards, unknown)
+        spans = self.cards.proper_names(without_cards)
+        unknown = ([without_cards] if not named and CardNames.named_whole(without_cards)
+                   else [without_cards[start:end] for start, end in spans])
+        if not named and not spans:
+            return parsed, named, unknown
+        rest = CardNames.without(without_cards, spans)
         if CardNames.pieces(rest) < MIN_OWN_PIECES:
-            return parsed, named
-        return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named
-
-    def unknown_cards(self, parsed: ParsedQuery, named: list[NamedCard]) -> list[str]:
-        """The names in a query that no card of the data holds and the rules do not use as a
-        heading or term: the names inside a sentence (`CardNames.proper_names`), or the whole
-        query written as a name (Lightning Bolt without card data). The answer says these are
-        not known, so an empty or loose answer is not taken for the card's rules."""
-        text = parsed.text
-        if not self.stages.on("named_cards") or not text or parsed.rule_number or parsed.rule_list:
-            return []
-        if self._named_whole(text):
-            return []
-        rest = CardNames.without(text, [(card.start, card.end) for card in named])
-        if not named and CardNames.named_whole(rest):
-            return [rest]
-        return [rest[start:end] for start, end in self.cards.proper_names(rest)]
+            return parsed, named, unknown
+        return dataclasses.replace(parsed, text=rest, context=CardNames.context(named)), named, unknown
 
     def content(self, parsed: ParsedQuery) -> ParsedQuery:
         """The query as its reading, bonuses, glossary terms and marks take it: a Chinese
