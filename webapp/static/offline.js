@@ -115,13 +115,13 @@
   var main = document.querySelector("main");
   var header = document.querySelector("header.top");
   var compact = stored(SHOWN) === "1" && !!header;
+  var bigBox = document.querySelector(".search.big");
   if (compact) {
     status.classList.add("compact");
     header.insertBefore(status, header.querySelector(".script-toggle"));
-  } else if (document.querySelector(".search.big")) {
+  } else if (bigBox) {
     // Below the search box, never above it: the box stays the first thing on the page.
-    var box = document.querySelector(".search.big");
-    box.parentNode.insertBefore(status, box.nextSibling);
+    bigBox.parentNode.insertBefore(status, bigBox.nextSibling);
   } else if (main) {
     main.parentNode.insertBefore(status, main);
   }
