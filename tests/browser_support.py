@@ -124,11 +124,24 @@ def phone_tab(browser, name: str, **options):
     assert errors == []
 
 
+# How long a page waits for the service worker to control it before the test fails.
+WORKER_SECONDS = 30
+
+
 def wait_for_worker(tab) -> None:
-    """Waits until the service worker controls the page. A promise the page resolves, not
-    `wait_for_function`: its polling compiles a string, which the site's CSP refuses."""
-    tab.evaluate("""() => navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ||
-        new Promise(done => navigator.serviceWorker.addEventListener('controllerchange', done)))""")
+    """Waits until the service worker controls the page, failing after `WORKER_SECONDS` with
+    the state of its registration (`evaluate` itself never times out). A promise the page
+    resolves, not `wait_for_function`: its polling compiles a string, which the site's CSP
+    refuses."""
+    state = tab.evaluate("""seconds => Promise.race([
+        navigator.serviceWorker.ready.then(() => navigator.serviceWorker.controller ||
+            new Promise(done => navigator.serviceWorker.addEventListener('controllerchange', done)))
+            .then(() => 'controlled'),
+        new Promise(done => setTimeout(done, seconds * 1000)).then(() =>
+            navigator.serviceWorker.getRegistration().then(r => 'not controlled after ' + seconds + ' s: ' +
+                (r ? ['installing', 'waiting', 'active'].map(k => k + '=' + (r[k] ? r[k].state : 'none')).join(' ')
+                   : 'no registration')))])""", WORKER_SECONDS)
+    assert state == "controlled", state
 
 
 def artifact_path(name: str) -> Path:

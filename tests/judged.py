@@ -128,17 +128,20 @@ def drops(found: dict, recorded: dict) -> list[str]:
 def tuning_mrr(library, path: Path) -> dict[str, float]:
     """MRR@10 of a question file (language, question, targets) per language, as the scorer counts it."""
     per: dict[str, list[float]] = {}
-    for language, question, targets in (line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
-                                        if line and not line.startswith("#")):
+    for language, question, targets, *_source in (line.split("\t") for line in
+                                                  path.read_text(encoding="utf-8").splitlines()
+                                                  if line and not line.startswith("#")):
         found = rank(library.search(question, limit=10)["results"], targets.split("|"))
         per.setdefault(language, []).append(1 / found if found else 0.0)
     return {language: statistics.mean(values) for language, values in per.items()}
 
 
 def whole_tuning_mrr(library) -> dict[str, float]:
-    """MRR@10 of the questions' tuning part per category: its sentences and its terse questions."""
+    """MRR@10 of the tuning parts per category: the questions' sentences, their terse ones and
+    the real players' questions."""
     return {**tuning_mrr(library, questions_split.TUNING),
-            **{f"terse_{language}": mrr for language, mrr in tuning_mrr(library, questions_split.TERSE_TUNING).items()}}
+            **{f"terse_{language}": mrr for language, mrr in tuning_mrr(library, questions_split.TERSE_TUNING).items()},
+            **{f"real_{language}": mrr for language, mrr in tuning_mrr(library, questions_split.REAL_TUNING).items()}}
 
 
 def read_ranks(path: Path = RANKS) -> dict[tuple[str, str], int | None]:

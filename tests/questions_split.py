@@ -8,7 +8,11 @@ always splits the same way. The ranking is tuned on the tuning parts only; the s
 scored as one figure per category, which is how a change that fits the tuning questions (and
 not questions in general) shows: its sealed figure falls behind its tuning one.
 
-    python tests/questions_split.py          # writes each file's two parts next to it
+The tuning parts' questions are also the asked questions the ranking reads as more index text
+of the rules answering them (indexer/knowledge/data/asked.tsv, `indexer.knowledge.asked`): the
+sealed parts never are, so they still show what the ranking does with questions it has not seen.
+
+    python tests/questions_split.py          # writes each file's two parts next to it, and asked.tsv
     python tests/questions_split.py --check  # exits 1 when a part differs from a fresh split
 """
 import random
@@ -29,6 +33,13 @@ REAL_SEALED = HERE / "questions_real_sealed.tsv"
 # Each judged file and its (tuning, sealed) parts.
 PARTS = {SOURCE: (TUNING, SEALED), TERSE: (TERSE_TUNING, TERSE_SEALED), REAL: (REAL_TUNING, REAL_SEALED)}
 SEED = 20261201
+ASKED = HERE.parent / "indexer" / "knowledge" / "data" / "asked.tsv"
+ASKED_HEADER = """# Questions people asked and the rules answering each, read by hand from the rules text: the
+# tuning parts of tests/questions.tsv, tests/questions_terse.tsv and tests/questions_real.tsv,
+# written by tests/questions_split.py; do not edit by hand. A rule is `number` (today's) or
+# `number@edition`; the source is where a real question was asked, or the project's file.
+rules\tlanguage\tquestion\tsource
+"""
 
 HEADER = """# {part} of {source}, written by questions_split.py (seed {seed}); do not edit by hand.
 # {what}
@@ -59,17 +70,46 @@ def split(lines, seed=SEED):
     return [ln for ln in lines if ln not in sealed], [ln for ln in lines if ln in sealed]
 
 
+def target_rules(targets):
+    """The rules a question's targets name (`rule:` or `rule=` conditions), as `number` or
+    `number@edition`, in order, once each."""
+    found = []
+    for alternative in targets.split("|"):
+        conditions = dict(c.split(":", 1) if ":" in c else c.split("=", 1) for c in alternative.split("&"))
+        number = conditions.get("rule") or next((c.split("=", 1)[1] for c in alternative.split("&")
+                                                 if c.startswith("rule=")), None)
+        if number:
+            edition = conditions.get("edition", "")
+            found.append(f"{number}@{edition}" if edition else number)
+    return list(dict.fromkeys(found))
+
+
+def asked_line(line, source):
+    """A tuning question as asked.tsv holds it: its rules, language, text and source."""
+    fields = line.split("\t")
+    rules = target_rules(fields[2])
+    where = fields[3] if len(fields) > 3 else f"tests/{source.name}"
+    return "\t".join([" ".join(rules), fields[0], fields[1], where]) if rules else None
+
+
 def rendered(seed=SEED):
-    """The text of every part as a fresh split writes it."""
+    """The text of every part as a fresh split writes it, and of asked.tsv."""
     texts = {}
+    asked = []
+    # A question a held-out file asks too (a few words: commander tax) is not asked, so that
+    # the held-out files still measure questions the ranking has not seen.
+    held_out = {line.split("\t")[1] for path in sorted(HERE.glob("questions_*held_out*.tsv"))
+                for line in question_lines(path)}
     for source, (tuning_path, sealed_path) in PARTS.items():
         tuning, sealed = split(question_lines(source), seed)
+        asked += [a for a in (asked_line(line, source) for line in tuning if line.split("\t")[1] not in held_out) if a]
         for path, part, lines in ((tuning_path, "tuning", tuning), (sealed_path, "sealed", sealed)):
             sourced = lines and lines[0].count("\t") == 3
             header = HEADER.format(part=f"{part.capitalize()} part", source=source.name, seed=seed, what=WHAT[part],
                                    asked="<TAB>source address" if sourced else "",
                                    sourced=", and where the question was asked" if sourced else "")
             texts[path] = header + "\n".join(lines) + "\n"
+    texts[ASKED] = ASKED_HEADER + "\n".join(asked) + "\n"
     return texts
 
 

@@ -2,6 +2,8 @@
 phrases, typos, expansion, scripts, suggestions and hostile queries."""
 import pytest
 
+from indexer.knowledge.library import Library
+from indexer.knowledge.stages import Stages
 from indexer.search.folding import fold_key
 from indexer.search.query import (
     MAX_QUERY_CHARS,
@@ -171,6 +173,25 @@ def test_quoted_phrase_must_occur(corpus_library):
     assert {r["source"]["id"] for r in results} == {"keyword-digest", "planechase-guide"}
     assert all("你可以犧牲任意數量的生物" in r["text"] for r in results)
     assert corpus_library.search('"犧牲任意數量的咒語"')["results"] == []
+
+
+def test_a_question_quoting_words_reads_them_as_its_own_a_phrase_alone_keeps_to_them(corpus_library):
+    """A player quotes a card's words inside a question: the question is still read (its
+    results are rules that need not hold the quoted words as written); a phrase alone, or with
+    a word, keeps only the records holding it."""
+    quoted = '效果叫我“犧牲任意數量的咒語”的時候,這個異能要怎麼結算,可以犧牲零個生物嗎?'
+    answer = corpus_library.search(quoted)
+    assert answer["results"] and not any("犧牲任意數量的咒語" in r["text"] for r in answer["results"])
+    assert corpus_library.search('"犧牲任意數量的咒語" 生物')["results"] == []
+    parsed = parse_query(quoted, as_phrases=False)
+    assert parsed.phrases == [] and "犧牲任意數量的咒語" in parsed.text
+    with_filter = corpus_library.search(quoted + " kind:card")["results"]
+    assert all(r["kind"] == "card" for r in with_filter)
+    without = Library(corpus_library.folder, stages=Stages().without("quotations"))
+    try:
+        assert without.search(quoted)["results"] == []  # the phrase no record holds, as typed
+    finally:
+        without.close()
 
 
 def test_typo_gives_did_you_mean_and_results(corpus_library):

@@ -72,6 +72,19 @@ def test_the_tuning_questions_agreement_is_reported(copy_and_library, capsys):
     assert same / len(questions) >= 0.75
 
 
+def test_quotations_are_read_as_the_server_reads_them(copy_and_library):
+    """A question quoting words is read with them as its own (`quotations`), and a phrase
+    alone keeps to what holds it: the copy gives the server's first result."""
+    folder, library = copy_and_library
+    queries = ['when a card says "sacrifice any number of creatures" can I sacrifice none of them at all?',
+               '效果叫我「犧牲任意數量的生物」的時候,可以一個都不犧牲嗎?', '"any number of creatures"',
+               "can I play a land during my opponent's turn?", "对手回合我能不能下地"]
+    offline = offline_results(folder, queries, limit=5)
+    for query, found in zip(queries, offline, strict=True):
+        served = library.search(query, limit=5)["results"]
+        assert _first(found) == _first(served), query
+
+
 def test_words_naming_an_objects_own_properties_are_looked_up_as_any_other(copy_and_library):
     """The copy's tables have no prototype: constructor or __proto__, alone or as an obsolete
     term's name, is a word like any other, never one of Object's own properties."""

@@ -29,6 +29,7 @@ from indexer.search.folding import fold_key
 from indexer.search.opened_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, UnknownEdition, parse_query
 
+from .asked import AskedQuestion, asked_questions
 from .book import Book
 from .built_parts import BuiltParts
 from .catalogue import Catalogue
@@ -101,8 +102,9 @@ class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
     def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes(),
-                 stages: Stages = Stages()):
-        """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged."""
+                 stages: Stages = Stages(), asked: Sequence[AskedQuestion] | None = None):
+        """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged.
+        `asked`: the asked questions the ranking reads (data/asked.tsv's when not given)."""
         self.build = IndexBuild(folder, caches.engine)
         self.folder, self.sources = folder, self.build.sources
         self.engine, self.glossary = self.build.engine, self.build.glossary
@@ -122,9 +124,9 @@ class Library:
                                    dictionary_words=self.build.segmenter.dictionary_words
                                    if stages.on("dictionary_words") else None)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, stages, questions,
-                              self.build.segmenter)
-        # The ranking's statements of today's rules (None when the `statements` stage is off).
-        self.statements = self._ranker.statements
+                              self.build.segmenter, asked_questions() if asked is None else asked)
+        # The ranking's statements of today's rules and asked questions (None when the stage is off).
+        self.statements, self.asked = self._ranker.statements, self._ranker.asked
         self._grouping = EditionGrouping(self.catalogue)
         # A question asks about one subrule, a look-up about a rule (the `subrules` stage).
         self._question_groups = self.catalogue.placement.subrule_group_at if stages.on("subrules") else None
@@ -261,6 +263,7 @@ class Library:
             if parsed.filters["edition"] not in self.catalogue.all_editions:
                 raise UnknownEdition(f"No edition {parsed.filters['edition'][:20]} is in the index; the editions are: "
                                      f"{', '.join(self.catalogue.all_editions) or 'none'}.")
+        parsed = self._ranker.quotations(parsed)
         parsed, cards, unknown = self._ranker.named_cards(parsed)
         parsed = self._ranker.content(parsed)
         answer = {"query": q, "total": 0, "took_ms": 0.0, "did_you_mean": None, "rule_jump": None, "results": [],

@@ -21,6 +21,8 @@ class Stage:
 
 STAGES: tuple[Stage, ...] = (
     # Reading the query.
+    Stage("quotations", "reading", "a question's quotations (a card's words it quotes) are its words, not phrases "
+                                   "every result must hold"),
     Stage("named_cards", "reading", "a question's cards are read as cards: not their names as rules words, but their "
                                     "keywords, type line and text"),
     Stage("function_words", "reading", "a Chinese query's forms that ask nothing (是, 什么) are cut from what it "
@@ -59,6 +61,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("todays_candidates", "question", "today's rules a search of them alone finds come in as candidates"),
     Stage("glossary_map", "question", "a glossary entry the question finds sends part of its score to the rules it "
                                       "cites"),
+    Stage("asked", "question", "a question worded like one asked before: the rules that answered that one "
+                               "(data/asked.tsv)"),
     Stage("meanings", "question", "the question's nearness in meaning to the rule, as a whole text"),
     Stage("word_matches", "question", "each of the question's words' nearest word in the rule"),
     Stage("share", "question", "the share of the question's concepts the record holds, squared"),

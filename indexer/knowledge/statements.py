@@ -53,19 +53,28 @@ class Statements:
 
     def scores(self, concepts: tuple[Concept, ...], positions: np.ndarray) -> np.ndarray:
         """Each candidate's BM25 over its statement (0 for one that is not one of today's
-        rules). Each piece of the question is counted in the candidates' statements once."""
+        rules)."""
         texts = [self._texts.get(at, b"") for at in positions.tolist()]
-        counted: dict[bytes, np.ndarray] = {}
+        return bm25(concepts, texts, self._length[positions] / self.mean_length, K1, B)
 
-        def counts(piece: bytes) -> np.ndarray:
-            found = counted.get(piece)
-            if found is None:
-                found = counted[piece] = np.array([text.count(piece) for text in texts], np.float64)
-            return found
 
-        norm = K1 * (1 - B + B * self._length[positions] / self.mean_length)
-        total = np.zeros(len(texts))
-        for concept in concepts:
-            count = np.max([np.min([counts(piece) for piece in pieces], axis=0) for pieces in concept.forms], axis=0)
-            total += concept.weight * count * (K1 + 1) / (count + norm)
-        return total
+def bm25(concepts: tuple[Concept, ...], texts: list[bytes], relative_lengths: np.ndarray, k1: float,
+         b: float) -> np.ndarray:
+    """Each folded text's BM25 over a question's concepts: a concept's weight (its rarity) times
+    its count, saturated by `k1` and normalised by the text's length against the mean
+    (`relative_lengths`) by `b`. A concept's count is that of its best form, a form's that of
+    its rarest piece; each piece is counted in the texts once."""
+    counted: dict[bytes, np.ndarray] = {}
+
+    def counts(piece: bytes) -> np.ndarray:
+        found = counted.get(piece)
+        if found is None:
+            found = counted[piece] = np.array([text.count(piece) for text in texts], np.float64)
+        return found
+
+    norm = k1 * (1 - b + b * relative_lengths)
+    total = np.zeros(len(texts))
+    for concept in concepts:
+        count = np.max([np.min([counts(piece) for piece in pieces], axis=0) for pieces in concept.forms], axis=0)
+        total += concept.weight * count * (k1 + 1) / (count + norm)
+    return total

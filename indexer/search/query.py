@@ -94,7 +94,9 @@ class ParsedQuery:
         return " ".join([self.text, *self.phrases]).strip()
 
 
-def parse_query(raw: str) -> ParsedQuery:
+def parse_query(raw: str, as_phrases: bool = True) -> ParsedQuery:
+    """The query's parts; with `as_phrases` false, a quoted phrase is read as words of the free
+    text where it stands (a question quoting a card's text)."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query too long: {len(raw)} characters (at most {MAX_QUERY_CHARS})")
     text = unicodedata.normalize("NFC", fold_number_forms(fold_fullwidth(raw))).replace("\0", " ")
@@ -110,8 +112,9 @@ def parse_query(raw: str) -> ParsedQuery:
                 raise QueryError(f"unknown kind {value!r}: use one of {', '.join(KINDS)}")
         parsed.filters[name] = value
     text = FILTER_PATTERN.sub(" ", text)
-    parsed.phrases = [p.strip() for p in PHRASE_PATTERN.findall(text) if p.strip()]
-    text = PHRASE_PATTERN.sub(" ", text)
+    if as_phrases:
+        parsed.phrases = [p.strip() for p in PHRASE_PATTERN.findall(text) if p.strip()]
+    text = PHRASE_PATTERN.sub(" " if as_phrases else r" \1 ", text)
     number, end = parse_rule_number(text), None
     if not number:
         number, end = parse_rule_range(text) or (None, None)

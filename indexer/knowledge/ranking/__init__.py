@@ -11,14 +11,16 @@ and is switched off by name; `scoring` is what the parts share.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 
 from indexer.search.analysis import Segmenter
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
-from indexer.search.query import ParsedQuery
+from indexer.search.query import ParsedQuery, parse_query
 
+from ..asked import AskedQuestion
 from ..catalogue import Catalogue
 from ..expansion import QueryExpander
 from ..explain import Trace
@@ -42,7 +44,7 @@ class Ranker:
     parts that rank it: `jumps` (rule numbers), `candidates`, `bonuses`, `question`."""
 
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
-                 stages: Stages, questions: QuestionReader, segmenter: Segmenter):
+                 stages: Stages, questions: QuestionReader, segmenter: Segmenter, asked: Sequence[AskedQuestion]):
         self.catalogue, self.expander = catalogue, expander
         self.weights, self.stages = weights, stages
         self.questions = questions
@@ -52,9 +54,9 @@ class Ranker:
         self.jumps = RuleJumps(catalogue, stages)
         self.candidates = Candidates(engine, catalogue, weights, stages, kind_weight)
         self.bonuses = Bonuses(catalogue, expander, weights, stages, kind_weight)
-        self.question = QuestionRanking(engine, catalogue, weights, stages, questions, segmenter)
-        # The ranking's statements of today's rules (None when that stage is off).
-        self.statements = self.question.statements
+        self.question = QuestionRanking(engine, catalogue, weights, stages, questions, segmenter, asked)
+        # The ranking's statements of today's rules and asked questions (None when its stage is off).
+        self.statements, self.asked = self.question.statements, self.question.asked
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool,
                trace: Trace | None = None) -> Ranked:
@@ -103,6 +105,18 @@ class Ranker:
         subject = self.questions.subject(text)
         terms = [(subject, 1.0), *((w, self.weights.expansion) for w in self.questions.wordings(text))]
         return EngineQuery(terms=terms if subject else engine_query.terms, phrases=engine_query.phrases)
+
+    def quotations(self, parsed: ParsedQuery) -> ParsedQuery:
+        """A query whose words outside its quotations are a question of their own (`asks`)
+        read again with its quotations as words where they stand (the `quotations` stage): a
+        player quoting a card ("choose a color", 「你操控的生物」) asks about the rules, which
+        never hold the card's words as written. A quoted phrase alone, or with a word or two,
+        still keeps only the records holding it."""
+        if not self.stages.on("quotations") or not parsed.phrases or not parsed.text:
+            return parsed
+        if not self.asks(dataclasses.replace(parsed, phrases=[])):
+            return parsed
+        return dataclasses.replace(parse_query(parsed.raw, as_phrases=False), filters=parsed.filters)
 
     def named_cards(self, parsed: ParsedQuery) -> tuple[ParsedQuery, list[NamedCard], list[str]]:
         """The cards a query names (the `named_cards` stage), and the query as read with them:

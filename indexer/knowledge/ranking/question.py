@@ -5,6 +5,8 @@ heading alone answering nothing, a subrule's place among its siblings (stages as
 siblings)."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from indexer.documents.chinese import HAN_RUN
@@ -13,6 +15,7 @@ from indexer.search.analysis import Segmenter
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.query import ParsedQuery
 
+from ..asked import Asked, AskedQuestion
 from ..catalogue import Catalogue
 from ..explain import Trace
 from ..meanings import Meanings, WordVectors
@@ -21,7 +24,7 @@ from ..siblings import Siblings
 from ..stages import Stages
 from ..statements import Statements
 from ..weights import Weights
-from .scoring import from_least_to_best, passes, record, share_of_best
+from .scoring import from_least_to_best, passes, record, share_of_best, with_added
 
 # How many of the best candidates a question's words are looked for in.
 QUESTION_CANDIDATES = 60
@@ -29,7 +32,7 @@ QUESTION_CANDIDATES = 60
 
 class QuestionRanking:
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, weights: Weights, stages: Stages,
-                 questions: QuestionReader, segmenter: Segmenter):
+                 questions: QuestionReader, segmenter: Segmenter, asked: Sequence[AskedQuestion]):
         self.engine, self.catalogue = engine, catalogue
         self.weights, self.stages = weights, stages
         self.questions = questions
@@ -44,6 +47,8 @@ class QuestionRanking:
         # Today's rules' English statements as an English question's words are scored in
         # them (`statements`; None when that stage is off); the offline copy ships their mean length.
         self.statements = Statements(catalogue) if stages.on("statements") else None
+        # The rules' asked questions (`asked`; None when that stage is off).
+        self.asked = Asked(catalogue, asked, questions.read) if stages.on("asked") else None
 
     def rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
                 scores: np.ndarray, trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
@@ -67,6 +72,10 @@ class QuestionRanking:
         if on("glossary_map"):
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
             record(trace, "glossary_map", docs, scores)
+        if (self.asked is not None and not {"edition", "source"} & parsed.filters.keys()
+                and not self.questions.short(text)):
+            docs, scores = self._answered_before(concepts, docs, scores, parsed.filters)
+            record(trace, "asked", docs, scores)
         if self._meanings is not None:
             docs, scores = self._with_meanings(parsed.typed or text, docs, scores, trace)
         best = np.argsort(-scores, kind="stable")
@@ -155,6 +164,24 @@ class QuestionRanking:
         docs = np.flatnonzero(member)
         return docs, total[docs]
 
+    def _answered_before(self, concepts: tuple[Concept, ...], docs: np.ndarray, scores: np.ndarray,
+                         filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+        """The question's BM25 in the questions each of today's rules answered (`Asked`), as a
+        share of the best, added to the rules' scores; a rule the engine did not find comes in.
+        Not for an English question of three concepts (`QuestionReader.short`), whose share
+        of them is too coarse: any rule that answered a question holding all three would be
+        the best."""
+        assert self.asked is not None
+        added = share_of_best(self.asked.scores(concepts)) * self.weights.asked
+        held = added > 0
+        positions, added = self.asked.positions[held], added[held]
+        if filters:
+            kept = [passes(self.catalogue.by_position[at], filters) for at in positions.tolist()]
+            positions, added = positions[kept], added[kept]
+        if not len(positions):
+            return docs, scores
+        return with_added(docs, scores, positions, added, len(self.catalogue.by_position))
+
     def _cited_by_terms(self, docs: np.ndarray, scores: np.ndarray,
                         filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
         """The rules' glossary as a map of a question's concepts: a glossary entry the
@@ -169,11 +196,5 @@ class QuestionRanking:
             sent = {at: v for at, v in sent.items() if passes(catalogue.by_position[at], filters)}
         if not sent:
             return docs, scores
-        total = np.zeros(len(catalogue.by_position))
-        member = np.zeros(len(catalogue.by_position), bool)
-        total[docs], member[docs] = scores, True
-        brought = np.fromiter(sent, np.int64, len(sent))
-        total[brought] += np.fromiter(sent.values(), np.float64, len(sent))
-        member[brought] = True
-        docs = np.flatnonzero(member)
-        return docs, total[docs]
+        return with_added(docs, scores, np.fromiter(sent, np.int64, len(sent)),
+                          np.fromiter(sent.values(), np.float64, len(sent)), len(catalogue.by_position))

@@ -30,6 +30,19 @@ def record(trace: Trace | None, stage: str, docs: np.ndarray, scores: np.ndarray
         trace.record(stage, docs, scores)
 
 
+def with_added(docs: np.ndarray, scores: np.ndarray, positions: np.ndarray, added: np.ndarray,
+               size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The candidates with `added` added to the scores at `positions`, those not among them
+    brought in (in position order, as `np.flatnonzero` gives them); `size` is the catalogue's."""
+    total = np.zeros(size)
+    member = np.zeros(size, bool)
+    total[docs], member[docs] = scores, True
+    np.add.at(total, positions, added)
+    member[positions] = True
+    docs = np.flatnonzero(member)
+    return docs, total[docs]
+
+
 def share_of_best(values: np.ndarray) -> np.ndarray:
     """Each value as a share of the largest (negative ones as 0; all 0 when none is above 0)."""
     values = np.maximum(values, 0.0)

@@ -228,7 +228,7 @@
     var started = Date.now();
     limit = limit || 10;
     if (!(limit >= 1 && limit <= this.ranking.max_limit)) throw new QueryError("limit must be between 1 and " + this.ranking.max_limit);
-    var parsed = this.contentOf(this.parse(q));
+    var parsed = this.contentOf(this.quotations(this.parse(q)));
     var answer = { query: q, total: 0, took_ms: 0, did_you_mean: null, rule_jump: null, results: [],
                    left_out: parsed.left_out,
                    offline: { edition: this.data.edition, index: this.data.index } };

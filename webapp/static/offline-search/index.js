@@ -332,7 +332,8 @@
 
   // --- query understanding (indexer/search/query.py) --------------------------------------
 
-  OfflineIndex.prototype.parse = function (raw) {
+  // `phrases` false: a quoted phrase is read as words of the free text where it stands.
+  OfflineIndex.prototype.parse = function (raw, phrases) {
     if (raw.length > this.ranking.max_query_chars) {
       throw new QueryError("query too long: " + raw.length + " characters (at most " + this.ranking.max_query_chars + ")");
     }
@@ -361,8 +362,12 @@
       parsed.filters[name] = value;
     });
     text = text.replace(p.filter, " ");
-    text.replace(p.phrase, function (_, phrase) { if (phrase.trim()) parsed.phrases.push(phrase.trim()); });
-    text = text.replace(p.phrase, " ");
+    if (phrases === false) {
+      text = text.replace(p.phrase, function (_, phrase) { return " " + phrase + " "; });
+    } else {
+      text.replace(p.phrase, function (_, phrase) { if (phrase.trim()) parsed.phrases.push(phrase.trim()); });
+      text = text.replace(p.phrase, " ");
+    }
     // A rule number, or a range (702.30a-c: its first rule, and its last written in full), or
     // rule numbers typed together, or the rules named among other words (what is 702.19b).
     var number = p.rule.exec(text), range = number ? null : p.range.exec(text), found = null;

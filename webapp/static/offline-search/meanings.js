@@ -260,9 +260,9 @@
   };
 
   // A question's candidates again: today's rules its words find, the rules the glossary
-  // entries it finds cite, then its best candidates by the share of it each holds, squared,
-  // a heading alone answering nothing, and a paragraph's subrules in their order
-  // (QuestionRanking.rerank). `scores`: doc -> score, changed in place.
+  // entries it finds cite, the rules that answered questions worded like it, then its best
+  // candidates by the share of it each holds, squared, a heading alone answering nothing, and
+  // a paragraph's subrules in their order (QuestionRanking.rerank). `scores`: doc -> score, changed in place.
   OfflineIndex.prototype.rerank = function (parsed, query, scores) {
     var Q = this.data.questions, W = Q.weights, S = this.data.stages, self = this, text = termsText(parsed);
     if (!scores.size || !this.asked(parsed)) return;
@@ -286,6 +286,17 @@
       sent.forEach(function (value, rule) {
         if (self.passes(self.records[rule], parsed.filters)) scores.set(rule, (scores.get(rule) || 0) + value);
       });
+    }
+    if (S.asked && !parsed.filters.edition && !parsed.filters.source && !this.short(text)) {
+      var asked = this.askedScores(concepts), bestAsked = 0;
+      asked.forEach(function (pair) { bestAsked = Math.max(bestAsked, pair[1]); });
+      if (bestAsked > 0) {
+        asked.forEach(function (pair) {
+          if (pair[1] > 0 && self.passes(self.records[pair[0]], parsed.filters)) {
+            scores.set(pair[0], (scores.get(pair[0]) || 0) + W.asked * pair[1] / bestAsked);
+          }
+        });
+      }
     }
     if (this.meanings && (S.meanings || S.word_matches)) this.withMeanings(parsed.typed || text, scores);
     var docs = Array.from(scores.keys()).sort(function (a, b) {

@@ -290,6 +290,14 @@
     return n >= Q.min_concepts && n < Q.min_english_concepts && !this.plain(text);
   };
 
+  // A query whose words outside its quotations are a question of their own, read again with
+  // its quotations as words where they stand (Ranker.quotations).
+  OfflineIndex.prototype.quotations = function (parsed) {
+    if (!this.data.stages.quotations || !parsed.phrases.length || !parsed.text) return parsed;
+    if (!this.asked(Object.assign({}, parsed, { phrases: [] }))) return parsed;
+    return Object.assign(this.parse(parsed.raw, false), { filters: parsed.filters });
+  };
+
   // Whether a parsed query is read as a question: not a phrase search, a heading or a name
   // (Ranker.asks).
   OfflineIndex.prototype.asked = function (parsed) {
@@ -451,18 +459,41 @@
     return docs.map(function (doc) {
       var r = self.records[doc], text = r.kind === "rule" && r.edition === self.data.edition && r.text && r.text.en;
       if (!text) return 0;
-      var folded = self.foldKey(text), length = text.split(/\s+/).filter(Boolean).length;
-      var norm = S.k1 * (1 - S.b + S.b * length / S.mean_length), total = 0;
-      concepts.forEach(function (concept) {
-        var count = 0;
-        concept.forms.forEach(function (pieces) {
-          count = Math.max(count, Math.min.apply(null, pieces.map(function (piece) { return occurrences(folded, piece); })));
-        });
-        if (count) total += concept.weight * count * (S.k1 + 1) / (count + norm);
-      });
-      return total;
+      var length = text.split(/\s+/).filter(Boolean).length;
+      return bm25(concepts, self.foldKey(text), length / S.mean_length, S.k1, S.b);
     });
   };
+
+  // Each of the copy's rules that answered asked questions, with the question's BM25 in them
+  // (asked.Asked): [doc, score] pairs, the questions of each rule joined once, when first asked.
+  OfflineIndex.prototype.askedScores = function (concepts) {
+    var A = this.data.questions.asked;
+    if (!A) return [];  // a copy kept from a build before them
+    if (!this.askedTexts) {
+      this.askedTexts = A.rules.map(function (rule) {
+        return rule[1].map(function (n) { return A.questions[n]; }).join("\n");
+      });
+    }
+    var texts = this.askedTexts;
+    return A.rules.map(function (rule, n) {
+      return [rule[0], bm25(concepts, texts[n], rule[2] / A.mean_length, A.k1, A.b)];
+    });
+  };
+
+  // A folded text's BM25 over a question's concepts (statements.bm25): a concept's weight
+  // times its count, its best form's, a form's its rarest piece's, saturated by k1 and
+  // normalised by the text's length against the mean by b.
+  function bm25(concepts, folded, relativeLength, k1, b) {
+    var norm = k1 * (1 - b + b * relativeLength), total = 0;
+    concepts.forEach(function (concept) {
+      var count = 0;
+      concept.forms.forEach(function (pieces) {
+        count = Math.max(count, Math.min.apply(null, pieces.map(function (piece) { return occurrences(folded, piece); })));
+      });
+      if (count) total += concept.weight * count * (k1 + 1) / (count + norm);
+    });
+    return total;
+  }
 
   // How many times `piece` occurs in `text`, not overlapping (Python's bytes.count).
   function occurrences(text, piece) {

@@ -1,0 +1,80 @@
+"""What the asked questions (indexer/knowledge/data/asked.tsv: the tuning parts' questions as
+more index text of the rules answering them) are worth on questions they do not hold: the tuning
+parts in `FOLDS` folds, drawn with a fixed seed, each scored by a ranking that reads the asked
+questions of the other folds only, for each weight of `Weights.asked` given. A tuning question
+scored with its own text among the asked ones finds itself; this is the figure the weight is
+chosen by. The sealed parts are scored by `benchmarks.questions`, which reads every asked question.
+
+    python -m benchmarks.asked_folds INDEX_ROOT [--weights 0,0.5,1]
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import statistics
+import sys
+from pathlib import Path
+
+from indexer.knowledge.asked import AskedQuestion, asked_questions
+from indexer.knowledge.library import Library
+from indexer.knowledge.weights import Weights
+
+from .measure import build_folder
+from .questions import REAL_TUNING, TERSE_TUNING, TUNING, load_questions, scorer
+
+FOLDS = 5
+SEED = 20261206
+PARTS = (("tuning", TUNING), ("terse tuning", TERSE_TUNING), ("real tuning", REAL_TUNING))
+
+
+def folds(texts: list[str], count: int = FOLDS, seed: int = SEED) -> list[set[str]]:
+    """The questions dealt into `count` folds in an order drawn with `seed`."""
+    order = sorted(set(texts))
+    random.Random(seed).shuffle(order)
+    return [set(order[k::count]) for k in range(count)]
+
+
+def fold_figures(folder: Path, weight: float, asked: list[AskedQuestion], score) -> dict[str, dict]:
+    """Per part and category, (MRR@10, hit@5, n) of the tuning questions, each fold's ranked
+    with the other folds' asked questions only."""
+    rows = {name: load_questions(path) for name, path in PARTS}
+    dealt = folds([q for part in rows.values() for _, q, _ in part])
+    ranks: dict[tuple[str, str], list[int | None]] = {}
+    for fold in dealt:
+        library = Library(folder, weights=dataclasses.replace(Weights(), asked=weight),
+                          asked=[a for a in asked if a.text not in fold])
+        try:
+            for name, part in rows.items():
+                for category, query, targets in part:
+                    if query not in fold:
+                        continue
+                    results = library.search(query, 10)["results"]
+                    rank = next((i for i, r in enumerate(results, 1)
+                                 if any(score.matches(r, t) for t in targets)), None)
+                    ranks.setdefault((name, category), []).append(rank)
+        finally:
+            library.close()
+    figures: dict[str, dict] = {}
+    for (name, category), found in sorted(ranks.items()):
+        mrr = statistics.mean(1 / r if r else 0.0 for r in found)
+        hit = statistics.mean(1.0 if r and r <= 5 else 0.0 for r in found)
+        figures.setdefault(name, {})[category] = (mrr, hit, len(found))
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("index_root", type=Path)
+    parser.add_argument("--weights", default="0,0.5", help="comma-separated values of Weights.asked")
+    args = parser.parse_args(argv)
+    folder, score, asked = build_folder(args.index_root), scorer(), asked_questions()
+    for weight in (float(w) for w in args.weights.split(",")):
+        for name, per_category in fold_figures(folder, weight, asked, score).items():
+            print(f"asked={weight:<5} {name:12}" + "".join(
+                f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in per_category.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""Asked: questions people asked, each with the rules that answer it read by hand from today's
+rules text (data/asked.tsv, the tuning parts of the judged questions), kept as more index text
+of those rules. A player's words for a situation are seldom the rules' words for it; a question
+worded like one asked before finds the rule that answered that one (document expansion, as
+doc2query expands a passage with the questions it answers).
+
+Each of today's rules that answered an asked question holds the text of all it answered, folded
+as a question's concepts are looked for (`fold_key`). A question's concepts are scored in those
+texts by BM25 (`statements.bm25`); as a share of the best, weighed by `Weights.asked`, the
+score is added to the rule's, and a rule the engine did not find comes in as a candidate.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from indexer.documents.chinese import to_hans
+from indexer.documents.obsolete_terms import OBSOLETE_MARK
+from indexer.search.folding import fold_key
+
+from .catalogue import Catalogue
+from .questions import DATA, Concept, data_rows
+from .statements import bm25
+
+ASKED = DATA / "asked.tsv"
+# BM25's saturation and length normalisation over a rule's asked questions: a rule that
+# answered many questions holds many stories, and a word's count in them says less the more
+# of them there are, as in a long document.
+K1 = 1.2
+B = 0.75
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """One asked question: the rules answering it (`702.30a`, or `702.79@2009` for an older
+    edition's), its language, its text and where it was asked."""
+
+    rules: tuple[str, ...]
+    language: str
+    text: str
+    source: str
+
+
+def asked_questions(path: Path = ASKED) -> list[AskedQuestion]:
+    return [AskedQuestion(tuple(rules.split()), language, text, source)
+            for rules, language, text, source in data_rows(path, 4)]
+
+
+class GlossaryNames:
+    """Today's glossary terms' English and Simplified names, each found in a text to give the
+    other: the English as whole words, the Chinese longest first, a name inside a longer one
+    not found again (地 in 地下城 is not land)."""
+
+    def __init__(self, catalogue: Catalogue):
+        other: dict[str, str] = {}
+        for record in catalogue.by_position:
+            if record.kind != "term" or not catalogue.of_todays_rules(record):
+                continue
+            chinese = record.names.get("zh_hans", "").strip()
+            for english in OBSOLETE_MARK.sub("", record.names.get("en", "")).split(","):
+                if english.strip() and chinese:
+                    other.setdefault(english.strip().lower(), chinese)
+                    other.setdefault(chinese, english.strip().lower())
+        self._other = other
+        names = sorted(other, key=lambda n: (-len(n), n))
+        self._english = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in names if n.isascii())
+                                   + r")(?![a-z0-9])") if other else None
+        self._chinese = re.compile("|".join(re.escape(n) for n in names if not n.isascii())) if other else None
+
+    def translated(self, text: str) -> list[str]:
+        """The other language's name of each glossary term the text names, once each."""
+        if self._english is None or self._chinese is None:
+            return []
+        simplified = to_hans(text).lower()
+        found = [*self._english.findall(simplified), *self._chinese.findall(simplified)]
+        return list(dict.fromkeys(self._other[name] for name in found))
+
+
+class Asked:
+    """Today's rules that answered asked questions, by catalogue position, each with those
+    questions (folded, one a line); and a question's BM25 in each."""
+
+    def __init__(self, catalogue: Catalogue, questions: Iterable[AskedQuestion],
+                 read: Callable[[str], tuple[Concept, ...]]):
+        today = catalogue.current_edition
+        self._terms = GlossaryNames(catalogue)
+        folded: dict[str, int] = {}
+        answered: dict[int, list[int]] = {}
+        for question in questions:
+            for target in question.rules:
+                number, _, edition = target.partition("@")
+                if today is None or (edition and not today.startswith(edition)):
+                    continue  # an older edition's rule: not one of today's
+                record = catalogue.official(number, today)
+                if record is not None:
+                    at = folded.setdefault(self._as_read(question.text, read), len(folded))
+                    answered.setdefault(catalogue.positions[record.id], []).append(at)
+        # The folded questions once each, and each rule's as their numbers (the offline copy
+        # ships them so).
+        self.questions = list(folded)
+        self.positions = np.fromiter(answered, np.int64, len(answered))
+        self.answered = list(answered.values())
+        self._texts = ["\n".join(self.questions[n] for n in numbers).encode() for numbers in self.answered]
+        # A rule's length is its questions' folded bytes: a Chinese question has no spaces to
+        # count words by.
+        self.lengths = np.array([sum(len(self.questions[n].encode()) for n in numbers) for numbers in self.answered],
+                                np.float64)
+
+    def _as_read(self, text: str, read: Callable[[str], tuple[Concept, ...]]) -> str:
+        """A question folded, with every form of each concept it is read as (`QuestionReader.read`):
+        what its question forms ask (how many: number) and the wordings of its players' words in
+        every script (下地: play land, 使用地); and the other language's name of each of today's
+        glossary terms it names (地: land; turn: 回合), so that a question asked in the other
+        language or other words finds it."""
+        forms = " ".join(b"".join(pieces).decode() for concept in read(text) for pieces in concept.forms)
+        return fold_key(f"{text} {forms} {' '.join(self._terms.translated(text))}")
+
+    def scores(self, concepts: tuple[Concept, ...]) -> np.ndarray:
+        """Each rule's BM25 over the questions it answered (in the order of `positions`)."""
+        if not len(self.positions):
+            return np.zeros(0)
+        return bm25(concepts, self._texts, self.lengths / self.lengths.mean(), K1, B)
