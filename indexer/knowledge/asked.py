@@ -89,7 +89,7 @@ class Asked:
         today = catalogue.current_edition
         self._terms = GlossaryNames(catalogue)
         folded: dict[str, int] = {}
-        answered: dict[int, list[int]] = {}
+        answered: dict[int, dict[int, None]] = {}  # each rule's questions, once each, in order
         for question in questions:
             for target in question.rules:
                 number, _, edition = target.partition("@")
@@ -98,13 +98,21 @@ class Asked:
                 record = catalogue.official(number, today)
                 if record is not None:
                     at = folded.setdefault(self._as_read(question.text, read), len(folded))
-                    answered.setdefault(catalogue.positions[record.id], []).append(at)
+                    answered.setdefault(catalogue.positions[record.id], {})[at] = None
         # The folded questions once each, and each rule's as their numbers (the offline copy
         # ships them so).
         self.questions = list(folded)
         self.positions = np.fromiter(answered, np.int64, len(answered))
-        self.answered = list(answered.values())
-        self._texts = ["\n".join(self.questions[n] for n in numbers).encode() for numbers in self.answered]
+        self.answered = [list(numbers) for numbers in answered.values()]
+        encoded = [q.encode() for q in self.questions]
+        # The questions as one text, a line each, and where each starts: a piece is looked for
+        # once in all of them (a line break is in no piece, so no match spans two), and a
+        # rule's count is the sum of its questions' (`_of_rule`, rules by questions).
+        self._all = b"\n".join(encoded)
+        self._starts = np.cumsum([0, *(len(q) + 1 for q in encoded[:-1])]) if encoded else np.zeros(0, np.int64)
+        self._of_rule = np.zeros((len(self.answered), len(encoded)))
+        for row, numbers in enumerate(self.answered):
+            self._of_rule[row, numbers] = 1.0
         # A rule's length is its questions' folded bytes: a Chinese question has no spaces to
         # count words by.
         self.lengths = np.array([sum(len(self.questions[n].encode()) for n in numbers) for numbers in self.answered],
@@ -123,4 +131,10 @@ class Asked:
         """Each rule's BM25 over the questions it answered (in the order of `positions`)."""
         if not len(self.positions):
             return np.zeros(0)
-        return bm25(concepts, self._texts, self.lengths / self.lengths.mean(), K1, B)
+        return bm25(concepts, self._counts, self.lengths / self.lengths.mean(), K1, B)
+
+    def _counts(self, piece: bytes) -> np.ndarray:
+        """How many times the piece is in each rule's questions (not overlapping, as `bytes.count`)."""
+        found = [m.start() for m in re.finditer(re.escape(piece), self._all)]
+        at = np.searchsorted(self._starts, found, side="right") - 1
+        return self._of_rule @ np.bincount(at, minlength=len(self._starts)).astype(np.float64)

@@ -20,6 +20,8 @@ and a colloquial question's words are seldom the translation's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from indexer.search.folding import fold_key
@@ -58,22 +60,25 @@ class Statements:
         return bm25(concepts, texts, self._length[positions] / self.mean_length, K1, B)
 
 
-def bm25(concepts: tuple[Concept, ...], texts: list[bytes], relative_lengths: np.ndarray, k1: float,
-         b: float) -> np.ndarray:
+def bm25(concepts: tuple[Concept, ...], texts: list[bytes] | Callable[[bytes], np.ndarray],
+         relative_lengths: np.ndarray, k1: float, b: float) -> np.ndarray:
     """Each folded text's BM25 over a question's concepts: a concept's weight (its rarity) times
     its count, saturated by `k1` and normalised by the text's length against the mean
     (`relative_lengths`) by `b`. A concept's count is that of its best form, a form's that of
-    its rarest piece; each piece is counted in the texts once."""
+    its rarest piece; each piece is counted in the texts once (by `texts` itself when it is a
+    piece's counts in each text: `asked.Asked` counts in all its texts at once)."""
     counted: dict[bytes, np.ndarray] = {}
+    count_in = texts if callable(texts) else (
+        lambda piece: np.array([text.count(piece) for text in texts], np.float64))
 
     def counts(piece: bytes) -> np.ndarray:
         found = counted.get(piece)
         if found is None:
-            found = counted[piece] = np.array([text.count(piece) for text in texts], np.float64)
+            found = counted[piece] = count_in(piece)
         return found
 
     norm = k1 * (1 - b + b * relative_lengths)
-    total = np.zeros(len(texts))
+    total = np.zeros(len(relative_lengths))
     for concept in concepts:
         count = np.max([np.min([counts(piece) for piece in pieces], axis=0) for pieces in concept.forms], axis=0)
         total += concept.weight * count * (k1 + 1) / (count + norm)
