@@ -2,7 +2,8 @@
 them a rule holds: the vocabulary files, the reading of a question in each script (a terse one
 too: a few of the game's words), and one ablation per lever on the whole knowledge base: without
 it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) score lower. The
-sealed questions are never scored here."""
+sealed questions are never scored here. The knowledge base is read without the asked questions
+(test_asked.py weighs those)."""
 from __future__ import annotations
 
 import contextlib
@@ -30,8 +31,20 @@ from indexer.knowledge.questions import (
     is_question,
 )
 from indexer.knowledge.siblings import Siblings
+from indexer.knowledge.stages import Stages
 from indexer.knowledge.statements import Statements
+from indexer.search.build import current_folder
 from indexer.search.query import parse_query
+
+
+@pytest.fixture(scope="module")
+def kb_library(kb_index) -> Iterator[Library]:
+    """The whole knowledge base ranked without the asked questions: they are the tuning parts'
+    own questions, with which each finds itself whatever a lever does, so each lever here is
+    weighed (and each ranking checked) on what the other stages do."""
+    library = Library(current_folder(kb_index), stages=Stages().without("asked"))
+    yield library
+    library.close()
 
 
 @contextlib.contextmanager

@@ -112,9 +112,12 @@ class Ranker:
         player quoting a card ("choose a color", 「你操控的生物」) asks about the rules, which
         never hold the card's words as written. A quoted phrase alone, or with a word or two,
         still keeps only the records holding it."""
-        if not self.stages.on("quotations") or not parsed.phrases or not parsed.text:
+        if not self.stages.on("quotations") or not parsed.phrases or not parsed.text or not self.stages.on("asks"):
             return parsed
-        if not self.asks(dataclasses.replace(parsed, phrases=[])):
+        # A question with a question form or of several concepts, not a few terse words: a
+        # heading typed with its quotation marks (Intervening “If” Clause) is looked up.
+        text = parsed.text
+        if self._looked_up(text) or not self.questions.asks(text, terse=False):
             return parsed
         return dataclasses.replace(parse_query(parsed.raw, as_phrases=False), filters=parsed.filters)
 

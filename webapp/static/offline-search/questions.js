@@ -293,8 +293,9 @@
   // A query whose words outside its quotations are a question of their own, read again with
   // its quotations as words where they stand (Ranker.quotations).
   OfflineIndex.prototype.quotations = function (parsed) {
-    if (!this.data.stages.quotations || !parsed.phrases.length || !parsed.text) return parsed;
-    if (!this.asked(Object.assign({}, parsed, { phrases: [] }))) return parsed;
+    var S = this.data.stages;
+    if (!S.quotations || !S.asks || !parsed.phrases.length || !parsed.text) return parsed;
+    if (this.lookedUp(parsed.text) || !this.asks(parsed.text, false)) return parsed;
     return Object.assign(this.parse(parsed.raw, false), { filters: parsed.filters });
   };
 
