@@ -8,11 +8,11 @@ always splits the same way. The ranking is tuned on the tuning parts only; the s
 scored as one figure per category, which is how a change that fits the tuning questions (and
 not questions in general) shows: its sealed figure falls behind its tuning one.
 
-The tuning parts' questions are also the asked questions the ranking reads as more index text
-of the rules answering them (indexer/knowledge/data/asked.tsv, `indexer.knowledge.asked`): the
+The tuning parts' questions are also the answered questions the ranking reads as more index
+text of the rules answering them (indexer/knowledge/data/answered.tsv, `indexer.knowledge.answered`): the
 sealed parts never are, so they still show what the ranking does with questions it has not seen.
 
-    python tests/questions_split.py          # writes each file's two parts next to it, and asked.tsv
+    python tests/questions_split.py          # writes each file's two parts next to it, and answered.tsv
     python tests/questions_split.py --check  # exits 1 when a part differs from a fresh split
 """
 import random
@@ -33,8 +33,8 @@ REAL_SEALED = HERE / "questions_real_sealed.tsv"
 # Each judged file and its (tuning, sealed) parts.
 PARTS = {SOURCE: (TUNING, SEALED), TERSE: (TERSE_TUNING, TERSE_SEALED), REAL: (REAL_TUNING, REAL_SEALED)}
 SEED = 20261201
-ASKED = HERE.parent / "indexer" / "knowledge" / "data" / "asked.tsv"
-ASKED_HEADER = """# Questions people asked and the rules answering each, read by hand from the rules text: the
+ANSWERED = HERE.parent / "indexer" / "knowledge" / "data" / "answered.tsv"
+ANSWERED_HEADER = """# Questions people asked and the rules answering each, read by hand from the rules text: the
 # tuning parts of tests/questions.tsv, tests/questions_terse.tsv and tests/questions_real.tsv,
 # written by tests/questions_split.py; do not edit by hand. A rule is `number` (today's) or
 # `number@edition`; the source is where a real question was asked, or the project's file.
@@ -84,8 +84,8 @@ def target_rules(targets):
     return list(dict.fromkeys(found))
 
 
-def asked_line(line, source):
-    """A tuning question as asked.tsv holds it: its rules, language, text and source."""
+def answered_line(line, source):
+    """A tuning question as answered.tsv holds it: its rules, language, text and source."""
     fields = line.split("\t")
     rules = target_rules(fields[2])
     where = fields[3] if len(fields) > 3 else f"tests/{source.name}"
@@ -93,23 +93,24 @@ def asked_line(line, source):
 
 
 def rendered(seed=SEED):
-    """The text of every part as a fresh split writes it, and of asked.tsv."""
+    """The text of every part as a fresh split writes it, and of answered.tsv."""
     texts = {}
-    asked = []
+    answered = []
     # A question a held-out file asks too (a few words: commander tax) is not asked, so that
     # the held-out files still measure questions the ranking has not seen.
     held_out = {line.split("\t")[1] for path in sorted(HERE.glob("questions_*held_out*.tsv"))
                 for line in question_lines(path)}
     for source, (tuning_path, sealed_path) in PARTS.items():
         tuning, sealed = split(question_lines(source), seed)
-        asked += [a for a in (asked_line(line, source) for line in tuning if line.split("\t")[1] not in held_out) if a]
+        fresh = (line for line in tuning if line.split("\t")[1] not in held_out)
+        answered += [a for a in (answered_line(line, source) for line in fresh) if a]
         for path, part, lines in ((tuning_path, "tuning", tuning), (sealed_path, "sealed", sealed)):
             sourced = lines and lines[0].count("\t") == 3
             header = HEADER.format(part=f"{part.capitalize()} part", source=source.name, seed=seed, what=WHAT[part],
                                    asked="<TAB>source address" if sourced else "",
                                    sourced=", and where the question was asked" if sourced else "")
             texts[path] = header + "\n".join(lines) + "\n"
-    texts[ASKED] = ASKED_HEADER + "\n".join(asked) + "\n"
+    texts[ANSWERED] = ANSWERED_HEADER + "\n".join(answered) + "\n"
     return texts
 
 

@@ -87,14 +87,14 @@ def test_without_the_stage_the_names_are_searched_as_words(question_cards_librar
 def test_without_the_stage_the_real_questions_rank_their_answers_lower(kb_question_cards_library):
     """The `named_cards` stage's worth, on the knowledge base with the questions' cards: the
     tuning part of the real players' questions ranks its answers lower without it (both
-    without the asked questions, which are that part's own)."""
+    without the answered questions, which are that part's own)."""
     def mrr(library: Library) -> float:
         found = [rank(library.search(q, limit=10)["results"], targets)
                  for _, q, targets in load(questions_split.REAL_TUNING)]
         return statistics.mean(1 / n if n else 0.0 for n in found)
-    unasked = Stages().without("asked")
-    with_it = Library(kb_question_cards_library.folder, stages=unasked)
-    without = Library(kb_question_cards_library.folder, stages=unasked.without("named_cards"))
+    unanswered = Stages().without("answered")
+    with_it = Library(kb_question_cards_library.folder, stages=unanswered)
+    without = Library(kb_question_cards_library.folder, stages=unanswered.without("named_cards"))
     try:
         assert mrr(without) < mrr(with_it)
     finally:

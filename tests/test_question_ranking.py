@@ -2,8 +2,8 @@
 them a rule holds: the vocabulary files, the reading of a question in each script (a terse one
 too: a few of the game's words), and one ablation per lever on the whole knowledge base: without
 it, the tuning questions (questions_tuning.tsv, questions_terse_tuning.tsv) score lower. The
-sealed questions are never scored here. The knowledge base is read without the asked questions
-(test_asked.py weighs those)."""
+sealed questions are never scored here. The knowledge base is read without the answered questions
+(test_answered.py weighs those)."""
 from __future__ import annotations
 
 import contextlib
@@ -39,10 +39,10 @@ from indexer.search.query import parse_query
 
 @pytest.fixture(scope="module")
 def kb_library(kb_index) -> Iterator[Library]:
-    """The whole knowledge base ranked without the asked questions: they are the tuning parts'
+    """The whole knowledge base ranked without the answered questions: they are the tuning parts'
     own questions, with which each finds itself whatever a lever does, so each lever here is
     weighed (and each ranking checked) on what the other stages do."""
-    library = Library(current_folder(kb_index), stages=Stages().without("asked"))
+    library = Library(current_folder(kb_index), stages=Stages().without("answered"))
     yield library
     library.close()
 

@@ -123,11 +123,11 @@ def tuning(kb_library):
 
 
 @pytest.fixture(scope="module")
-def unasked(kb_library):
-    """The judged queries' ranks and the tuning parts' MRR@10 without the asked questions, which
+def unanswered(kb_library):
+    """The judged queries' ranks and the tuning parts' MRR@10 without the answered questions, which
     are the tuning parts' own questions: with them, each finds itself whatever another stage
     does, and they stand in for what other stages did for the judged queries."""
-    library = Library(kb_library.folder, stages=Stages().without("asked"))
+    library = Library(kb_library.folder, stages=Stages().without("answered"))
     try:
         return judged.found_ranks(judged.answers(library)), statistics.mean(judged.whole_tuning_mrr(library).values())
     finally:
@@ -143,12 +143,12 @@ WITH_CARD_DATA = ("named_cards",)
 def test_switching_a_stage_off_lowers_a_judged_rank_or_the_tuning_questions(kb_library, recorded, tuning, name,
                                                                              request):
     """A judged query ranks lower without the stage, or the tuning parts' mean MRR@10 falls:
-    `asked` against the whole ranking and the recorded ranks, any other stage both without
-    the asked questions (`unasked`)."""
-    if name == "asked":
+    `answered` against the whole ranking and the recorded ranks, any other stage both
+    without the answered questions (`unanswered`)."""
+    if name == "answered":
         ranks, with_it, off = recorded, tuning, Stages().without(name)
     else:
-        (ranks, with_it), off = request.getfixturevalue("unasked"), Stages().without(name, "asked")
+        (ranks, with_it), off = request.getfixturevalue("unanswered"), Stages().without(name, "answered")
     library = Library(kb_library.folder, stages=off)
     try:
         if judged.drops(judged.found_ranks(judged.answers(library)), ranks):

@@ -57,7 +57,7 @@ from indexer.documents.references import (
 )
 from indexer.documents.script_ranges import HAN, LATIN, LATIN_WORD
 from indexer.documents.textclean import CONVERSION_ERRORS
-from indexer.knowledge import asked as asked_rules, questions, statements
+from indexer.knowledge import answered as answered_rules, questions, statements
 from indexer.knowledge.display import SCRIPTS, chinese_of, display, display_title, record_title
 from indexer.knowledge.expansion import (
     MAX_EXPANSIONS,
@@ -295,8 +295,8 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
         # An English question's statement scores' constants (`statements.Statements`).
         "statements": {"k1": statements.K1, "b": statements.B,
                        "mean_length": library.statements.mean_length if library.statements is not None else 1.0},
-        # The asked questions of the copy's rules (`asked.Asked`).
-        "asked": _asked(library, position),
+        # The questions the copy's rules answered before (`answered.Answered`).
+        "answered": _answered(library, position),
         # Every number of `Weights` (a new one reaches the copy with no change here).
         "weights": {f.name: getattr(weights, f.name) for f in fields(weights)
                     if isinstance(getattr(weights, f.name), int | float)},
@@ -327,21 +327,23 @@ def _questions(library, records: list, position: dict[str, int]) -> dict:
     }
 
 
-def _asked(library, position: dict[str, int]) -> dict:
-    """The asked questions of the copy's rules (`asked.Asked`): each question folded, once, and
+def _answered(library, position: dict[str, int]) -> dict:
+    """The questions the copy's rules answered before (`answered.Answered`): each question folded, once, and
     per rule its position in the copy, its questions' numbers and their length in UTF-8 bytes."""
     kept: dict[int, int] = {}
     rules = []
-    if library.asked is not None:
-        asked, by_position = library.asked, library.catalogue.by_position
-        for at, answered, length in zip(asked.positions.tolist(), asked.answered, asked.lengths.tolist(), strict=True):
+    answered = library.answered
+    if answered is not None:
+        by_position = library.catalogue.by_position
+        for at, numbers, length in zip(answered.positions.tolist(), answered.questions_of, answered.lengths.tolist(),
+                                       strict=True):
             record_id = by_position[at].id
             if record_id in position:
-                rules.append([position[record_id], [kept.setdefault(n, len(kept)) for n in answered], int(length)])
-    questions_of = library.asked.questions if library.asked is not None else []
-    mean = float(library.asked.lengths.mean()) if library.asked is not None and len(library.asked.lengths) else 1.0
-    return {"k1": asked_rules.K1, "b": asked_rules.B, "mean_length": mean,
-            "questions": [questions_of[n] for n in kept], "rules": rules}
+                rules.append([position[record_id], [kept.setdefault(n, len(kept)) for n in numbers], int(length)])
+    questions = answered.questions if answered is not None else []
+    mean = float(answered.lengths.mean()) if answered is not None and len(answered.lengths) else 1.0
+    return {"k1": answered_rules.K1, "b": answered_rules.B, "mean_length": mean,
+            "questions": [questions[n] for n in kept], "rules": rules}
 
 
 def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:

@@ -29,7 +29,7 @@ from indexer.search.folding import fold_key
 from indexer.search.opened_build import IndexBuild
 from indexer.search.query import MAX_LIMIT, ParsedQuery, QueryError, UnknownEdition, parse_query
 
-from .asked import AskedQuestion, asked_questions
+from .answered import AnsweredQuestion, answered_questions
 from .book import Book
 from .built_parts import BuiltParts
 from .catalogue import Catalogue
@@ -102,9 +102,10 @@ class Library:
     """One opened index. Cheap to query; open once per process (or per index switch)."""
 
     def __init__(self, folder: Path, weights: Weights = Weights(), caches: CacheSizes = CacheSizes(),
-                 stages: Stages = Stages(), asked: Sequence[AskedQuestion] | None = None):
+                 stages: Stages = Stages(), answered: Sequence[AnsweredQuestion] | None = None):
         """Raises IndexUnavailable (only) when the build is missing, incomplete or damaged.
-        `asked`: the asked questions the ranking reads (data/asked.tsv's when not given)."""
+        `answered`: the questions answered before that the ranking reads (data/answered.tsv's when
+        not given)."""
         self.build = IndexBuild(folder, caches.engine)
         self.folder, self.sources = folder, self.build.sources
         self.engine, self.glossary = self.build.engine, self.build.glossary
@@ -124,9 +125,9 @@ class Library:
                                    dictionary_words=self.build.segmenter.dictionary_words
                                    if stages.on("dictionary_words") else None)
         self._ranker = Ranker(self.engine, self.catalogue, self._expander, weights, stages, questions,
-                              self.build.segmenter, asked_questions() if asked is None else asked)
-        # The ranking's statements of today's rules and asked questions (None when the stage is off).
-        self.statements, self.asked = self._ranker.statements, self._ranker.asked
+                              self.build.segmenter, answered_questions() if answered is None else answered)
+        # The ranking's statements of today's rules and answered questions (None when the stage is off).
+        self.statements, self.answered = self._ranker.statements, self._ranker.answered
         self._grouping = EditionGrouping(self.catalogue)
         # A question asks about one subrule, a look-up about a rule (the `subrules` stage).
         self._question_groups = self.catalogue.placement.subrule_group_at if stages.on("subrules") else None

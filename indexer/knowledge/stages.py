@@ -61,8 +61,8 @@ STAGES: tuple[Stage, ...] = (
     Stage("todays_candidates", "question", "today's rules a search of them alone finds come in as candidates"),
     Stage("glossary_map", "question", "a glossary entry the question finds sends part of its score to the rules it "
                                       "cites"),
-    Stage("asked", "question", "a question worded like one asked before: the rules that answered that one "
-                               "(data/asked.tsv)"),
+    Stage("answered", "question", "a question worded like one asked before: the rules that answered that one "
+                                  "(data/answered.tsv)"),
     Stage("meanings", "question", "the question's nearness in meaning to the rule, as a whole text"),
     Stage("word_matches", "question", "each of the question's words' nearest word in the rule"),
     Stage("share", "question", "the share of the question's concepts the record holds, squared"),

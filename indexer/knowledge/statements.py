@@ -66,7 +66,7 @@ def bm25(concepts: tuple[Concept, ...], texts: list[bytes] | Callable[[bytes], n
     its count, saturated by `k1` and normalised by the text's length against the mean
     (`relative_lengths`) by `b`. A concept's count is that of its best form, a form's that of
     its rarest piece; each piece is counted in the texts once (by `texts` itself when it is a
-    piece's counts in each text: `asked.Asked` counts in all its texts at once)."""
+    piece's counts in each text: `answered.Answered` counts in all its texts at once)."""
     counted: dict[bytes, np.ndarray] = {}
     count_in = texts if callable(texts) else (
         lambda piece: np.array([text.count(piece) for text in texts], np.float64))

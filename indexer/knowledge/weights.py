@@ -53,9 +53,9 @@ class Weights:
     # A question's share of a glossary entry's score its cited rules get (the rules' glossary as
     # a map of concepts).
     glossary_map: float = 0.25
-    # What a question's BM25 in the asked questions a rule answered (`asked`), as a share of the
+    # What a question's BM25 in the questions a rule answered before (`answered`), as a share of the
     # best rule's, adds to the rule's score.
-    asked: float = 0.6
+    answered: float = 0.6
     # A question's nearness in meaning to today's rules (`meanings`: its words' vectors against
     # each rule's): what a candidate's cosine, as a share of the nearest candidate's, adds.
     meanings: float = 0.5

@@ -20,7 +20,7 @@ from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.folding import fold_key
 from indexer.search.query import ParsedQuery, parse_query
 
-from ..asked import AskedQuestion
+from ..answered import AnsweredQuestion
 from ..catalogue import Catalogue
 from ..expansion import QueryExpander
 from ..explain import Trace
@@ -44,7 +44,7 @@ class Ranker:
     parts that rank it: `jumps` (rule numbers), `candidates`, `bonuses`, `question`."""
 
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, expander: QueryExpander, weights: Weights,
-                 stages: Stages, questions: QuestionReader, segmenter: Segmenter, asked: Sequence[AskedQuestion]):
+                 stages: Stages, questions: QuestionReader, segmenter: Segmenter, answered: Sequence[AnsweredQuestion]):
         self.catalogue, self.expander = catalogue, expander
         self.weights, self.stages = weights, stages
         self.questions = questions
@@ -54,9 +54,9 @@ class Ranker:
         self.jumps = RuleJumps(catalogue, stages)
         self.candidates = Candidates(engine, catalogue, weights, stages, kind_weight)
         self.bonuses = Bonuses(catalogue, expander, weights, stages, kind_weight)
-        self.question = QuestionRanking(engine, catalogue, weights, stages, questions, segmenter, asked)
-        # The ranking's statements of today's rules and asked questions (None when its stage is off).
-        self.statements, self.asked = self.question.statements, self.question.asked
+        self.question = QuestionRanking(engine, catalogue, weights, stages, questions, segmenter, answered)
+        # The ranking's statements of today's rules and answered questions (None when its stage is off).
+        self.statements, self.answered = self.question.statements, self.question.answered
 
     def ranked(self, parsed: ParsedQuery, engine_query: EngineQuery, asked: bool,
                trace: Trace | None = None) -> Ranked:

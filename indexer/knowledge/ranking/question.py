@@ -15,7 +15,7 @@ from indexer.search.analysis import Segmenter
 from indexer.search.engine import EngineQuery, SearchBackend
 from indexer.search.query import ParsedQuery
 
-from ..asked import Asked, AskedQuestion
+from ..answered import Answered, AnsweredQuestion
 from ..catalogue import Catalogue
 from ..explain import Trace
 from ..meanings import Meanings, WordVectors
@@ -32,7 +32,7 @@ QUESTION_CANDIDATES = 60
 
 class QuestionRanking:
     def __init__(self, engine: SearchBackend, catalogue: Catalogue, weights: Weights, stages: Stages,
-                 questions: QuestionReader, segmenter: Segmenter, asked: Sequence[AskedQuestion]):
+                 questions: QuestionReader, segmenter: Segmenter, answered: Sequence[AnsweredQuestion]):
         self.engine, self.catalogue = engine, catalogue
         self.weights, self.stages = weights, stages
         self.questions = questions
@@ -47,8 +47,8 @@ class QuestionRanking:
         # Today's rules' English statements as an English question's words are scored in
         # them (`statements`; None when that stage is off); the offline copy ships their mean length.
         self.statements = Statements(catalogue) if stages.on("statements") else None
-        # The rules' asked questions (`asked`; None when that stage is off).
-        self.asked = Asked(catalogue, asked, questions.read) if stages.on("asked") else None
+        # The questions today's rules answered (`answered`; None when that stage is off).
+        self.answered = Answered(catalogue, answered, questions.read) if stages.on("answered") else None
 
     def rerank(self, parsed: ParsedQuery, engine_query: EngineQuery, docs: np.ndarray,
                 scores: np.ndarray, trace: Trace | None) -> tuple[np.ndarray, np.ndarray]:
@@ -72,10 +72,10 @@ class QuestionRanking:
         if on("glossary_map"):
             docs, scores = self._cited_by_terms(docs, scores, parsed.filters)
             record(trace, "glossary_map", docs, scores)
-        if (self.asked is not None and not {"edition", "source"} & parsed.filters.keys()
+        if (self.answered is not None and not {"edition", "source"} & parsed.filters.keys()
                 and not self.questions.short(text)):
             docs, scores = self._answered_before(concepts, docs, scores, parsed.filters)
-            record(trace, "asked", docs, scores)
+            record(trace, "answered", docs, scores)
         if self._meanings is not None:
             docs, scores = self._with_meanings(parsed.typed or text, docs, scores, trace)
         best = np.argsort(-scores, kind="stable")
@@ -166,15 +166,15 @@ class QuestionRanking:
 
     def _answered_before(self, concepts: tuple[Concept, ...], docs: np.ndarray, scores: np.ndarray,
                          filters: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
-        """The question's BM25 in the questions each of today's rules answered (`Asked`), as a
+        """The question's BM25 in the questions each of today's rules answered (`Answered`), as a
         share of the best, added to the rules' scores; a rule the engine did not find comes in.
         Not for an English question of three concepts (`QuestionReader.short`), whose share
         of them is too coarse: any rule that answered a question holding all three would be
         the best."""
-        assert self.asked is not None
-        added = share_of_best(self.asked.scores(concepts)) * self.weights.asked
+        assert self.answered is not None
+        added = share_of_best(self.answered.scores(concepts)) * self.weights.answered
         held = added > 0
-        positions, added = self.asked.positions[held], added[held]
+        positions, added = self.answered.positions[held], added[held]
         if filters:
             kept = [passes(self.catalogue.by_position[at], filters) for at in positions.tolist()]
             positions, added = positions[kept], added[kept]

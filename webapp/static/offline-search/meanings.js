@@ -287,13 +287,13 @@
         if (self.passes(self.records[rule], parsed.filters)) scores.set(rule, (scores.get(rule) || 0) + value);
       });
     }
-    if (S.asked && !parsed.filters.edition && !parsed.filters.source && !this.short(text)) {
-      var asked = this.askedScores(concepts), bestAsked = 0;
-      asked.forEach(function (pair) { bestAsked = Math.max(bestAsked, pair[1]); });
-      if (bestAsked > 0) {
-        asked.forEach(function (pair) {
+    if (S.answered && !parsed.filters.edition && !parsed.filters.source && !this.short(text)) {
+      var answered = this.answeredScores(concepts), bestAnswered = 0;
+      answered.forEach(function (pair) { bestAnswered = Math.max(bestAnswered, pair[1]); });
+      if (bestAnswered > 0) {
+        answered.forEach(function (pair) {
           if (pair[1] > 0 && self.passes(self.records[pair[0]], parsed.filters)) {
-            scores.set(pair[0], (scores.get(pair[0]) || 0) + W.asked * pair[1] / bestAsked);
+            scores.set(pair[0], (scores.get(pair[0]) || 0) + W.answered * pair[1] / bestAnswered);
           }
         });
       }

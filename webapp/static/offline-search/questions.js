@@ -465,17 +465,17 @@
     });
   };
 
-  // Each of the copy's rules that answered asked questions, with the question's BM25 in them
-  // (asked.Asked): [doc, score] pairs, the questions of each rule joined once, when first asked.
-  OfflineIndex.prototype.askedScores = function (concepts) {
-    var A = this.data.questions.asked;
+  // Each of the copy's rules that answered questions before, with the question's BM25 in them
+  // (answered.Answered): [doc, score] pairs, the questions of each rule joined once, when first asked.
+  OfflineIndex.prototype.answeredScores = function (concepts) {
+    var A = this.data.questions.answered;
     if (!A) return [];  // a copy kept from a build before them
-    if (!this.askedTexts) {
-      this.askedTexts = A.rules.map(function (rule) {
+    if (!this.answeredTexts) {
+      this.answeredTexts = A.rules.map(function (rule) {
         return rule[1].map(function (n) { return A.questions[n]; }).join("\n");
       });
     }
-    var texts = this.askedTexts;
+    var texts = this.answeredTexts;
     return A.rules.map(function (rule, n) {
       return [rule[0], bm25(concepts, texts[n], rule[2] / A.mean_length, A.k1, A.b)];
     });

@@ -1,11 +1,11 @@
-"""What the asked questions (indexer/knowledge/data/asked.tsv: the tuning parts' questions as
+"""What the answered questions (indexer/knowledge/data/answered.tsv: the tuning parts' questions as
 more index text of the rules answering them) are worth on questions they do not hold: the tuning
-parts in `FOLDS` folds, drawn with a fixed seed, each scored by a ranking that reads the asked
-questions of the other folds only, for each weight of `Weights.asked` given. A tuning question
-scored with its own text among the asked ones finds itself; this is the figure the weight is
-chosen by. The sealed parts are scored by `benchmarks.questions`, which reads every asked question.
+parts in `FOLDS` folds, drawn with a fixed seed, each scored by a ranking that reads the answered
+questions of the other folds only, for each weight of `Weights.answered` given. A tuning question
+scored with its own text among the answered ones finds itself; this is the figure the weight is
+chosen by. The sealed parts are scored by `benchmarks.questions`, which reads every answered question.
 
-    python -m benchmarks.asked_folds INDEX_ROOT [--weights 0,0.5,1]
+    python -m benchmarks.answered_folds INDEX_ROOT [--weights 0,0.5,1]
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from indexer.knowledge.asked import AskedQuestion, asked_questions
+from indexer.knowledge.answered import AnsweredQuestion, answered_questions
 from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
 
@@ -35,15 +35,15 @@ def folds(texts: list[str], count: int = FOLDS, seed: int = SEED) -> list[set[st
     return [set(order[k::count]) for k in range(count)]
 
 
-def fold_figures(folder: Path, weight: float, asked: list[AskedQuestion], score) -> dict[str, dict]:
+def fold_figures(folder: Path, weight: float, answered: list[AnsweredQuestion], score) -> dict[str, dict]:
     """Per part and category, (MRR@10, hit@5, n) of the tuning questions, each fold's ranked
-    with the other folds' asked questions only."""
+    with the other folds' answered questions only."""
     rows = {name: load_questions(path) for name, path in PARTS}
     dealt = folds([q for part in rows.values() for _, q, _ in part])
     ranks: dict[tuple[str, str], list[int | None]] = {}
     for fold in dealt:
-        library = Library(folder, weights=dataclasses.replace(Weights(), asked=weight),
-                          asked=[a for a in asked if a.text not in fold])
+        library = Library(folder, weights=dataclasses.replace(Weights(), answered=weight),
+                          answered=[a for a in answered if a.text not in fold])
         try:
             for name, part in rows.items():
                 for category, query, targets in part:
@@ -66,12 +66,12 @@ def fold_figures(folder: Path, weight: float, asked: list[AskedQuestion], score)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("index_root", type=Path)
-    parser.add_argument("--weights", default="0,0.5", help="comma-separated values of Weights.asked")
+    parser.add_argument("--weights", default="0,0.5", help="comma-separated values of Weights.answered")
     args = parser.parse_args(argv)
-    folder, score, asked = build_folder(args.index_root), scorer(), asked_questions()
+    folder, score, answered = build_folder(args.index_root), scorer(), answered_questions()
     for weight in (float(w) for w in args.weights.split(",")):
-        for name, per_category in fold_figures(folder, weight, asked, score).items():
-            print(f"asked={weight:<5} {name:12}" + "".join(
+        for name, per_category in fold_figures(folder, weight, answered, score).items():
+            print(f"answered={weight:<5} {name:12}" + "".join(
                 f"  {c} {m:.3f}/{h:.3f} (n={n})" for c, (m, h, n) in per_category.items()))
     return 0
 

@@ -1,12 +1,12 @@
-"""Asked: questions people asked, each with the rules that answer it read by hand from today's
-rules text (data/asked.tsv, the tuning parts of the judged questions), kept as more index text
+"""Answered: questions people asked, each with the rules that answer it read by hand from today's
+rules text (data/answered.tsv, the tuning parts of the judged questions), kept as more index text
 of those rules. A player's words for a situation are seldom the rules' words for it; a question
 worded like one asked before finds the rule that answered that one (document expansion, as
 doc2query expands a passage with the questions it answers).
 
 Each of today's rules that answered an asked question holds the text of all it answered, folded
 as a question's concepts are looked for (`fold_key`). A question's concepts are scored in those
-texts by BM25 (`statements.bm25`); as a share of the best, weighed by `Weights.asked`, the
+texts by BM25 (`statements.bm25`); as a share of the best, weighed by `Weights.answered`, the
 score is added to the rule's, and a rule the engine did not find comes in as a candidate.
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from .catalogue import Catalogue
 from .questions import DATA, Concept, data_rows
 from .statements import bm25
 
-ASKED = DATA / "asked.tsv"
-# BM25's saturation and length normalisation over a rule's asked questions: a rule that
+ANSWERED = DATA / "answered.tsv"
+# BM25's saturation and length normalisation over a rule's answered questions: a rule that
 # answered many questions holds many stories, and a word's count in them says less the more
 # of them there are, as in a long document.
 K1 = 1.2
@@ -35,8 +35,8 @@ B = 0.75
 
 
 @dataclass(frozen=True)
-class AskedQuestion:
-    """One asked question: the rules answering it (`702.30a`, or `702.79@2009` for an older
+class AnsweredQuestion:
+    """One question answered before: the rules answering it (`702.30a`, or `702.79@2009` for an older
     edition's), its language, its text and where it was asked."""
 
     rules: tuple[str, ...]
@@ -45,15 +45,16 @@ class AskedQuestion:
     source: str
 
 
-def asked_questions(path: Path = ASKED) -> list[AskedQuestion]:
-    return [AskedQuestion(tuple(rules.split()), language, text, source)
+def answered_questions(path: Path = ANSWERED) -> list[AnsweredQuestion]:
+    """The answered questions of the data file, in its order."""
+    return [AnsweredQuestion(tuple(rules.split()), language, text, source)
             for rules, language, text, source in data_rows(path, 4)]
 
 
 class GlossaryNames:
     """Today's glossary terms' English and Simplified names, each found in a text to give the
-    other: the English as whole words, the Chinese longest first, a name inside a longer one
-    not found again (地 in 地下城 is not land)."""
+    other: the English as whole words, the Chinese longest first, so that a name inside a
+    longer one is not found again (法术力异能 is mana ability, not mana as well)."""
 
     def __init__(self, catalogue: Catalogue):
         other: dict[str, str] = {}
@@ -80,11 +81,11 @@ class GlossaryNames:
         return list(dict.fromkeys(self._other[name] for name in found))
 
 
-class Asked:
-    """Today's rules that answered asked questions, by catalogue position, each with those
+class Answered:
+    """Today's rules that answered questions before, by catalogue position, each with those
     questions (folded, one a line); and a question's BM25 in each."""
 
-    def __init__(self, catalogue: Catalogue, questions: Iterable[AskedQuestion],
+    def __init__(self, catalogue: Catalogue, questions: Iterable[AnsweredQuestion],
                  read: Callable[[str], tuple[Concept, ...]]):
         today = catalogue.current_edition
         self._terms = GlossaryNames(catalogue)
@@ -103,20 +104,19 @@ class Asked:
         # ships them so).
         self.questions = list(folded)
         self.positions = np.fromiter(answered, np.int64, len(answered))
-        self.answered = [list(numbers) for numbers in answered.values()]
+        self.questions_of = [list(numbers) for numbers in answered.values()]
         encoded = [q.encode() for q in self.questions]
         # The questions as one text, a line each, and where each starts: a piece is looked for
         # once in all of them (a line break is in no piece, so no match spans two), and a
         # rule's count is the sum of its questions' (`_of_rule`, rules by questions).
         self._all = b"\n".join(encoded)
         self._starts = np.cumsum([0, *(len(q) + 1 for q in encoded[:-1])]) if encoded else np.zeros(0, np.int64)
-        self._of_rule = np.zeros((len(self.answered), len(encoded)))
-        for row, numbers in enumerate(self.answered):
+        self._of_rule = np.zeros((len(self.questions_of), len(encoded)))
+        for row, numbers in enumerate(self.questions_of):
             self._of_rule[row, numbers] = 1.0
         # A rule's length is its questions' folded bytes: a Chinese question has no spaces to
         # count words by.
-        self.lengths = np.array([sum(len(self.questions[n].encode()) for n in numbers) for numbers in self.answered],
-                                np.float64)
+        self.lengths = self._of_rule @ np.array([len(q) for q in encoded], np.float64)
 
     def _as_read(self, text: str, read: Callable[[str], tuple[Concept, ...]]) -> str:
         """A question folded, with every form of each concept it is read as (`QuestionReader.read`):
