@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import random
-import statistics
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from indexer.knowledge.library import Library
 from indexer.knowledge.weights import Weights
 
 from .measure import build_folder
-from .questions import REAL_TUNING, TERSE_TUNING, TUNING, load_questions, scorer
+from .questions import REAL_TUNING, TERSE_TUNING, TUNING, figures, load_questions, scorer
 
 FOLDS = 5
 SEED = 20261206
@@ -36,31 +35,18 @@ def folds(texts: list[str], count: int = FOLDS, seed: int = SEED) -> list[set[st
 
 
 def fold_figures(folder: Path, weight: float, answered: list[AnsweredQuestion], score) -> dict[str, dict]:
-    """Per part and category, (MRR@10, hit@5, n) of the tuning questions, each fold's ranked
-    with the other folds' answered questions only."""
-    rows = {name: load_questions(path) for name, path in PARTS}
-    dealt = folds([q for part in rows.values() for _, q, _ in part])
-    ranks: dict[tuple[str, str], list[int | None]] = {}
-    for fold in dealt:
+    """Per part, (MRR@10, hit@5, n) per category of the tuning questions (`questions.figures`),
+    each fold's ranked with the other folds' answered questions only."""
+    queries = [q for _, path in PARTS for _, q, _ in load_questions(path)]
+    results: dict[str, list[dict]] = {}
+    for fold in folds(queries):
         library = Library(folder, weights=dataclasses.replace(Weights(), answered=weight),
                           answered=[a for a in answered if a.text not in fold])
         try:
-            for name, part in rows.items():
-                for category, query, targets in part:
-                    if query not in fold:
-                        continue
-                    results = library.search(query, 10)["results"]
-                    rank = next((i for i, r in enumerate(results, 1)
-                                 if any(score.matches(r, t) for t in targets)), None)
-                    ranks.setdefault((name, category), []).append(rank)
+            results.update((q, library.search(q, 10)["results"]) for q in fold)
         finally:
             library.close()
-    figures: dict[str, dict] = {}
-    for (name, category), found in sorted(ranks.items()):
-        mrr = statistics.mean(1 / r if r else 0.0 for r in found)
-        hit = statistics.mean(1.0 if r and r <= 5 else 0.0 for r in found)
-        figures.setdefault(name, {})[category] = (mrr, hit, len(found))
-    return figures
+    return {name: figures(path, score, lambda part: [results[q] for q in part]) for name, path in PARTS}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ sealed parts never are, so they still show what the ranking does with questions 
     python tests/questions_split.py --check  # exits 1 when a part differs from a fresh split
 """
 import random
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -75,9 +76,8 @@ def target_rules(targets):
     `number@edition`, in order, once each."""
     found = []
     for alternative in targets.split("|"):
-        conditions = dict(c.split(":", 1) if ":" in c else c.split("=", 1) for c in alternative.split("&"))
-        number = conditions.get("rule") or next((c.split("=", 1)[1] for c in alternative.split("&")
-                                                 if c.startswith("rule=")), None)
+        conditions = dict(re.split("[:=]", c, maxsplit=1) for c in alternative.split("&") if re.search("[:=]", c))
+        number = conditions.get("rule")
         if number:
             edition = conditions.get("edition", "")
             found.append(f"{number}@{edition}" if edition else number)

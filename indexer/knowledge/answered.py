@@ -68,16 +68,15 @@ class GlossaryNames:
                     other.setdefault(chinese, english.strip().lower())
         self._other = other
         names = sorted(other, key=lambda n: (-len(n), n))
-        self._english = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(n) for n in names if n.isascii())
-                                   + r")(?![a-z0-9])") if other else None
-        self._chinese = re.compile("|".join(re.escape(n) for n in names if not n.isascii())) if other else None
+        english = "|".join(re.escape(n) for n in names if n.isascii())
+        chinese = "|".join(re.escape(n) for n in names if not n.isascii())
+        self._patterns = [re.compile(pattern) for pattern in
+                          ((rf"(?<![a-z0-9])(?:{english})(?![a-z0-9])" if english else ""), chinese) if pattern]
 
     def translated(self, text: str) -> list[str]:
         """The other language's name of each glossary term the text names, once each."""
-        if self._english is None or self._chinese is None:
-            return []
         simplified = to_hans(text).lower()
-        found = [*self._english.findall(simplified), *self._chinese.findall(simplified)]
+        found = [name for pattern in self._patterns for name in pattern.findall(simplified)]
         return list(dict.fromkeys(self._other[name] for name in found))
 
 
@@ -92,14 +91,14 @@ class Answered:
         folded: dict[str, int] = {}
         answered: dict[int, dict[int, None]] = {}  # each rule's questions, once each, in order
         for question in questions:
-            for target in question.rules:
-                number, _, edition = target.partition("@")
-                if today is None or (edition and not today.startswith(edition)):
-                    continue  # an older edition's rule: not one of today's
-                record = catalogue.official(number, today)
-                if record is not None:
-                    at = folded.setdefault(self._as_read(question.text, read), len(folded))
-                    answered.setdefault(catalogue.positions[record.id], {})[at] = None
+            records = [catalogue.official(number, today) for number, _, edition in
+                       (target.partition("@") for target in question.rules)
+                       if today is not None and (not edition or today.startswith(edition))]  # today's rules only
+            positions = [catalogue.positions[r.id] for r in records if r is not None]
+            if positions:
+                at = folded.setdefault(self._as_read(question.text, read), len(folded))
+                for position in positions:
+                    answered.setdefault(position, {})[at] = None
         # The folded questions once each, and each rule's as their numbers (the offline copy
         # ships them so).
         self.questions = list(folded)

@@ -57,19 +57,18 @@ class Statements:
         """Each candidate's BM25 over its statement (0 for one that is not one of today's
         rules)."""
         texts = [self._texts.get(at, b"") for at in positions.tolist()]
-        return bm25(concepts, texts, self._length[positions] / self.mean_length, K1, B)
+        return bm25(concepts, lambda piece: np.array([text.count(piece) for text in texts], np.float64),
+                    self._length[positions] / self.mean_length, K1, B)
 
 
-def bm25(concepts: tuple[Concept, ...], texts: list[bytes] | Callable[[bytes], np.ndarray],
-         relative_lengths: np.ndarray, k1: float, b: float) -> np.ndarray:
-    """Each folded text's BM25 over a question's concepts: a concept's weight (its rarity) times
-    its count, saturated by `k1` and normalised by the text's length against the mean
-    (`relative_lengths`) by `b`. A concept's count is that of its best form, a form's that of
-    its rarest piece; each piece is counted in the texts once (by `texts` itself when it is a
-    piece's counts in each text: `answered.Answered` counts in all its texts at once)."""
+def bm25(concepts: tuple[Concept, ...], count_in: Callable[[bytes], np.ndarray], relative_lengths: np.ndarray,
+         k1: float, b: float) -> np.ndarray:
+    """Each text's BM25 over a question's concepts, the texts being what `count_in` counts a
+    piece in (an array of its count in each): a concept's weight (its rarity) times its count,
+    saturated by `k1` and normalised by the text's length against the mean (`relative_lengths`)
+    by `b`. A concept's count is that of its best form, a form's that of its rarest piece; each
+    piece is counted once."""
     counted: dict[bytes, np.ndarray] = {}
-    count_in = texts if callable(texts) else (
-        lambda piece: np.array([text.count(piece) for text in texts], np.float64))
 
     def counts(piece: bytes) -> np.ndarray:
         found = counted.get(piece)

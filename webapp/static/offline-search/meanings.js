@@ -262,7 +262,8 @@
   // A question's candidates again: today's rules its words find, the rules the glossary
   // entries it finds cite, the rules that answered questions worded like it, then its best
   // candidates by the share of it each holds, squared, a heading alone answering nothing, and
-  // a paragraph's subrules in their order (QuestionRanking.rerank). `scores`: doc -> score, changed in place.
+  // a paragraph's subrules in their order (QuestionRanking.rerank). `scores`: doc -> score,
+  // changed in place.
   OfflineIndex.prototype.rerank = function (parsed, query, scores) {
     var Q = this.data.questions, W = Q.weights, S = this.data.stages, self = this, text = termsText(parsed);
     if (!scores.size || !this.asked(parsed)) return;
