@@ -38,7 +38,7 @@ import base64
 import gzip
 import json
 import re
-from dataclasses import fields, replace
+from dataclasses import fields
 from pathlib import Path
 
 import brotli  # type: ignore[import-untyped]
@@ -48,7 +48,15 @@ from indexer.documents import scryfall
 from indexer.documents.chinese import HAN_RUN, to_hans, to_hant
 from indexer.documents.glossary import form_key
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
-from indexer.documents.records import KINDS, LANGS, RULES_FILE_PREFIX, TITLE_LANGS, from_rules_file, rules_file_source
+from indexer.documents.records import (
+    KINDS,
+    LANGS,
+    RULES_FILE_PREFIX,
+    TITLE_LANGS,
+    Record,
+    from_rules_file,
+    rules_file_source,
+)
 from indexer.documents.references import (
     REFERENCE_PATTERN,
     RULE_LIST_GAP_PATTERN,
@@ -418,8 +426,8 @@ def _url_patterns(records) -> dict[str, str]:
     for r in records:
         key = r.kind if r.edition else r.kind + "-"
         if key not in out:
-            out[key] = record_url(replace(r, id="{id}", source="{source}", number="{number}",
-                                          edition="{edition}" if r.edition else None))
+            out[key] = record_url(Record(id="{id}", kind=r.kind, source="{source}", number="{number}",
+                                         edition="{edition}" if r.edition else None, line=0, offset=0))
     return out
 
 

@@ -24,6 +24,7 @@ import orjson
 from . import comprules, scryfall
 from .corpus import METADATA, CorpusError, Source, load_sources
 from .glossary import Entry, Glossary, form_key
+from .packed_records import PackedRecord, Packing
 from .parsers import ParseError, parser_for
 from .records import RULES_FILE_PREFIX, Record, Reference, rules_file_source, slug
 from .timeline import resolve_editions
@@ -399,11 +400,19 @@ def _shared(data: dict) -> dict:
     return data
 
 
-def read_records(folder: Path) -> tuple[list[Record], dict[str, dict]]:
-    """A build's records and sources. orjson shares the dict keys of the records it reads
-    (`text`'s languages, `attrs`' names); `_shared` the values they repeat."""
+def read_records(folder: Path, packed_kinds: tuple[str, ...] = ()) -> tuple[list[Record], dict[str, dict]]:
+    """A build's records and sources, those of `packed_kinds` packed (`packed_records`: a served
+    build's cards). orjson shares the dict keys of the records it reads (`text`'s languages,
+    `attrs`' names); `_shared` the values they repeat."""
+    packing = Packing()
+    records: list[Record] = []
     with open(folder / "records.jsonl", "rb") as fh:
-        records = [Record.from_dict(_shared(orjson.loads(line))) for line in fh if line.strip()]
+        for line in fh:
+            if line.strip():
+                data = _shared(orjson.loads(line))
+                packed = data.get("kind") in packed_kinds
+                records.append(PackedRecord(data, line, packing) if packed else Record.from_dict(data))
+    packing.close()
     sources = json.loads((folder / "sources.json").read_text(encoding="utf-8"))
     return records, sources
 

@@ -6,6 +6,8 @@ layer's: webapp/urls.py.)
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from indexer.documents.chinese import to_hans, to_hant
 from indexer.documents.records import TITLE_LANGS, Record
 
@@ -57,9 +59,20 @@ def record_title(record: Record) -> str:
 def chinese_of(record: Record) -> str:
     """The Chinese script a record's Chinese text is written in (`zh_hant` unless only
     Simplified is given)."""
-    written = [record.title, record.names, record.text]
-    hans_only = any(p.get("zh_hans") for p in written) and not any(p.get("zh_hant") for p in written)
-    return "zh_hans" if hans_only else "zh_hant"
+    simplified = False
+    for written in _chinese_parts(record):
+        if written.get("zh_hant"):
+            return "zh_hant"
+        simplified = simplified or bool(written.get("zh_hans"))
+    return "zh_hans" if simplified else "zh_hant"
+
+
+def _chinese_parts(record: Record) -> Iterator[dict[str, str]]:
+    """Title, names, text: the text last, read only when the others do not tell (a packed
+    card's text is decoded when read, `packed_records`)."""
+    yield record.title
+    yield record.names
+    yield record.text
 
 
 def display_title(record: Record, script: str | None) -> str:

@@ -63,10 +63,12 @@ class NamedCard:
 def _extra_forms(record: Record) -> list[str]:
     """The names a card is written by beside those the look-up tables hold (`RuleLookups.names`:
     its names in each script and its faces'): a legendary card's name before its comma, and
-    a name with accents without them (Jotun Grunt is Jötun Grunt)."""
+    a name with accents without them (Jotun Grunt is Jötun Grunt). The type line is read only
+    for a name with a comma: a served build's cards keep it packed (`packed_records`)."""
     names = [*record.names.values(), *record.aliases]
-    legendary = "legendary" in record.attrs.get("type_line", "").lower()
-    short = [name.split(",")[0] for name in names if legendary and "," in name]
+    with_comma = [name for name in names if "," in name]
+    legendary = with_comma and "legendary" in record.attrs.get("type_line", "").lower()
+    short = [name.split(",")[0] for name in with_comma if legendary]
     plain = [_unaccented(name) for name in names if not name.isascii()]
     return [name for name in (*short, *plain) if name]
 

@@ -35,8 +35,10 @@ def _numbered(keys: list[tuple]) -> np.ndarray:
 def only_heading(record: Record) -> bool:
     """Whether a rule is only its heading (502 Untap Step, 702.79 Persist): no language's text
     says more than its title, and it has no rulings or examples of its own."""
+    if record.kind != "rule":
+        return False
     titles = {t.strip() for t in record.title.values()}
-    return (record.kind == "rule" and not (record.rulings or record.examples or record.abilities)
+    return (not (record.rulings or record.examples or record.abilities)
             and all(not t.strip() or t.strip() in titles for t in record.text.values()))
 
 

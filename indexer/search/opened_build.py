@@ -42,6 +42,9 @@ FILES = ("records.jsonl", "sources.json", USER_WORDS_FILE, GLOSSARY_FILE, foldin
 MANIFEST = "manifest.json"
 _READ_BYTES = 1024 * 1024
 RECHECK_SECONDS = 10.0
+# The records a served build keeps packed (`packed_records`): cards, tens of thousands with every
+# card, of which a request reads a few.
+PACKED_KINDS = ("card",)
 
 
 def _checksum(path: Path) -> str:
@@ -122,7 +125,7 @@ class IndexBuild:
         except (GlossaryError, OSError, UnicodeDecodeError) as exc:
             raise IndexUnavailable(f"{folder}: glossary unreadable ({exc})") from None
         try:
-            self.records, self.sources = read_records(folder)
+            self.records, self.sources = read_records(folder, PACKED_KINDS)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise IndexUnavailable(f"{folder}: records unreadable ({exc})") from None
         try:
