@@ -5,9 +5,9 @@ Generated in Scryfall's bulk formats (`benchmarks.card_data`: 35,000 cards, 75,0
 
 - reading: the reader's peak memory on All Cards files of growing size (it must not grow);
 - the whole build, corpus/ alone and corpus/ with the cards (wall time, peak memory);
-- a first-asked search: the same never-asked queries (`benchmarks.cold_queries`) in a fresh
-  process on each build, CPU per query (p50, p99), and that process's memory after them (a
-  worker's);
+- a first-asked search: the same never-asked queries (`benchmarks.cold_queries`) asked of both
+  builds in turns in one fresh process, CPU per query (p50, p99); and the memory of a fresh
+  process that asked them of one build (a worker's);
 - no request over 50 ms of CPU: `benchmarks.request_cost` on the build with the cards.
 
     python -m benchmarks.cards [--cards N] [--queries N] [--sizes 100,1000] [--keep DIR]
@@ -28,20 +28,25 @@ from indexer.documents.ingest import DEFAULT_CORPUS
 from . import card_data, request_cost
 from .measure import build_folder, machine, percentile, table
 
-# One process's figures, printed as JSON: a child runs this so each measure starts cold.
+# One process's figures, printed as JSON: a child runs this so each measure starts cold. Its
+# builds are opened as a worker opens one (frozen, the free heap handed back), and with two
+# builds each query is asked of one and then the other (in turns, which first): on a shared
+# machine whose speed drifts, both are timed under the same drift, so their ratio holds.
 _SEARCH = """
 import json, sys, time
 from pathlib import Path
-from benchmarks.measure import WARM_UP_QUERY, build_folder
-from indexer.knowledge.library import Library
-library = Library(build_folder(Path(sys.argv[1])))
-library.search(WARM_UP_QUERY, 10)
+from benchmarks.measure import WARM_UP_QUERY
+from indexer.knowledge.live import LiveLibrary
+libraries = [LiveLibrary(Path(root)).get() for root in sys.argv[1:]]
+for library in libraries:
+    library.search(WARM_UP_QUERY, 10)
 queries = json.loads(sys.stdin.read())
-times = []
-for q in queries:
-    started = time.process_time()
-    library.search(q, 10)
-    times.append(time.process_time() - started)
+times = [[] for _ in libraries]
+for n, q in enumerate(queries):
+    for k in (range(len(libraries)) if n % 2 == 0 else reversed(range(len(libraries)))):
+        started = time.process_time()
+        libraries[k].search(q, 10)
+        times[k].append(time.process_time() - started)
 rss = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmRSS:'))
 print(json.dumps({"times": times, "rss_kb": rss}))
 """
@@ -87,11 +92,17 @@ def reading(folder: Path, records: list, sizes_mb: list[int]) -> list[list]:
     return rows
 
 
-def searching(root: Path, queries: list[str]) -> dict:
-    found = _child(_SEARCH, str(root), stdin=json.dumps(queries))
-    times = [t * 1000 for t in found["times"]]
-    return {"p50": percentile(times, 50), "p99": percentile(times, 99), "max": max(times),
-            "rss": found["rss_kb"] / 1024}
+def searching(roots: list[Path], queries: list[str]) -> list[dict]:
+    """CPU per query (p50, p99, largest) on each build, the queries asked of all of them in
+    one process (`_SEARCH`); the memory of a process that opened one build alone."""
+    found = _child(_SEARCH, *map(str, roots), stdin=json.dumps(queries))["times"]
+    figures = []
+    for root, seconds in zip(roots, found, strict=True):
+        times = [t * 1000 for t in seconds]
+        alone = _child(_SEARCH, str(root), stdin=json.dumps(queries))
+        figures.append({"p50": percentile(times, 50), "p99": percentile(times, 99), "max": max(times),
+                        "rss": alone["rss_kb"] / 1024})
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         with_cards = _build(cards_root, DEFAULT_CORPUS, files)
         from .cold_queries import generate
         queries = [q for _, q in generate(records, args.queries)]
-        before, after = searching(plain_root, queries), searching(cards_root, queries)
+        before, after = searching([plain_root, cards_root], queries)
         print(f"Generated: {', '.join(f'{name} {n / 2**20:,.0f} MB' for name, n in sizes.items())}.\n")
         print(table(["", "without cards", f"with {args.cards:,} cards", "ratio / difference"], [
             ["whole build", f"{plain[0]:.0f} s", f"{with_cards[0]:.0f} s", f"{with_cards[0] / plain[0]:.2f}×"],

@@ -8,6 +8,7 @@ import pytest
 from corpus_support import QUESTION_CARDS
 
 from indexer.documents import packed_records, scryfall
+from indexer.documents.bounded_cache import approximate_bytes
 from indexer.documents.ingest import read_records
 from indexer.documents.packed_records import PACKED_FIELDS, PackedRecord, Packing
 from indexer.documents.records import Record
@@ -37,6 +38,7 @@ def test_packed_cards_read_as_the_records_read_whole(folder):
 def test_a_packed_record_holds_only_what_the_build_is_indexed_by(folder):
     card = next(r for r in read_records(folder, PACKED_KINDS)[0] if r.kind == "card" and r.rulings)
     assert not PACKED_FIELDS & set(vars(card))
+    assert all(isinstance(getattr(PackedRecord, name), property) for name in PACKED_FIELDS)
     assert card.names and card.id in repr(card)
     with pytest.raises(AttributeError):
         card.no_such_field  # noqa: B018
@@ -74,10 +76,10 @@ def test_the_fields_read_last_are_kept_within_their_budget():
     packing = Packing()
     records = [PackedRecord(orjson.loads(line), line, packing) for line in card_lines()]
     packing.close()
-    packing.fields.resize(20_000)
+    packing._decoded.resize(20_000)
     for record in records:
         assert isinstance(record.text, dict) and isinstance(record.rulings, list)
-    assert 0 < packing.fields.cache.currsize <= 20_000 and len(packing.fields.cache) < len(records)
+    assert 0 < packing._decoded.cache.currsize <= 20_000 and len(packing._decoded.cache) < len(records)
 
 
 def test_opening_a_build_decodes_only_the_cards_named_with_a_comma(cards_index):
@@ -85,10 +87,21 @@ def test_opening_a_build_decodes_only_the_cards_named_with_a_comma(cards_index):
     try:
         cards = [r for r in library.records.values() if isinstance(r, PackedRecord)]
         with_comma = sum(any("," in n for n in [*r.names.values(), *r.aliases]) for r in cards)
-        assert len(cards[0]._packing.fields.cache) <= with_comma < len(cards)
+        assert len(cards[0]._packing._decoded.cache) <= with_comma < len(cards)
     finally:
         library.close()
 
 
 def test_a_record_read_whole_is_a_plain_record(folder):
     assert all(type(r) is Record for r in read_records(folder)[0])
+
+
+def test_a_decoded_record_is_charged_at_least_what_its_fields_hold():
+    packing = Packing()
+    lines = card_lines()
+    for line in lines:
+        packing.add(line)
+    packing.close()
+    for at in range(len(lines)):
+        fields, charged = packing._decode(at)
+        assert approximate_bytes(fields) < charged

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from backports import zstd
 
-from .bounded_cache import bounded_cache
+from .bounded_cache import ENTRY_BYTES, bounded_cache
 from .records import Record, Reference
 
 # The fields a packed record decodes when read; the others it holds as objects.
@@ -28,8 +28,11 @@ DICTIONARY_FROM = 1000
 DICTIONARY_SAMPLES = 4000
 DICTIONARY_BYTES = 110 * 1024
 LEVEL = 3
-# What the decoded fields of recently read records may hold (a card's are a few kilobytes).
+# What the decoded fields of recently read records may hold (a card's are a few kilobytes),
+# each charged this many times the length of its JSON line: more than its strings and
+# containers take as objects (`approximate_bytes`, which cost more than the decoding itself).
 RECENT_BYTES = 4 * 1024 * 1024
+DECODED_BYTES_PER_BYTE = 5
 
 
 class Packing:
@@ -42,7 +45,9 @@ class Packing:
         self._lines: list[bytes] = []
         self._dictionary: zstd.ZstdDict | None = None
         self._compressor: zstd.ZstdCompressor | None = None
-        self.fields = bounded_cache(RECENT_BYTES)(self._decode)
+        self._decoded = bounded_cache(RECENT_BYTES, size=lambda _, value: value[1])(self._decode)
+        # The record read last and its fields: a result reads a card's fields one after another.
+        self._last: tuple[int, dict[str, Any]] = (-1, {})
 
     def add(self, line: bytes) -> int:
         """Where the line is kept (a packed record's `_at`)."""
@@ -73,9 +78,27 @@ class Packing:
         """What the compressed lines hold (the dictionary aside)."""
         return sum(map(len, self._lines))
 
-    def _decode(self, at: int) -> dict[str, Any]:
-        data = orjson.loads(zstd.decompress(self._lines[at], zstd_dict=self._dictionary))
-        return {name: data[name] if name in data else _default(name) for name in PACKED_FIELDS}
+    def fields(self, at: int) -> dict[str, Any]:
+        """The packed fields of the record kept at `at` (read only: shared by every reader)."""
+        last = self._last
+        if last[0] != at:
+            last = self._last = (at, self._decoded(at)[0])
+        return last[1]
+
+    def _decode(self, at: int) -> tuple[dict[str, Any], int]:
+        """The fields, and what they are charged in the cache: `DECODED_BYTES_PER_BYTE` times their JSON's length."""
+        line = zstd.decompress(self._lines[at], zstd_dict=self._dictionary)
+        data = orjson.loads(line)
+        fields = {name: data[name] if name in data else _default(name) for name in PACKED_FIELDS}
+        return fields, ENTRY_BYTES + DECODED_BYTES_PER_BYTE * len(line)
+
+
+def _packed(name: str) -> Any:
+    """A packed field: a property, not `__getattr__`, whose fallback on a missing attribute
+    costs a caught exception at every read."""
+    def read(self: PackedRecord) -> Any:
+        return self._packing.fields(self._at)[name]
+    return property(read, doc=f"The record's {name}, decoded from its packed line.")
 
 
 class PackedRecord(Record):
@@ -94,11 +117,11 @@ class PackedRecord(Record):
         self._packing = packing
         self._at = packing.add(line)
 
-    def __getattr__(self, name: str) -> Any:
-        """A packed field (called only for an attribute the record does not hold)."""
-        if name in PACKED_FIELDS:
-            return self._packing.fields(self._at)[name]
-        raise AttributeError(name)
+    text = _packed("text")
+    rulings = _packed("rulings")
+    examples = _packed("examples")
+    abilities = _packed("abilities")
+    attrs = _packed("attrs")
 
 
 # The fields a packed record holds as objects.

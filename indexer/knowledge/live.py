@@ -43,8 +43,9 @@ class LiveLibrary:
     object, a pause in the middle of some request that grows with the records
     (docs/decisions/0002-first-asking-on-a-hundred-times-the-corpus.md). At a switch they are
     handed back and collected once, so the old library's memory is freed (it holds reference
-    cycles: its caches hold its methods), and what the C allocator then holds free is handed
-    back to the system (`release_free_memory`).
+    cycles: its caches hold its methods), and what the C allocator then holds free, the old
+    library's and what reading the new one's files left, is handed back to the system
+    (`release_free_memory`).
 
     Under gunicorn the master switches instead (`webapp.build_follower`): its workers'
     libraries do not follow `CURRENT` (`follows_current`), they leave a damaged build only,
@@ -138,7 +139,6 @@ class LiveLibrary:
                 self._report()
                 return
         del served
-        released = self._library is not None
         previous = self._release()
         if self.current is not None:  # else no build named (none yet, or CURRENT unreadable)
             wanted = [self.current] if self.current not in self._failed else []
@@ -153,8 +153,7 @@ class LiveLibrary:
                     self._library = previous[1]() or self._open(previous[0])
             gc.freeze()
         self._report()
-        if released:
-            release_free_memory()
+        release_free_memory()
 
     def _replace_damaged(self, damaged: Path) -> None:
         """The served build is damaged: the newest other build that opens replaces it, opened

@@ -42,6 +42,7 @@ from .schema import (
     build_schema,
     document,
 )
+from .term_table import TermTable
 
 INDEX_NAME = "records"
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -52,7 +53,6 @@ _BYTE_LENGTHS = np.array([byte_to_length(code) for code in range(256)], np.float
 # Every term's scored postings, written with the index: documents, scores, and the table of
 # terms (per field, each token and its number of postings, in the arrays' order).
 POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-scores.npy", "postings-terms.json"
-_NO_TERMS: dict[str, int] = {}
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
@@ -151,23 +151,25 @@ class _PostingsFile:
         table = json.loads((directory / POSTINGS_TERMS).read_text(encoding="utf-8"))
         self._docs = _array(directory / POSTINGS_DOCS, np.int32)
         self._scores = _array(directory / POSTINGS_SCORES, np.float64)
-        # field -> token -> the term's number; term k's postings are starts[k]:starts[k + 1]
-        # of the arrays. A number and one array, not a (start, end) pair per term: a table of
-        # every card's name grams is a third the memory (docs/benchmarks.md, Every card).
-        self._terms: dict[str, dict[str, int]] = {}
+        # Each field's term table (`TermTable`: a token's number); term k's postings are
+        # starts[k]:starts[k + 1] of the arrays. A number and one array, not a (start, end)
+        # pair per term: a table of every card's name grams is a third the memory.
+        self._terms: dict[str, TermTable] = {}
         counts: list[int] = []
         for field, (tokens, field_counts) in table.items():
             if len(tokens) != len(field_counts):
                 raise ValueError(f"{POSTINGS_TERMS}: {field} names {len(tokens)} terms and {len(field_counts)} counts")
-            self._terms[field] = dict(zip(tokens, range(len(counts), len(counts) + len(tokens)), strict=True))
+            self._terms[field] = TermTable(tokens, len(counts))
             counts.extend(field_counts)
+        del table
         self._starts = array("q", [0])
         self._starts.extend(accumulate(counts))
         if self._starts[-1] != len(self._docs) or self._starts[-1] != len(self._scores):
             raise ValueError(f"{POSTINGS_TERMS} names {self._starts[-1]} postings, the arrays hold {len(self._docs)}")
 
     def _span(self, field: str, token: str) -> tuple[int, int]:
-        term = self._terms.get(field, _NO_TERMS).get(token)
+        terms = self._terms.get(field)
+        term = terms.number(token) if terms is not None else None
         return (0, 0) if term is None else (self._starts[term], self._starts[term + 1])
 
     @staticmethod
@@ -202,26 +204,20 @@ class _PostingsFile:
     def held(self, field: str, within: np.ndarray) -> dict[str, bool]:
         """Whether a document of `within` (a mask of document numbers) holds each token of
         `field`: counted for all the field's tokens at once."""
-        terms = self._terms.get(field, _NO_TERMS)
+        terms = self._terms.get(field)
         if not terms:
             return {}
-        numbers = np.fromiter(terms.values(), np.int64, len(terms))
+        numbers = terms.numbers()
         starts = np.frombuffer(self._starts, np.int64)
         counted = np.concatenate([[0], np.cumsum(within[self._docs], dtype=np.int64)])
         return dict(zip(terms, (counted[starts[numbers + 1]] - counted[starts[numbers]] > 0).tolist(), strict=True))
 
     def frequencies(self, terms: Iterable[tuple[str, str]]) -> dict[tuple[str, str], int]:
-        """`frequency` of each (field, token) term: a query's terms in one call, as a call
-        and an argument tuple for each cost more than its two look-ups."""
-        numbers, starts = self._terms, self._starts
-        found = {}
-        for term in terms:
-            k = numbers.get(term[0], _NO_TERMS).get(term[1])
-            found[term] = 0 if k is None else starts[k + 1] - starts[k]
-        return found
+        """`frequency` of each (field, token) term: a query's terms in one call."""
+        return {term: self.frequency(*term) for term in terms}
 
     def tokens(self, field: str) -> Iterator[str]:
-        return iter(self._terms.get(field, {}))
+        return iter(self._terms.get(field, ()))
 
 
 def _array(path: Path, dtype) -> np.ndarray:
