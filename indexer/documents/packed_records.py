@@ -1,13 +1,13 @@
 """Records whose texts stay compressed in memory until something reads them: the cards.
 
-Every card at Scryfall's size is 35,000 records whose texts, rulings and attributes few requests
-read, yet as objects they were most of what a worker held for them (docs/benchmarks.md, Every
-card). A packed record keeps as objects what the service indexes every record by when a build
-opens (id, kind, source, edition, numbers, names, aliases, titles, references) and the rest as its JSON
-line, compressed by Zstandard with a dictionary trained on the build's own packed lines. Reading
-one of `PACKED_FIELDS` decodes the line; the decoded fields of the records read last are kept
-within a budget of bytes (`bounded_cache`), so a page that reads a card's text many times
-decodes it once.
+Every card at Scryfall's size is tens of thousands of records whose texts, rulings and
+attributes few requests read, yet as objects they were most of what a worker held for them
+(docs/benchmarks.md, Every card). A packed record keeps as objects what the service indexes
+every record by when a build opens (id, kind, source, edition, numbers, names, aliases, titles,
+references) and the rest as its JSON line, compressed by Zstandard with a dictionary trained on
+the build's own packed lines. Reading one of `PACKED_FIELDS` decodes the line; the decoded
+fields of the records read last are kept within a budget of bytes (`bounded_cache`), so a page
+that reads a card's text many times decodes it once.
 """
 from __future__ import annotations
 

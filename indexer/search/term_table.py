@@ -2,10 +2,10 @@
 
 The scored postings name each term by a number (`whoosh_engine._PostingsFile`); with every
 card, the name grams alone are hundreds of thousands of tokens, which as a dict of str to int
-held about forty megabytes of every worker (docs/benchmarks.md, Every card). Here a token is
-found by the 64-bit XXH3 hash of its UTF-8 bytes in a sorted array (bisection), and the bytes
-themselves, kept in one blob, are compared on a hit: two tokens of one hash are both found.
-A look-up costs about a microsecond, and a search makes a few dozen.
+were tens of megabytes of every worker (docs/benchmarks.md, Every card). Here a token is found
+by the 64-bit XXH3 hash of its UTF-8 bytes in a sorted array (bisection), and the bytes
+themselves, kept in one blob, are compared on a hit: two tokens of one hash are both found. A
+look-up is a bisection and a slice, where a search makes tens of them.
 """
 from __future__ import annotations
 
