@@ -71,9 +71,6 @@ class Packing:
         self._compressor = zstd.ZstdCompressor(level=LEVEL, zstd_dict=self._dictionary)
         self._lines = [self._compressor.compress(line, mode=zstd.ZstdCompressor.FLUSH_FRAME) for line in self._lines]
 
-    def __len__(self) -> int:
-        return len(self._lines)
-
     def packed_bytes(self) -> int:
         """What the compressed lines hold (the dictionary aside)."""
         return sum(map(len, self._lines))
