@@ -348,10 +348,10 @@ def _answered(library, position: dict[str, int]) -> dict:
             record_id = by_position[at].id
             if record_id in position:
                 rules.append([position[record_id], [kept.setdefault(n, len(kept)) for n in numbers], int(length)])
-    questions = answered.questions if answered is not None else []
+    texts = answered.questions if answered is not None else []
     mean = float(answered.lengths.mean()) if answered is not None and len(answered.lengths) else 1.0
     return {"k1": answered_rules.K1, "b": answered_rules.B, "mean_length": mean,
-            "questions": [questions[n] for n in kept], "rules": rules}
+            "questions": [texts[n] for n in kept], "rules": rules}
 
 
 def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:

@@ -67,8 +67,9 @@ def _extra_forms(record: Record) -> list[str]:
     for a name with a comma: a served build's cards keep it packed (`packed_records`)."""
     names = [*record.names.values(), *record.aliases]
     with_comma = [name for name in names if "," in name]
-    legendary = with_comma and "legendary" in record.attrs.get("type_line", "").lower()
-    short = [name.split(",")[0] for name in with_comma if legendary]
+    if with_comma and "legendary" not in record.attrs.get("type_line", "").lower():
+        with_comma = []
+    short = [name.split(",")[0] for name in with_comma]
     plain = [_unaccented(name) for name in names if not name.isascii()]
     return [name for name in (*short, *plain) if name]
 

@@ -161,7 +161,6 @@ class _PostingsFile:
                 raise ValueError(f"{POSTINGS_TERMS}: {field} names {len(tokens)} terms and {len(field_counts)} counts")
             self._terms[field] = TermTable(tokens, len(counts))
             counts.extend(field_counts)
-        del table
         self._starts = array("q", [0])
         self._starts.extend(accumulate(counts))
         if self._starts[-1] != len(self._docs) or self._starts[-1] != len(self._scores):
