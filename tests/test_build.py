@@ -1,4 +1,5 @@
 """Index builds: only when the corpus changed, switched atomically, never replaced by a failed build."""
+import json
 import os
 import signal
 import subprocess
@@ -35,6 +36,25 @@ def test_build_switches_only_when_the_corpus_changes(tmp_path):
     assert first.folder.exists()  # kept for readers that still have it open
     assert Library(second.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌揚"
     assert Library(first.folder).get("keyword-digest:rule:702.80").title["zh_hant"] == "頌威"
+
+
+def test_card_files_in_a_folder_are_inputs(tmp_path):
+    """A folder of Scryfall files (var/cards/ once fetched) is part of what a build is of: the
+    cards fetched, or fetched again, are indexed by the next build."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    corpus = [ROOT / "corpus"]
+    plain = inputs_hash(corpus)
+    assert inputs_hash([*corpus, cards]) == plain  # an empty folder adds nothing
+    rulings = json.loads((ROOT / "tests" / "fixtures" / "scryfall" / "rulings.json").read_text(encoding="utf-8"))
+    (cards / "rulings.json").write_text(json.dumps(rulings), encoding="utf-8")
+    (cards / "notes.md").write_text("not a card file", encoding="utf-8")
+    with_rulings = inputs_hash([*corpus, cards])
+    assert with_rulings != plain
+    (cards / "notes.md").write_text("still not a card file", encoding="utf-8")
+    assert inputs_hash([*corpus, cards]) == with_rulings
+    (cards / "rulings.json").write_text(json.dumps(rulings[1:]), encoding="utf-8")  # fetched again
+    assert inputs_hash([*corpus, cards]) not in (plain, with_rulings)
 
 
 def test_a_build_with_a_later_stage_follows_the_code_and_data_the_stage_reads(monkeypatch, tmp_path):

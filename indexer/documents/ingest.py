@@ -202,6 +202,13 @@ def _card_text(entry: Entry, sources: dict[str, dict]) -> str:
     return f"A card named in: {'; '.join(titles)}." if titles else "A card named in the glossary."
 
 
+def folder_files(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The files read from a folder that is not a corpus (no sources.toml): its rules files
+    (`.txt`) and its Scryfall card files (known by their content)."""
+    return (sorted(p for p in folder.iterdir() if p.suffix.lower() == ".txt"),
+            sorted(p for p in folder.iterdir() if p.is_file() and _is_scryfall(p)))
+
+
 def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
     started = time.perf_counter()
     result = IngestResult()
@@ -218,8 +225,9 @@ def ingest(paths: list[Path], progress: bool = False) -> IngestResult:
                     rules_paths.append(source.path)
                     declared[source.path] = source
         elif path.is_dir():
-            rules_paths.extend(sorted(p for p in path.iterdir() if p.suffix.lower() == ".txt"))
-            card_paths.extend(sorted(p for p in path.iterdir() if p.is_file() and _is_scryfall(p)))
+            rules, cards = folder_files(path)
+            rules_paths.extend(rules)
+            card_paths.extend(cards)
         elif path.is_file():
             if comprules.is_rules_file(_head(path)):
                 rules_paths.append(path)

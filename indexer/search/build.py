@@ -28,7 +28,7 @@ from tqdm import tqdm
 
 from indexer.documents.corpus import METADATA, CorpusError, load_sources
 from indexer.documents.glossary import Glossary
-from indexer.documents.ingest import GLOSSARY, IngestResult, ingest, read_records, write_records
+from indexer.documents.ingest import GLOSSARY, IngestResult, folder_files, ingest, read_records, write_records
 from indexer.documents.records import Record
 
 from . import analysis, folding, highlighting, lineage
@@ -76,7 +76,8 @@ def input_files(paths: list[Path]) -> list[Path]:
             except CorpusError:
                 files.extend(p for p in path.iterdir() if p.is_file())
         elif path.is_dir():
-            files.extend(p for p in path.iterdir() if p.suffix.lower() == ".txt")
+            rules, cards = folder_files(path)
+            files.extend(rules + cards)
         elif path.exists():
             files.append(path)
     return files
