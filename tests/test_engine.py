@@ -6,6 +6,7 @@ the same documents, in the same order, with the same scores."""
 from __future__ import annotations
 
 import judged
+import numpy as np
 import pytest
 
 from indexer.documents.bounded_cache import entry_bytes
@@ -109,3 +110,18 @@ def test_remembered_clauses_are_charged_at_least_their_size(corpus_library):
         args = (tuple(engine_query.terms), tuple(engine_query.phrases))
         clauses = corpus_library.engine._query._make_clauses(*args)
         assert _clauses_bytes(args, clauses) >= entry_bytes(args, clauses), text
+
+
+def test_term_frequencies_within_documents_name_only_theirs(corpus_library):
+    """With a mask of documents (the offline copy's records), each token keeps its whole
+    document frequency and names its postings among those documents only."""
+    engine, positions = corpus_library.engine, corpus_library.catalogue.positions
+    within = np.zeros(engine.doc_count(), bool)
+    within[: engine.doc_count() // 3] = True
+    everything = {token: found for token, _, _, found in engine.term_frequencies("title")[1]}
+    held = 0
+    for token, _common, frequency, found in engine.term_frequencies("title", within)[1]:
+        assert frequency == engine._postings.frequency("title", token) == len(everything[token])
+        assert found == [(record_id, tf) for record_id, tf in everything[token] if within[positions[record_id]]]
+        held += bool(found)
+    assert 0 < held < len(everything)

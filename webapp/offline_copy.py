@@ -358,8 +358,7 @@ def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
     """Each token of the search field no record of the copy holds, with how many records of
     the whole index hold it."""
     _stats, terms = library.engine.term_frequencies("body", _documents(library, position))
-    return {token: frequency for token, _common, frequency, found in terms
-            if not any(i in position for i, _tf in found)}
+    return {token: frequency for token, _common, frequency, found in terms if not found}
 
 
 def _documents(library, position: dict[str, int]) -> np.ndarray:

@@ -18,7 +18,7 @@ from indexer.documents.obsolete_terms import OBSOLETE_MARK, obsolete_names
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.documents.timeline import current_edition
-from indexer.search.folding import fold_key
+from indexer.search.folding import fold_key, fold_name
 from indexer.search.highlighting import marking_forms
 from indexer.search.lineage import Edge
 from indexer.search.record_lines import RecordLines
@@ -93,7 +93,7 @@ class RuleLookups:
         self._children_of: dict[tuple, list[Record]] = defaultdict(list)
         self._referrers: dict[tuple, list[Record]] = defaultdict(list)
         self._range_referrers: dict[str | None, list[tuple]] = defaultdict(list)
-        self.names: dict[str, list[str]] = defaultdict(list)
+        named: dict[str, list[str]] = defaultdict(list)
         self.keyword_heads: dict[str, list[str]] = defaultdict(list)
         self.titles: dict[str, list[str]] = defaultdict(list)
         # Obsolete glossary terms by their name without the mark.
@@ -112,7 +112,10 @@ class RuleLookups:
                     self.titles[fold_key(title)].append(r.id)
                 self._sections[r.source].append((r.offset, r.id))
             if r.kind in NAMED_KINDS:
-                self._index_names(r)
+                self._index_names(r, named)
+        # Each name's records as a tuple, not a growing list: 40 bytes less a name, of about a
+        # hundred thousand with every card.
+        self.names: dict[str, tuple[str, ...]] = {key: tuple(ids) for key, ids in named.items()}
         for children in self._children_of.values():
             children.sort(key=lambda c: (rule_sort_key(c.number), c.source))
         for members in self._by_source.values():
@@ -143,13 +146,13 @@ class RuleLookups:
             for title in r.title.values():
                 self.titles[fold_key(title)].append(r.id)
 
-    def _index_names(self, r: Record) -> None:
+    def _index_names(self, r: Record, named: dict[str, list[str]]) -> None:
         """A card's, plane's or term's names and aliases in their folded form; an obsolete
         term also by its name without the mark, which today's name is, and by each of the
         names it lists."""
         for name in [*r.names.values(), *r.aliases]:
             if name:
-                self.names[fold_key(name)].append(r.id)
+                named[fold_name(name)].append(r.id)
                 if r.kind == "term" and OBSOLETE_MARK.search(name):
                     # by each of its names too: "Remove from the Game, Removed, ..."
                     for plain in dict.fromkeys([OBSOLETE_MARK.sub("", name), *obsolete_names(name)]):

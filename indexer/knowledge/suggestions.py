@@ -10,6 +10,7 @@ Persist) is found without any reading of the characters.
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 
 from rapidfuzz import fuzz, process
@@ -17,7 +18,7 @@ from rapidfuzz import fuzz, process
 from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 from indexer.documents.references import rule_sort_key
-from indexer.search.folding import fold_key
+from indexer.search.folding import fold_key, fold_name
 from indexer.search.query import MAX_LIMIT, QueryError
 
 from .catalogue import Catalogue
@@ -48,7 +49,7 @@ class Suggestions:
         for r in catalogue.records.values():
             if r.kind in NAMED_KINDS:
                 for name in filter(None, [*r.names.values(), *r.aliases]):
-                    folded = fold_key(name)
+                    folded = fold_name(name)
                     opens = r
                     if r.kind == "term":
                         if folded not in term_named:
@@ -62,7 +63,8 @@ class Suggestions:
         self._entries = sorted(entries, key=lambda s: (len(s[0]), s[0]))
         # Their positions in that order, sorted by folded text, in which the entries starting
         # with what was typed are one run: found by bisection, not by reading every entry.
-        self._by_folded = sorted(range(len(self._entries)), key=lambda i: self._entries[i][0])
+        # (Arrays, not lists: an int object each was 4 MB with every card.)
+        self._by_folded = array("i", sorted(range(len(self._entries)), key=lambda i: self._entries[i][0]))
         self._folded = [self._entries[i][0] for i in self._by_folded]
         # Each folded text once (its first entry: the shortest, a term before a card), the
         # choices of `closest`.
@@ -70,7 +72,7 @@ class Suggestions:
         for n, entry in enumerate(self._entries):
             first.setdefault(entry[0], n)
         self._closest_keys = list(first)
-        self._closest_entries = list(first.values())
+        self._closest_entries = array("i", first.values())
 
     def suggest(self, q: str, limit: int = 10, script: str | None = None) -> list[dict]:
         """Names, titles and rule numbers that start with what was typed (any script), Chinese

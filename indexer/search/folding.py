@@ -13,6 +13,7 @@ a record's line by its position, parsing nothing: the server's workers share the
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -29,6 +30,12 @@ _PUNCT = re.compile(r"[\W_]+")
 def fold_key(text: str) -> str:
     """`text` with case, script, width, spacing and punctuation folded away."""
     return _PUNCT.sub("", to_hans(unicodedata.normalize("NFKC", text)).casefold())
+
+
+def fold_name(name: str) -> str:
+    """`fold_key` of a name that tables keep (the names index, the suggestions): one string
+    for them all, not one each (a hundred thousand names with every card)."""
+    return sys.intern(fold_key(name))
 
 
 def fold_record(record: Record) -> str:

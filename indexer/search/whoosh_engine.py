@@ -436,9 +436,10 @@ class WhooshBackend(SearchBackend):
         parameters, the number of documents its idf counts, the field's average length and each
         record's quantised length (by record id); then every token, whether a search leaves it
         out as common, its document frequency and its postings (record id, term frequency).
-        With `within` (a mask of document numbers), the postings of a token no document of it
-        holds are not read (an empty list): told from the scored postings in memory, which
-        spares reading Whoosh's from disk for the tens of thousands of cards' words."""
+        With `within` (a mask of document numbers), a token's postings are those of its
+        documents only, and the postings of a token none of them holds are not read (an empty
+        list: told from the scored postings in memory): the tens of thousands of cards' words,
+        and the cards among a common word's documents, are neither read from disk nor named."""
         searcher = self._ix.searcher(weighting=WEIGHTING)
         lengths = {}
         for leaf, offset in searcher.leaf_searchers():
@@ -452,15 +453,18 @@ class WhooshBackend(SearchBackend):
             try:
                 reader = searcher.reader()
                 held = self._postings.held(field, within) if within is not None else None
-                for token in reader.field_terms(field):
+                inside = within.tolist() if within is not None else None  # read per posting
+                for token in self._postings.tokens(field):  # Whoosh's order, read from memory
                     if held is not None and not held[token]:
                         frequency = self._postings.frequency(field, token)
                         yield token, frequency > most, frequency, []
                         continue
-                    postings = [(self._record_id(doc), int(tf))
-                                for ids, tfs in _posting_blocks(reader.postings(field, token))
-                                for doc, tf in zip(ids, tfs, strict=True)]
-                    yield token, len(postings) > most, len(postings), postings
+                    postings, frequency = [], 0
+                    for ids, tfs in _posting_blocks(reader.postings(field, token)):
+                        frequency += len(ids)
+                        postings += [(self._record_id(doc), int(tf)) for doc, tf in zip(ids, tfs, strict=True)
+                                     if inside is None or inside[doc]]
+                    yield token, frequency > most, frequency, postings
             finally:
                 searcher.close()
         return scoring, terms()
