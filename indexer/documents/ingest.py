@@ -385,9 +385,8 @@ def _check_unique_ids(result: IngestResult) -> None:
 def write_records(result: IngestResult, out_dir: Path) -> None:
     """records.jsonl and sources.json in `out_dir`, each replaced whole (write, fsync, rename)."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    records = "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in result.records)
-    _replace(out_dir / "records.jsonl", records)
-    _replace(out_dir / "sources.json", json.dumps(result.sources, ensure_ascii=False, indent=1))
+    _replace(out_dir / "records.jsonl", b"".join(orjson.dumps(r.to_dict()) + b"\n" for r in result.records))
+    _replace(out_dir / "sources.json", json.dumps(result.sources, ensure_ascii=False, indent=1).encode("utf-8"))
 
 
 # A record's fields whose values many records repeat (a kind, a source, an edition), and an
@@ -425,11 +424,11 @@ def read_records(folder: Path, packed_kinds: tuple[str, ...] = ()) -> tuple[list
     return records, sources
 
 
-def _replace(path: Path, text: str) -> None:
+def _replace(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
