@@ -125,3 +125,14 @@ def test_term_frequencies_within_documents_name_only_theirs(corpus_library):
         assert found == [(record_id, tf) for record_id, tf in everything[token] if within[positions[record_id]]]
         held += bool(found)
     assert 0 < held < len(everything)
+
+
+@pytest.mark.parametrize("field", [*FIELD_WEIGHTS, "kind", "lang"])
+def test_a_field_scored_in_one_pass_is_each_term_scored_alone(cards_library, field):
+    """The build scores a field's terms in one pass over its term table (`_ScoredPostings.field`):
+    the same tokens, postings and scores, to the last bit, as scoring them one by one."""
+    scorer = _ScoredPostings(cards_library.engine._whoosh())
+    tokens, counts, docs, scores = scorer.field(field)
+    expected = scorer._field_by_term(field)
+    assert tokens == expected[0] and counts == expected[1] and len(tokens) > 1
+    assert np.array_equal(docs, expected[2]) and scores.tobytes() == expected[3].tobytes()

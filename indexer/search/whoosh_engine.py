@@ -14,6 +14,7 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from itertools import accumulate
+from math import log
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,55 @@ class _ScoredPostings:
         tf = np.concatenate([np.asarray(weights, np.float64) for weights in tfs])
         return np.concatenate(docs), bm25(idf, tf, np.concatenate(lengths), avgfl, WEIGHTING.B, WEIGHTING.K1)
 
+    def field(self, field: str) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
+        """Every term of `field` in Whoosh's order: (tokens, postings per token, document
+        numbers, scores), the scores those of `_score`. An index of one segment without
+        deletions (every build's) is read in one pass over its term table, each term's
+        postings read from the term information the pass gives and all of them scored at
+        once: looking each term up three times, and scoring it alone, was most of a build's
+        scoring (a quarter of a minute with every card). Any other index term by term."""
+        leaves = self._searcher.leaf_searchers()
+        reader = leaves[0][0].reader() if len(leaves) == 1 else None
+        if reader is None or reader.has_deletions() or not hasattr(reader, "_terms"):
+            return self._field_by_term(field)
+        tokens: list[str] = []
+        counts: list[int] = []
+        ids: list[int] = []
+        weights: list[float] = []
+        idfs: list[float] = []
+        documents = self._searcher.doc_count_all()
+        terms, field_format = reader._terms, reader.schema[field].format
+        for (name, token), info in terms.items_from(field, b""):
+            if name != field:
+                break
+            matcher = reader._codec.postings_reader(terms._postfile, info, field_format, term=(field, token))
+            count = len(ids)
+            for block_ids, block_weights in _posting_blocks(matcher):
+                ids.extend(block_ids)
+                weights.extend(block_weights)
+            tokens.append(token.decode("utf-8"))
+            counts.append(len(ids) - count)
+            idfs.append(log(documents / (info.doc_frequency() + 1)) + 1)  # Whoosh's `idf`
+        docs = np.asarray(ids, np.int32)
+        if not reader.schema[field].scorable:  # an exact-value field: membership only
+            return tokens, counts, docs, np.zeros(len(docs))
+        scores = bm25(np.repeat(np.asarray(idfs, np.float64), counts), np.asarray(weights, np.float64),
+                      self._field_lengths(leaves[0][0], 0, field)[docs], self._searcher.avg_field_length(field) or 1,
+                      WEIGHTING.B, WEIGHTING.K1)
+        return tokens, counts, docs, scores
+
+    def _field_by_term(self, field: str) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
+        """`field`, a term at a time (`_score`)."""
+        tokens, counts, docs, scores = [], [], [], []
+        for token in self._searcher.reader().field_terms(field):
+            found_docs, found_scores = self._score(field, token)
+            tokens.append(token)
+            counts.append(len(found_docs))
+            docs.append(found_docs.astype(np.int32))
+            scores.append(found_scores.astype(np.float64))
+        return (tokens, counts, np.concatenate(docs) if docs else np.empty(0, np.int32),
+                np.concatenate(scores) if scores else np.empty(0))
+
     def _field_lengths(self, leaf, offset: int, field: str) -> np.ndarray:
         """The quantised length BM25F reads (`doc_field_length`) of every document of one
         segment and field, read once: scoring a term is then one pass over its postings,
@@ -175,17 +225,12 @@ class _PostingsFile:
     def write(searcher, directory: Path, fields: Iterable[str]) -> None:
         """Score every term of `fields` (`_ScoredPostings`) and write the arrays and table."""
         scorer = _ScoredPostings(searcher)
-        reader = searcher.reader()
         table, docs, scores = {}, [], []
         for field in fields:
-            tokens, counts = [], []
-            for token in reader.field_terms(field):
-                found_docs, found_scores = scorer._score(field, token)
-                tokens.append(token)
-                counts.append(len(found_docs))
-                docs.append(found_docs.astype(np.int32))
-                scores.append(found_scores.astype(np.float64))
+            tokens, counts, field_docs, field_scores = scorer.field(field)
             table[field] = [tokens, counts]
+            docs.append(field_docs.astype(np.int32))
+            scores.append(field_scores.astype(np.float64))
         np.save(directory / POSTINGS_DOCS, np.concatenate(docs) if docs else np.empty(0, np.int32))
         np.save(directory / POSTINGS_SCORES, np.concatenate(scores) if scores else np.empty(0, np.float64))
         (directory / POSTINGS_TERMS).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
