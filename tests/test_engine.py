@@ -119,12 +119,15 @@ def test_term_frequencies_within_documents_name_only_theirs(corpus_library):
     within = np.zeros(engine.doc_count(), bool)
     within[: engine.doc_count() // 3] = True
     everything = {token: found for token, _, _, found in engine.term_frequencies("title")[1]}
-    held = 0
+    held, unheld = 0, {}
     for token, _common, frequency, found in engine.term_frequencies("title", within)[1]:
         assert frequency == engine._postings.frequency("title", token) == len(everything[token])
         assert found == [(record_id, tf) for record_id, tf in everything[token] if within[positions[record_id]]]
         held += bool(found)
+        if not found:
+            unheld[token] = frequency
     assert 0 < held < len(everything)
+    assert engine.unheld("title", within) == unheld  # the tokens none of them holds, told without reading
 
 
 @pytest.mark.parametrize("field", [*FIELD_WEIGHTS, "kind", "lang"])

@@ -357,8 +357,7 @@ def _answered(library, position: dict[str, int]) -> dict:
 def _elsewhere(library, position: dict[str, int]) -> dict[str, int]:
     """Each token of the search field no record of the copy holds, with how many records of
     the whole index hold it."""
-    _stats, terms = library.engine.term_frequencies("body", _documents(library, position))
-    return {token: frequency for token, _common, frequency, found in terms if not found}
+    return library.engine.unheld("body", _documents(library, position))
 
 
 def _documents(library, position: dict[str, int]) -> np.ndarray:

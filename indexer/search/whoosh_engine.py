@@ -514,6 +514,12 @@ class WhooshBackend(SearchBackend):
                 searcher.close()
         return scoring, terms()
 
+    def unheld(self, field: str, within: np.ndarray) -> dict[str, int]:
+        """Each token of `field` that no document of `within` (a mask of document numbers)
+        holds, with its document frequency: told from the scored postings in memory."""
+        return {token: self._postings.frequency(field, token)
+                for token, held in self._postings.held(field, within).items() if not held}
+
     def _ids_by_number(self, record_ids: list[str] | None) -> list[str] | None:
         """Record ids by document number: the build adds the records in their order, so the
         n-th document is the n-th record, which the first and last documents' stored ids
