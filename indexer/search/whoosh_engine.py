@@ -22,6 +22,7 @@ import numpy as np
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
+from whoosh.index import FileIndex
 from whoosh.query import And, AndMaybe, AndNot, Or, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
@@ -44,6 +45,7 @@ from .schema import (
     document,
 )
 from .term_table import TermTable
+from .whoosh_writer import BuildStorage, BuildWriter
 
 INDEX_NAME = "records"
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -318,8 +320,8 @@ class WhooshBackend(SearchBackend):
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
-        ix = index.create_in(str(directory), build_schema(), indexname=INDEX_NAME)
-        writer = ix.writer(limitmb=256)
+        ix = FileIndex.create(BuildStorage(str(directory)), build_schema(), INDEX_NAME)
+        writer = BuildWriter(ix, limitmb=256)
         for name in writer.schema.names():
             attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
         try:
