@@ -1,9 +1,10 @@
 """The build's segment writer (`indexer.search.whoosh_writer`) writes what Whoosh's own writes:
 every file of the segment the same bytes, with its postings sorted in memory or spilled to
-runs of several pieces."""
+runs of several pieces, and with documents analysed apart."""
 from __future__ import annotations
 
 import hashlib
+import marshal
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from indexer.search import analysis, whoosh_writer
 from indexer.search.analysis import attach_segmenter
 from indexer.search.build import user_words
 from indexer.search.schema import build_schema, document
-from indexer.search.whoosh_writer import BuildStorage, BuildWriter
+from indexer.search.whoosh_writer import BuildStorage, BuildWriter, analysed
 
 NAME = "records"
 
@@ -33,12 +34,18 @@ def _segment_files(folder: Path) -> dict[str, str]:
     return files
 
 
-def _write(records, folder: Path, ix: FileIndex, writer) -> dict[str, str]:
-    segmenter = analysis.segmenter_for(frozenset(user_words(records)))
+def _write(records, folder: Path, ix: FileIndex, writer, analysed_apart: bool = False) -> dict[str, str]:
+    words = frozenset(user_words(records))
+    segmenter = analysis.segmenter_for(words)
     for name in writer.schema.names():
         attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
-    for record in records:
-        writer.add_document(**document(record))
+    documents = [document(record) for record in records]
+    if analysed_apart:
+        for fields, postings in zip(documents, marshal.loads(analysed(documents, words)), strict=True):
+            writer.add_analysed(fields, postings)
+    else:
+        for fields in documents:
+            writer.add_document(**fields)
     writer.commit()
     ix.close()
     return _segment_files(folder)
@@ -69,6 +76,11 @@ def test_the_segment_is_whooshs_own(ingested, whooshs_own, tmp_path, monkeypatch
     assert {"pst", "trm"} <= {name.rsplit(".", 1)[-1] for name in files}
     if limitmb == 1:
         assert len(spilled) > 2 and max(spilled) > 2 * whoosh_writer.RUN_PIECE
+
+
+def test_documents_analysed_apart_make_the_same_segment(ingested, whooshs_own, tmp_path):
+    ix = FileIndex.create(BuildStorage(str(tmp_path)), build_schema(), NAME)
+    assert _write(ingested.records[:3000], tmp_path, ix, BuildWriter(ix, limitmb=1), analysed_apart=True) == whooshs_own
 
 
 def test_a_counted_file_knows_its_position_after_seeks(tmp_path):

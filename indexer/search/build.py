@@ -136,10 +136,10 @@ def user_words(records: list[Record]) -> set[str]:
     return {w for w in words if w and len(w) <= 12}
 
 
-# A build of at least this many records writes its side files, and all its extras but the
-# first, in a second process while this one builds the index and the first extra: on two
-# cores, a build of every card's records is a fifth shorter. A smaller build does them in
-# turn (a process started costs more than it saves).
+# A build of at least this many records writes its side files, analyses what the engine hands
+# off, and runs all its extras but the first, in a second process while this one builds the
+# index and the first extra. A smaller build does them in turn (a process started costs more
+# than it saves).
 PARALLEL_RECORDS = 10_000
 
 # A further file a build writes into its folder before the switch, made by a later stage of
@@ -199,14 +199,18 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
     tmp = root / f".tmp-{name}-{os.getpid()}"
     try:
         write_records(result, tmp)
+        shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
+        words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
+        segmenter = analysis.segmenter_for(frozenset(words))
         with _second_process(len(result.records)) as second:
+            # The second process first analyses what the engine hands it (the index needs
+            # that before it needs the side files), then writes the side files.
+            handed = ENGINE.hand_off(result.records, segmenter, second) if second else None
             side = second.submit(_side_files, tmp) if second else None
             if side is None:
                 _write_side_files(result.records, tmp)
-            shutil.copyfile(GLOSSARY, tmp / GLOSSARY_FILE)
-            words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
             records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)
-            ENGINE.build(records, tmp, analysis.segmenter_for(frozenset(words)))
+            ENGINE.build(records, tmp, segmenter, handed)
             if side is not None:
                 side.result()
             meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,9 +35,15 @@ class SearchBackend(ABC):
 
     @classmethod
     @abstractmethod
-    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
+    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter, handed: Any = None) -> None:
         """Write a complete index of `records` into the empty folder `directory`, Chinese
-        segmented by `segmenter`."""
+        segmented by `segmenter`; `handed` is what `hand_off` returned for them."""
+
+    @classmethod
+    def hand_off(cls, records: list[Record], segmenter: Segmenter, helper: Executor) -> Any:
+        """Start on `helper` (another process) the part of building an index of `records`
+        that can be done apart; what it returns is given to `build`. None: no such part."""
+        return None
 
     @classmethod
     @abstractmethod

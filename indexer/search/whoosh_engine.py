@@ -10,9 +10,12 @@ tests hold the two together."""
 from __future__ import annotations
 
 import json
+import marshal
 import threading
 from array import array
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor
 from itertools import accumulate
 from math import log
 from pathlib import Path
@@ -45,7 +48,7 @@ from .schema import (
     document,
 )
 from .term_table import TermTable
-from .whoosh_writer import BuildStorage, BuildWriter
+from .whoosh_writer import BuildStorage, BuildWriter, analysed
 
 INDEX_NAME = "records"
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -59,6 +62,8 @@ POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
+# Documents another process analyses at a time for a build (`WhooshBackend.hand_off`).
+HANDED_DOCUMENTS = 2000
 
 
 class _ScoredPostings:
@@ -294,6 +299,30 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
         matcher._next_block()
 
 
+class _Handed:
+    """The card data's documents (`schema.NAMED_ONLY_SOURCE`: most of a build that has it)
+    analysed by another process in pieces of HANDED_DOCUMENTS, in order, while this one
+    indexes the others first (`WhooshBackend.hand_off`): each one's fields and postings."""
+
+    def __init__(self, records: list[Record], segmenter: Segmenter, helper: Executor):
+        documents = [document(record) for record in records]
+        words = frozenset(segmenter.words)
+        self._documents = iter(documents)
+        self._pieces = deque(helper.submit(analysed, documents[start:start + HANDED_DOCUMENTS], words)
+                             for start in range(0, len(documents), HANDED_DOCUMENTS))  # (each let go once read)
+        self._postings: Iterator[dict] = iter(())
+
+    def next(self, record: Record) -> tuple[dict, dict]:
+        fields = next(self._documents)
+        if fields["id"] != record.id:
+            raise ValueError(f"{record.id}: handed off as {fields['id']}")
+        postings = next(self._postings, None)
+        if postings is None:
+            self._postings = iter(marshal.loads(self._pieces.popleft().result()))
+            postings = next(self._postings)
+        return fields, postings
+
+
 class WhooshBackend(SearchBackend):
     def __init__(self, ix, postings: _PostingsFile, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
                  record_ids: list[str] | None = None):
@@ -319,20 +348,28 @@ class WhooshBackend(SearchBackend):
             self._named_only[named_only] = True
 
     @classmethod
-    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter) -> None:
+    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter,
+              handed: _Handed | None = None) -> None:
         ix = FileIndex.create(BuildStorage(str(directory)), build_schema(), INDEX_NAME)
         writer = BuildWriter(ix, limitmb=256)
         for name in writer.schema.names():
             attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
         try:
             for record in records:
-                writer.add_document(**document(record))
+                if handed is not None and record.source == NAMED_ONLY_SOURCE:
+                    writer.add_analysed(*handed.next(record))
+                else:
+                    writer.add_document(**document(record))
         except BaseException:
             writer.cancel()
             raise
         writer.commit()
         with ix.searcher(weighting=WEIGHTING) as searcher:
             _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTERS))
+
+    @classmethod
+    def hand_off(cls, records: list[Record], segmenter: Segmenter, helper: Executor) -> _Handed:
+        return _Handed([r for r in records if r.source == NAMED_ONLY_SOURCE], segmenter, helper)
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,

@@ -5,7 +5,8 @@ column file (or looks for one) for every posting it writes, and sorts a large bu
 on disk one marshalled posting at a time. On a build of every card that was half its time
 (docs/benchmarks.md, "Every card"). This writer writes the same files: positions are counted
 as the bytes are written, lengths are read once per field, and a run is written and read in
-pieces. Its output is held to Whoosh's own by `tests/test_whoosh_writer.py`."""
+pieces. A document may also come analysed already (`analysed`, run in another process), its
+postings added as they are. Its output is held to Whoosh's own by `tests/test_whoosh_writer.py`."""
 from __future__ import annotations
 
 import heapq
@@ -19,6 +20,9 @@ from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import StructFile
 from whoosh.util.numeric import byte_to_length
 from whoosh.writing import PostingPool, SegmentWriter
+
+from .analysis import attach_segmenter, segmenter_for
+from .schema import build_schema
 
 # Postings a run holds in one marshalled piece: about 6 MB of postings read back at a time.
 RUN_PIECE = 65_536
@@ -106,12 +110,53 @@ class _LengthsInMemory:
         self._perdoc.close()
 
 
+def analysed(documents: list[dict[str, str]], words: frozenset[str]) -> bytes:
+    """Each document's postings by field, as the build's schema analyses them with the
+    segmenter of `words` (for `BuildWriter.add_analysed`, in another process), marshalled:
+    as bytes they take a third of the memory they take as objects until they are indexed."""
+    schema = build_schema()
+    segmenter = segmenter_for(words)
+    for name in schema.names():
+        attach_segmenter(getattr(schema[name], "analyzer", None), segmenter)
+    return marshal.dumps([{name: list(schema[name].index(value)) for name, value in document.items()
+                           if value is not None and schema[name].indexed} for document in documents])
+
+
 class BuildWriter(SegmentWriter):
-    """Whoosh's `SegmentWriter` with the pool and the lengths above."""
+    """Whoosh's `SegmentWriter` with the pool and the lengths above, and documents analysed
+    elsewhere."""
 
     def __init__(self, ix, limitmb: int = 128, **kwargs):
         super().__init__(ix, limitmb=limitmb, **kwargs)
         self.pool = _PiecewisePool(self._tempstorage, self.newsegment, limitmb=limitmb)
+        # What `add_analysed` leaves out of `add_document`: spelling words, term vectors, columns.
+        self._plain = not any(field.separate_spelling() or field.vector or field.column_type
+                              for _, field in self.schema.items())
+
+    def add_analysed(self, fields: dict[str, str], postings: dict[str, list[tuple]]) -> None:
+        """`add_document(**fields)`, each indexed field's postings as `analysed` made them."""
+        if not self._plain:
+            raise ValueError("a schema with spelling, vectors or columns takes documents whole")
+        self._check_state()
+        perdoc, docnum, add = self.perdocwriter, self.docnum, self.pool.add
+        docboost = self._doc_boost(fields)
+        perdoc.start_doc(docnum)
+        for name in sorted(name for name in fields if not name.startswith("_")):
+            value = fields[name]
+            if value is None:
+                continue
+            field = self.schema[name]
+            length = 0
+            if field.indexed:
+                boost = self._field_boost(fields, name, docboost)
+                for text, frequency, weight, encoded in postings[name]:
+                    if field.scorable:
+                        length += frequency
+                    add((name, text, docnum, weight * boost, encoded))
+            perdoc.add_field(name, field, value if field.stored else None, length)
+        perdoc.finish_doc()
+        self._added = True
+        self.docnum += 1
 
     def per_document_reader(self) -> _LengthsInMemory:
         return _LengthsInMemory(super().per_document_reader(), self.schema.scorable_names())
