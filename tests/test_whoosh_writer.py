@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from whoosh.filedb.compound import CompoundStorage
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import FileIndex
 
-from indexer.search import analysis, whoosh_writer
+from indexer.search import analysis, whoosh_engine, whoosh_writer
 from indexer.search.analysis import attach_segmenter
 from indexer.search.build import user_words
 from indexer.search.schema import build_schema, document
@@ -81,6 +82,24 @@ def test_the_segment_is_whooshs_own(ingested, whooshs_own, tmp_path, monkeypatch
 def test_documents_analysed_apart_make_the_same_segment(ingested, whooshs_own, tmp_path):
     ix = FileIndex.create(BuildStorage(str(tmp_path)), build_schema(), NAME)
     assert _write(ingested.records[:3000], tmp_path, ix, BuildWriter(ix, limitmb=1), analysed_apart=True) == whooshs_own
+
+
+class _Idle(Executor):
+    """Another process that never starts what it is handed."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        return Future()
+
+
+def test_pieces_the_other_process_has_not_started_are_analysed_here(ingested, monkeypatch):
+    monkeypatch.setattr(whoosh_engine, "HANDED_DOCUMENTS", 5)
+    records = ingested.records[:23]
+    segmenter = analysis.segmenter_for(frozenset(user_words(records)))
+    handed = whoosh_engine._Handed(records, segmenter, _Idle())
+    expected = marshal.loads(analysed([document(r) for r in records], frozenset(segmenter.words)))
+    assert [handed.next(record) for record in records] == [
+        (document(record), postings) for record, postings in zip(records, expected, strict=True)]
+    assert not handed._pieces
 
 
 def test_a_counted_file_knows_its_position_after_seeks(tmp_path):

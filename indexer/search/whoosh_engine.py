@@ -15,7 +15,7 @@ import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from itertools import accumulate
 from math import log
 from pathlib import Path
@@ -302,14 +302,17 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
 class _Handed:
     """The card data's documents (`schema.NAMED_ONLY_SOURCE`: most of a build that has it)
     analysed by another process in pieces of HANDED_DOCUMENTS, in order, while this one
-    indexes the others first (`WhooshBackend.hand_off`): each one's fields and postings."""
+    indexes the others first (`WhooshBackend.hand_off`): each one's fields and postings.
+    Rather than wait for a piece, this process analyses the last one the other has not
+    started, so that neither waits while the other works."""
 
     def __init__(self, records: list[Record], segmenter: Segmenter, helper: Executor):
         documents = [document(record) for record in records]
-        words = frozenset(segmenter.words)
+        self._words = frozenset(segmenter.words)
         self._documents = iter(documents)
-        self._pieces = deque(helper.submit(analysed, documents[start:start + HANDED_DOCUMENTS], words)
-                             for start in range(0, len(documents), HANDED_DOCUMENTS))  # (each let go once read)
+        pieces = (documents[start:start + HANDED_DOCUMENTS] for start in range(0, len(documents), HANDED_DOCUMENTS))
+        # (each piece's documents and its analysis, let go once read)
+        self._pieces = deque((piece, helper.submit(analysed, piece, self._words)) for piece in pieces)
         self._postings: Iterator[dict] = iter(())
 
     def next(self, record: Record) -> tuple[dict, dict]:
@@ -318,9 +321,21 @@ class _Handed:
             raise ValueError(f"{record.id}: handed off as {fields['id']}")
         postings = next(self._postings, None)
         if postings is None:
-            self._postings = iter(marshal.loads(self._pieces.popleft().result()))
+            self._postings = iter(self._next_piece())
             postings = next(self._postings)
         return fields, postings
+
+    def _next_piece(self) -> list[dict]:
+        pieces = self._pieces
+        while not pieces[0][1].done():
+            unstarted = next((at for at in range(len(pieces) - 1, -1, -1) if pieces[at][1].cancel()), None)
+            if unstarted is None:  # the other process is at work on the next piece
+                break
+            documents = pieces[unstarted][0]
+            here: Future = Future()
+            here.set_result(analysed(documents, self._words))
+            pieces[unstarted] = (documents, here)
+        return marshal.loads(pieces.popleft()[1].result())
 
 
 class WhooshBackend(SearchBackend):
