@@ -239,7 +239,11 @@ def _second_process(records: int) -> Iterator[ProcessPoolExecutor | None]:
         yield None
         return
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield pool
+        try:
+            yield pool
+        except BaseException:  # a failed build does not wait for work handed off to it
+            pool.shutdown(cancel_futures=True)
+            raise
 
 
 def _write_side_files(records: list[Record], folder: Path) -> None:
