@@ -2,11 +2,12 @@
 
 Whoosh 2.7's writer asks the kernel for each term's file position, opens a document-length
 column file (or looks for one) for every posting it writes, and sorts a large build's postings
-on disk one marshalled posting at a time. On a build of every card that was half its time
-(docs/benchmarks.md, "Every card"). This writer writes the same files: positions are counted
-as the bytes are written, lengths are read once per field, and a run is written and read in
-pieces. A document may also come analysed already (`analysed`, run in another process), its
-postings added as they are. Its output is held to Whoosh's own by `tests/test_whoosh_writer.py`."""
+on disk one marshalled posting at a time: on a build of every card, a third of the build
+(docs/decisions/0076-whoosh-written-without-its-costs-per-posting.md). This writer writes the
+same files: positions are counted as the bytes are written, lengths are read once per field,
+and a run is written and read in pieces. A document may also come analysed already
+(`analysed`, run in another process), its postings added as they are. Its output is held to
+Whoosh's own by `tests/test_whoosh_writer.py`."""
 from __future__ import annotations
 
 import heapq
