@@ -299,6 +299,11 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
         matcher._next_block()
 
 
+def _handed_off(record: Record) -> bool:
+    """Whether a build hands the record's analysis to another process: the card data's."""
+    return record.source == NAMED_ONLY_SOURCE
+
+
 class _Handed:
     """The card data's documents (`schema.NAMED_ONLY_SOURCE`: most of a build that has it)
     analysed by another process in pieces of HANDED_DOCUMENTS, in order, while this one
@@ -371,7 +376,7 @@ class WhooshBackend(SearchBackend):
             attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
         try:
             for record in records:
-                if handed is not None and record.source == NAMED_ONLY_SOURCE:
+                if handed is not None and _handed_off(record):
                     writer.add_analysed(*handed.next(record))
                 else:
                     writer.add_document(**document(record))
@@ -384,7 +389,7 @@ class WhooshBackend(SearchBackend):
 
     @classmethod
     def hand_off(cls, records: list[Record], segmenter: Segmenter, helper: Executor) -> _Handed:
-        return _Handed([r for r in records if r.source == NAMED_ONLY_SOURCE], segmenter, helper)
+        return _Handed([record for record in records if _handed_off(record)], segmenter, helper)
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
