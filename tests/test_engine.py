@@ -12,7 +12,7 @@ import pytest
 from indexer.documents.bounded_cache import entry_bytes
 from indexer.search.clauses import _clauses_bytes
 from indexer.search.query import parse_query
-from indexer.search.schema import FIELD_WEIGHTS
+from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
 from indexer.search.whoosh_engine import _ScoredPostings
 
 EXTRA_QUERIES = [
@@ -139,3 +139,33 @@ def test_a_field_scored_in_one_pass_is_each_term_scored_alone(cards_library, fie
     expected = scorer._field_by_term(field)
     assert tokens == expected[0] and counts == expected[1] and len(tokens) > 1
     assert np.array_equal(docs, expected[2]) and scores.tobytes() == expected[3].tobytes()
+
+
+def test_summed_postings_are_each_term_added_in_turn(cards_library):
+    """`TermSums.scores` sums every term's postings in one pass, weighted in place: the same
+    floats, to the last bit, as adding each term's weighted scores to its documents in turn,
+    a common term's only where a term outside the recall field matched."""
+    engine = cards_library.engine
+    question = ("My opponent attacks with a creature that has flying and first strike; I block it "
+                "with Kitchen Finks, it dies, and persist returns it: does the damage still happen?")
+    terms, common, _ = engine._query.clauses(cards_library.engine_query(parse_query(question)))
+    assert len(terms) > 10 and common
+    count = engine.doc_count()
+    expected, matched, outside = np.zeros(count), np.zeros(count, bool), np.zeros(count, bool)
+    for (field, tok), boost in terms.items():
+        docs, scores = engine._postings.get(field, tok)
+        expected[docs] += scores * boost
+        matched[docs] = True
+        if field != RECALL_FIELD:
+            outside[docs] = True
+    for (field, tok), boost in common.items():
+        docs, scores = engine._postings.get(field, tok)
+        expected[docs] += scores * boost * outside[docs]
+    summed, found = engine._sums.scores(terms, common)
+    assert summed.tobytes() == expected.tobytes() and np.array_equal(found, matched)
+    # Of the documents of a range only (a filter's): theirs the same, the others 0 and unmatched.
+    first, last = count // 3, 2 * count // 3
+    part, part_found = engine._sums.scores(terms, common, (first, last))
+    assert part[first:last].tobytes() == summed[first:last].tobytes() and part_found[first:last].any()
+    assert np.array_equal(part_found[first:last], found[first:last])
+    assert not part[:first].any() and not part[last:].any() and not part_found[:first].any()

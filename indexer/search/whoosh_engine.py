@@ -47,6 +47,7 @@ from .schema import (
     build_schema,
     document,
 )
+from .term_sums import TermSums
 from .term_table import TermTable
 from .whoosh_writer import BuildStorage, BuildWriter, analysed
 
@@ -360,6 +361,7 @@ class WhooshBackend(SearchBackend):
         self._query = QueryClauses({name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}, segmenter,
                                    postings, self._doc_count, cache_bytes)
         self._record_ids = self._ids_by_number(record_ids)
+        self._sums = TermSums(postings, self._doc_count)
         # The documents found by their names only (`schema.NAMED_ONLY_SOURCE`), or None.
         named_only = postings.get("source", NAMED_ONLY_SOURCE)[0]
         self._named_only: np.ndarray | None = None
@@ -449,17 +451,25 @@ class WhooshBackend(SearchBackend):
             terms, common, must = self._query.clauses(query)
             if not terms and not must:
                 return np.zeros(0, np.int64), np.zeros(0)
-            scores, matched = self._scores(terms, common)
-            if must:
-                scores, matched = self._require(scores, matched if terms else None, must)
+            sums = self._sums
+            allowed = None  # the documents the filters let through
             for name, value in query.filters.items():
                 if name in FILTERS:
-                    allowed = np.zeros(self._doc_count, bool)
-                    allowed[self._postings.get(name, value)[0]] = True
-                    matched &= allowed
+                    holding = np.zeros(self._doc_count, bool)
+                    holding[self._postings.get(name, value)[0]] = True
+                    allowed = holding if allowed is None else allowed & holding
+            within = None
+            if allowed is not None:
+                first, last = int(allowed.argmax()), self._doc_count - int(allowed[::-1].argmax())
+                within = (first, last) if allowed[first] else (0, 0)
+            scores, matched = sums.scores(terms, common, within)
+            if must:
+                scores, matched = sums.required(scores, matched if terms else None, must)
+            if allowed is not None:
+                matched &= allowed
             if (self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND
                     and (matched & self._named_only).any()):
-                matched &= self._found_by_name(terms) | ~self._named_only
+                matched &= sums.found_by_name(terms) | ~self._named_only
             docs = np.flatnonzero(matched)
             found = scores[docs]
             if len(docs) > limit:  # the best `limit` and any tied with the last of them
@@ -470,68 +480,6 @@ class WhooshBackend(SearchBackend):
         except Exception as exc:  # noqa: BLE001  (whoosh keeps no checksums: damage shows up as any error)
             raise IndexUnavailable(
                 f"{self._ix.storage.folder}: search index damaged ({type(exc).__name__}: {exc})") from None
-
-    def _scores(self, terms: dict, common: dict) -> tuple[np.ndarray, np.ndarray]:
-        """Every document's score, and whether a term matched it (a score may be 0).
-
-        Each term's weighted scores are summed by one `np.bincount` over all terms' postings,
-        in the order of the terms and then the common terms: the same additions, in the same
-        order, as adding each term's scores to the documents it holds in turn, so the same
-        floats, with one pass instead of a gather and a scatter for each term. The terms'
-        scores are weighted in one multiplication by their boosts repeated over their
-        postings (the same products as one multiplication a term, without a numpy call for
-        each). A common term adds nothing (0.0) to a document no term outside the recall
-        field matched."""
-        count = self._doc_count
-        docs, weighted = self._weighted_postings(terms)
-        matched = np.zeros(count, bool)
-        if not docs and not common:
-            return np.zeros(count), matched
-        found_by_terms = np.concatenate(docs) if docs else np.empty(0, np.int32)
-        matched[found_by_terms] = True
-        if common:
-            outside = np.zeros(count, bool)
-            outside_recall = [found for (field, _), found in zip(terms, docs, strict=True) if field != RECALL_FIELD]
-            if outside_recall:
-                outside[np.concatenate(outside_recall)] = True
-            common_found, common_weighted = self._weighted_postings(common)
-            common_docs = np.concatenate(common_found)
-            found_by_terms = np.concatenate([found_by_terms, common_docs])
-            weighted = np.concatenate([weighted, common_weighted * outside[common_docs]])
-        return np.bincount(found_by_terms, weighted, count), matched
-
-    def _found_by_name(self, terms: dict) -> np.ndarray:
-        """The documents a term of a name field matched (`schema.NAME_FIELDS`)."""
-        found = np.zeros(self._doc_count, bool)
-        for field, tok in terms:
-            if field in NAME_FIELDS:
-                found[self._postings.get(field, tok)[0]] = True
-        return found
-
-    def _weighted_postings(self, terms: dict) -> tuple[list[np.ndarray], np.ndarray]:
-        """Each term's documents, in the terms' order, and all their scores, each weighted by
-        its term's boost."""
-        found = [self._postings.get(field, tok) for field, tok in terms]
-        docs = [d for d, _ in found]
-        if not docs:
-            return docs, np.empty(0)
-        boosts = np.array(list(terms.values())).repeat([len(d) for d in docs])
-        return docs, np.concatenate([scores for _, scores in found]) * boosts
-
-    def _require(self, scores: np.ndarray, matched: np.ndarray | None,
-                 must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
-        """Only documents holding every phrase token (and matching a term, when there are
-        terms), each token's score added, as Whoosh's intersection adds its parts'."""
-        total, count = np.zeros(self._doc_count), np.zeros(self._doc_count, np.int32)
-        required = [tok for tokens in must for tok in tokens]
-        for tok in required:
-            docs, term_scores = self._postings.get("body", tok)
-            total[docs] += term_scores
-            count[docs] += 1
-        holding = count == len(required)
-        if matched is None:
-            return total, holding
-        return total + scores, holding & matched
 
     def term_frequencies(self, field: str, within: np.ndarray | None = None
                          ) -> tuple[dict, Iterator[tuple[str, bool, int, list[tuple[str, int]]]]]:
