@@ -143,13 +143,24 @@ def test_a_rules_query_is_never_filled_with_cards(cards_library):
 
 def test_the_engine_and_whoosh_agree_with_cards_in_the_index(cards_library):
     engine = cards_library.engine
+    question = "Kitchen Finks blocks a creature with flying and first strike: does persist return it?"
     for terms, filters in ((["persist"], {}), (["kitchen finks"], {}), (["flying"], {"kind": "card"}),
-                           (["帮厨奥夫"], {})):
+                           (["帮厨奥夫"], {}), ([question], {}), ([question], {"kind": "card"})):
         query = EngineQuery(terms=tuple((t, 1.0) for t in terms), phrases=(), filters=filters)
         ours = engine.search(query, 50)
         theirs = engine.search_with_whoosh(query, 50)
         assert [i for i, _ in ours] == [i for i, _ in theirs]
         assert [round(s, 4) for _, s in ours] == [round(s, 4) for _, s in theirs]
+
+
+def test_a_card_is_ranked_by_its_names_unless_cards_are_asked_for(cards_library):
+    """Outside `kind:card` a card counts by its names only: its Oracle text ("When Kitchen Finks
+    enters") adds nothing, so a rules query's words in card texts read no card postings."""
+    engine = cards_library.engine
+    by_name = engine.search(EngineQuery(terms=(("kitchen finks", 1.0),), phrases=(), filters={}), 5)
+    as_card = engine.search(EngineQuery(terms=(("kitchen finks", 1.0),), phrases=(), filters={"kind": "card"}), 5)
+    assert by_name[0][0] == as_card[0][0] == "scryfall:card:kitchen-finks"
+    assert by_name[0][1] < as_card[0][1]
 
 
 def test_a_set_faq_s_card_and_scryfall_s_are_one_card(cards_library, cards_client):

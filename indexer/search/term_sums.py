@@ -14,16 +14,30 @@ class Postings(Protocol):
 
 
 class TermSums:
-    def __init__(self, postings: Postings, doc_count: int):
+    def __init__(self, postings: Postings, doc_count: int, named_only: np.ndarray):
+        """`named_only`: the documents found by their names only (`schema.NAMED_ONLY_SOURCE`),
+        in ascending order."""
         self._postings = postings
         self._doc_count = doc_count
+        # Where each run of them starts and ends (past its last), in turn: a build writes them
+        # together, so there is one run, and cutting a term's postings is one bisection.
+        self._runs = np.zeros(0, np.int64)
+        if len(named_only):
+            breaks = np.flatnonzero(np.diff(named_only) != 1) + 1
+            starts, lasts = named_only[np.r_[0, breaks]], named_only[np.r_[breaks - 1, len(named_only) - 1]]
+            self._runs = np.column_stack([starts, lasts + 1]).ravel().astype(np.int64)
 
-    def scores(self, terms: dict, common: dict, within: tuple[int, int] | None = None
-               ) -> tuple[np.ndarray, np.ndarray]:
-        """Every document's score, and whether a term matched it (a score may be 0); with
-        `within` (first, past last), of those documents only, the others 0 and unmatched:
-        a filtered search (today's rules) reads only the part of each term's postings that
-        its documents span, the documents of a source or an edition being written together.
+    def scores(self, terms: dict, common: dict, within: tuple[int, int] | None = None,
+               names_only: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Every document's score, and whether a term matched it (a score may be 0).
+
+        With `within` (first, past last), of those documents only, the others 0 and
+        unmatched: a filtered search (today's rules) reads only the part of each term's
+        postings that its documents span, the documents of a source or an edition being
+        written together. With `names_only`, the named-only documents are scored and matched
+        by the terms of the name fields only: a search that is not for cards finds a card
+        by its name (and its name ranks it), never by its text, so the tens of thousands of
+        Oracle texts' postings of the game's commonest words are not read.
 
         All the postings of the terms, then of the common terms, are summed by one
         `np.bincount`: the same additions, in the same order, as adding each term's scores
@@ -36,26 +50,49 @@ class TermSums:
         milliseconds (docs/benchmarks.md, "Every card")."""
         count = self._doc_count
         matched = np.zeros(count, bool)
-        found = [self._postings.get(field, tok) for field, tok in (*terms, *common)]
-        if within is not None:
-            found = [_within(docs, scores, within) for docs, scores in found]
-        if not found:
+        pieces = self._pieces(terms, within, names_only)
+        in_terms = len(pieces)
+        pieces += self._pieces(common, within, names_only)
+        if not pieces:
             return np.zeros(count), matched
-        docs = np.concatenate([d for d, _ in found])
-        weighted = np.concatenate([s for _, s in found])
+        docs = np.concatenate([piece[0] for piece in pieces])
+        weighted = np.concatenate([piece[1] for piece in pieces])
         at = 0
-        for (term_docs, _), boost in zip(found, (*terms.values(), *common.values()), strict=True):
-            weighted[at:at + len(term_docs)] *= boost
-            at += len(term_docs)
-        in_terms = sum(len(d) for d, _ in found[:len(terms)])
-        matched[docs[:in_terms]] = True
+        for piece_docs, _, boost, _ in pieces:
+            weighted[at:at + len(piece_docs)] *= boost
+            at += len(piece_docs)
+        in_term_postings = sum(len(piece[0]) for piece in pieces[:in_terms])
+        matched[docs[:in_term_postings]] = True
         if common:
             outside = np.zeros(count, bool)
-            for (field, _), (term_docs, _) in zip(terms, found[:len(terms)], strict=True):
-                if field != RECALL_FIELD:
-                    outside[term_docs] = True
-            weighted[in_terms:] *= outside[docs[in_terms:]]
+            for piece_docs, _, _, outside_recall in pieces[:in_terms]:
+                if outside_recall:
+                    outside[piece_docs] = True
+            weighted[in_term_postings:] *= outside[docs[in_term_postings:]]
         return np.bincount(docs, weighted, count), matched
+
+    def _pieces(self, terms: dict, within: tuple[int, int] | None, names_only: bool
+                ) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
+        """Each term's postings as (documents, scores, boost, outside the recall field) pieces,
+        in the terms' order: of `within` only, and without the named-only documents outside
+        the name fields if `names_only`."""
+        pieces = []
+        for (field, tok), boost in terms.items():
+            docs, scores = self._postings.get(field, tok)
+            if within is not None:
+                start, end = np.searchsorted(docs, within).tolist()
+                docs, scores = docs[start:end], scores[start:end]
+            if names_only and field not in NAME_FIELDS and len(self._runs) and len(docs):
+                start = 0
+                for n, cut in enumerate(np.searchsorted(docs, self._runs).tolist()):
+                    if n % 2 == 0 and cut > start:  # up to a run's start
+                        pieces.append((docs[start:cut], scores[start:cut], boost, field != RECALL_FIELD))
+                    start = cut
+                if start < len(docs):
+                    pieces.append((docs[start:], scores[start:], boost, field != RECALL_FIELD))
+            else:
+                pieces.append((docs, scores, boost, field != RECALL_FIELD))
+        return pieces
 
     def found_by_name(self, terms: dict) -> np.ndarray:
         """The documents a term of a name field matched (`schema.NAME_FIELDS`)."""
@@ -80,8 +117,3 @@ class TermSums:
             return total, holding
         return total + scores, holding & matched
 
-
-def _within(docs: np.ndarray, scores: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """A term's postings of the documents numbered from `bounds[0]` up to `bounds[1]`."""
-    start, end = np.searchsorted(docs, bounds).tolist()
-    return docs[start:end], scores[start:end]

@@ -26,7 +26,7 @@ from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import FileIndex
-from whoosh.query import And, AndMaybe, AndNot, Or, Term
+from whoosh.query import And, AndMaybe, AndNot, Not, Or, Require, Term
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
@@ -361,13 +361,13 @@ class WhooshBackend(SearchBackend):
         self._query = QueryClauses({name: ix.schema[name].analyzer for name in FIELD_WEIGHTS}, segmenter,
                                    postings, self._doc_count, cache_bytes)
         self._record_ids = self._ids_by_number(record_ids)
-        self._sums = TermSums(postings, self._doc_count)
         # The documents found by their names only (`schema.NAMED_ONLY_SOURCE`), or None.
         named_only = postings.get("source", NAMED_ONLY_SOURCE)[0]
         self._named_only: np.ndarray | None = None
         if len(named_only):
             self._named_only = np.zeros(self._doc_count, bool)
             self._named_only[named_only] = True
+        self._sums = TermSums(postings, self._doc_count, named_only)
 
     @classmethod
     def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter,
@@ -414,27 +414,41 @@ class WhooshBackend(SearchBackend):
         query, run by Whoosh's searcher and matchers. The tests check that both agree; the
         benchmarks' bare Flask + Whoosh endpoint runs this."""
         terms, common, must = self._query.clauses(query)
-        clauses = [Term(field, tok, boost=boost) for (field, tok), boost in terms.items()]
+        names_only = self._counted_by_name(query) is not None
+        cards = Term("source", NAMED_ONLY_SOURCE)
+
+        def term(field: str, tok: str, boost: float):
+            """A term's clause; outside the name fields, not of the named-only documents (Whoosh's
+            AndNot excludes nothing inside a union, And with Not adds 1.0: Require scores its
+            first part only)."""
+            clause = Term(field, tok, boost=boost)
+            return Require(clause, Not(cards)) if names_only and field not in NAME_FIELDS else clause
+
+        clauses = [(field, term(field, tok, boost)) for (field, tok), boost in terms.items()]
         required = [And([Term("body", tok) for tok in tokens]) for tokens in must]
         if not clauses and not required:
             return []
-        union = Or(clauses)
+        union = Or([c for _, c in clauses])
         union.matcher_type = Or.ARRAY_MATCHER
-        main = [c for c in clauses if c.fieldname != RECALL_FIELD]
+        main = [c for field, c in clauses if field != RECALL_FIELD]
         if common and main:
             # The common terms' scores for what the rare terms found outside the recall field.
-            optional = Or([Term(field, tok, boost=boost) for (field, tok), boost in common.items()])
+            optional = Or([term(field, tok, boost) for (field, tok), boost in common.items()])
             optional.matcher_type = Or.ARRAY_MATCHER
-            union = Or([AndMaybe(Or(main), optional), *(c for c in clauses if c.fieldname == RECALL_FIELD)])
+            union = Or([AndMaybe(Or(main), optional), *(c for field, c in clauses if field == RECALL_FIELD)])
         q = And(required + ([union] if clauses else [])) if required else union
         filters = [Term(name, value) for name, value in query.filters.items() if name in FILTERS]
         mask = None
-        if self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND:
-            by_name = [c for c in clauses if c.fieldname in NAME_FIELDS]
-            cards = Term("source", NAMED_ONLY_SOURCE)
+        if names_only:
+            by_name = [c for field, c in clauses if field in NAME_FIELDS]
             mask = AndNot(cards, Or(by_name)) if by_name else cards
         hits = self._whoosh().search(q, limit=limit, filter=And(filters) if filters else None, mask=mask)
         return [(hit["id"], hit.score) for hit in hits]
+
+    def _counted_by_name(self, query: EngineQuery) -> np.ndarray | None:
+        """The named-only documents (a mask) when `query` counts them by their names only,
+        that is unless it asks for cards (`kind:card`); None when it does or there are none."""
+        return self._named_only if query.filters.get("kind") != NAMED_ONLY_KIND else None
 
     def search(self, query: EngineQuery, limit: int) -> list[tuple[str, float]]:
         docs, scores = self._best(query, limit)
@@ -462,14 +476,14 @@ class WhooshBackend(SearchBackend):
             if allowed is not None:
                 first, last = int(allowed.argmax()), self._doc_count - int(allowed[::-1].argmax())
                 within = (first, last) if allowed[first] else (0, 0)
-            scores, matched = sums.scores(terms, common, within)
+            named_only = self._counted_by_name(query)
+            scores, matched = sums.scores(terms, common, within, named_only is not None)
             if must:
                 scores, matched = sums.required(scores, matched if terms else None, must)
             if allowed is not None:
                 matched &= allowed
-            if (self._named_only is not None and query.filters.get("kind") != NAMED_ONLY_KIND
-                    and (matched & self._named_only).any()):
-                matched &= sums.found_by_name(terms) | ~self._named_only
+            if named_only is not None and (matched & named_only).any():
+                matched &= sums.found_by_name(terms) | ~named_only
             docs = np.flatnonzero(matched)
             found = scores[docs]
             if len(docs) > limit:  # the best `limit` and any tied with the last of them
