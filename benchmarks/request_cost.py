@@ -36,7 +36,7 @@ from harness.server import Server, free_port
 from indexer.documents import scryfall
 from indexer.knowledge.library import Library
 from indexer.search.query import MAX_LIMIT, MAX_QUERY_CHARS
-from webapp import collection, create_app, templating
+from webapp import collection, create_app, templating, warming
 from webapp.views.offline import ENGINE
 
 from .measure import WARM_UP_QUERY, build_folder, judged_queries, percentile, table
@@ -243,8 +243,10 @@ def report(index_root: Path) -> str:
         for warm in ("/healthz", f"/?q={WARM_UP_QUERY}", "/rules/100.1"):
             measure(app, Ask("warm-up", warm))
         templating.compile_all(app)
-        # And what a worker does (webapp.serving.Worker): what is open kept from the garbage
-        # collector, its older generations collected between requests.
+        # And what a worker does (webapp.serving.Worker): it asks itself a few pages
+        # (webapp.warming), keeps what is open from the garbage collector and collects its
+        # older generations between requests.
+        warming.warm(app)
         gc.collect()
         gc.freeze()
         collection.collect_older_between_requests()

@@ -12,14 +12,13 @@ worker to switch on its own.
 Requests reach the app whole, one at a time per worker (nginx in front, `serving`).
 """
 import os
-from urllib.parse import urlsplit
 
 from indexer.knowledge.library import Library
 from indexer.search import analysis
 from indexer.search.engine import IndexUnavailable
 from indexer.search.opened_build import USER_WORDS_FILE
 
-from . import create_app, templating
+from . import create_app, templating, warming
 from .build_follower import BuildFollower
 
 app = create_app()
@@ -60,24 +59,8 @@ def follow_builds(arbiter) -> None:
 
 def warm_worker() -> None:
     """What a worker does before its first request (gunicorn's `post_worker_init`,
-    deploy/gunicorn.conf.py): it asks a search page itself (fifty results, two words
-    misspelt: its spelling and snippets' code and tables too), a rule page and a tool of
-    `/mcp` (whose transport each worker starts for itself), so the memory pages a request
-    first writes after the fork (copied then from the master's: 2,000 and more, 9 ms of
-    system time) and the first calls of the pages' code are not paid by the first reader's
-    request."""
-    client = app.test_client()
-    coded = {"Accept-Encoding": "gzip, br, zstd"}
-    tool_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                 "params": {"name": "get_rule", "arguments": {"number": "702.79"}}}
-    asks: list[tuple[str, dict, dict | None]] = [
-        ("/?q=persist+留存+flyng+counterr&limit=50", coded, None), ("/rules/702.79", coded, None),
-        ("/mcp", {**coded, "Accept": "application/json, text/event-stream",
-                  "Host": urlsplit(app.config["PUBLIC_URL"]).netloc}, tool_call)]
-    for address, headers, body in asks:
-        try:  # (with no index yet, an answer in the error shape: the worker serves anyway)
-            client.open(address, method="POST" if body else "GET", headers=headers, json=body)
-        except Exception:  # a warm-up never keeps a worker from serving
-            app.logger.exception("warming up the worker with %s", address)
+    deploy/gunicorn.conf.py): it asks itself what `warming.warm` asks, then tells the master
+    that it serves."""
+    warming.warm(app)
     if "kb.follower" in app.extensions:
         app.extensions["kb.follower"].serving()

@@ -1,0 +1,42 @@
+"""A worker's warm-up (`webapp.warming`): every page it asks answers, and its long questions are
+searched whole, so that their arrays are as large as a reader's longest question makes them."""
+from __future__ import annotations
+
+import logging
+
+from indexer.search.query import MAX_QUERY_CHARS, parse_query
+from webapp import warming
+
+
+def test_every_warm_up_answers_without_an_error(app, caplog):
+    asked = []
+    client_of = app.test_client
+
+    def recording_client():
+        client = client_of()
+        opened = client.open
+
+        def open_(address, **kwargs):
+            response = opened(address, **kwargs)
+            asked.append((address, response.status_code))
+            return response
+        client.open = open_
+        return client
+    app.test_client = recording_client
+    try:
+        with caplog.at_level(logging.ERROR):
+            warming.warm(app)
+    finally:
+        del app.test_client
+    assert not [r for r in caplog.records if "warming up" in r.getMessage()]
+    # (this app's corpus has no rules file: the rule page's answer is its 404 page)
+    assert len(asked) == 3 + len(warming.LONG_QUESTIONS) and all(status < 500 for _, status in asked), asked
+    searched = [status for address, status in asked if address.startswith("/?q=")]
+    assert searched == [200] * (1 + len(warming.LONG_QUESTIONS))
+
+
+def test_the_long_questions_are_searched_whole():
+    for question in warming.LONG_QUESTIONS:
+        assert len(question) <= MAX_QUERY_CHARS
+        assert parse_query(question).left_out == []
+    assert max(len(q.split()) for q in warming.LONG_QUESTIONS) >= 60
