@@ -3,6 +3,8 @@ searched whole, so that their arrays are as large as a reader's longest question
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 from indexer.search.query import MAX_QUERY_CHARS, parse_query
 from webapp import warming
@@ -40,3 +42,24 @@ def test_the_long_questions_are_searched_whole():
         assert len(question) <= MAX_QUERY_CHARS
         assert parse_query(question).left_out == []
     assert max(len(q.split()) for q in warming.LONG_QUESTIONS) >= 60
+
+
+FAULTS = """
+import resource, sys
+import numpy as np
+from webapp import warming
+if sys.argv[1] == "kept":
+    warming.keep_heap()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for size in (1_000_000, 300_000, 1_500_000):  # arrays of new sizes, as a long question's
+    np.ones(size)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def test_a_kept_heap_gives_arrays_memory_already_touched():
+    """Without the kept heap each new array size costs its pages again (a fault a page)."""
+    def faults(mode: str) -> int:
+        done = subprocess.run([sys.executable, "-c", FAULTS, mode], capture_output=True, text=True, check=True)
+        return int(done.stdout)
+    assert faults("kept") < 100 < 1000 < faults("fresh")

@@ -7,14 +7,25 @@
   page and a tool of `/mcp`, whose transport each worker starts for itself;
 - the memory a long question's arrays take: with every card its postings are several MB, and
   memory a process touches for the first time costs it more than the arithmetic on it (about
-  20 ms of a first 500-character question). Asked once, the memory stays with the worker's
-  heap for the next long question (docs/benchmarks.md, "Every card").
+  900 page faults, 10 to 20 ms, of a first 500-character question). glibc gives arrays of
+  more than 128 KB pages of their own and takes them back when they are freed, so each
+  first array of a new size costs its pages again; in a worker they come from the C heap,
+  touched here once and kept (`keep_heap`) (docs/benchmarks.md, "Every card").
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
 from urllib.parse import quote, urlsplit
 
+import numpy as np
 from flask import Flask
+
+# The C heap a worker touches before its first request and keeps for its requests' arrays, and
+# glibc's mallopt parameters: arrays up to twice that from the heap, freed memory kept up to
+# four times that (a worker's resident memory after a long question is about that anyway).
+HEAP_KEPT = 16 * 2**20
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 
 # A long question in everyday words of the game, in English and in Simplified Chinese, each
 # searched whole (within the words a query searches).
@@ -29,9 +40,20 @@ LONG_QUESTIONS = (
 )
 
 
+def keep_heap() -> None:
+    """Arrays of up to 2 × HEAP_KEPT are taken from the C heap, whose free memory is kept up to
+    4 × HEAP_KEPT, and HEAP_KEPT of it is touched now (glibc; elsewhere nothing)."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL("libc.so.6")
+        if libc.mallopt(M_MMAP_THRESHOLD, 2 * HEAP_KEPT) and libc.mallopt(M_TRIM_THRESHOLD, 4 * HEAP_KEPT):
+            np.ones(HEAP_KEPT // 8)  # touched, then freed to the heap, which keeps it
+
+
 def warm(app: Flask) -> None:
-    """Asks `app` what a worker asks itself; an error is logged, never raised (with no index
-    yet, the answers are in the error shape and the worker serves anyway)."""
+    """Asks `app` what a worker asks itself, its heap kept (`keep_heap`); an error is logged,
+    never raised (with no index yet, the answers are in the error shape and the worker
+    serves anyway)."""
+    keep_heap()
     client = app.test_client()
     coded = {"Accept-Encoding": "gzip, br, zstd"}
     tool_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
