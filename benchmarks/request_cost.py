@@ -207,6 +207,17 @@ def _scheduled_ms(pids: list[int]) -> float:
     return total / 1e6
 
 
+def _settled(pids: list[int], seconds: float = 60.0) -> None:
+    """Waits until the processes run no more (their CPU the same over 0.2 s), at most `seconds`."""
+    deadline, last = time.monotonic() + seconds, -1.0
+    while time.monotonic() < deadline:
+        now = _scheduled_ms(pids)
+        if now - last < 0.5:
+            return
+        last = now
+        time.sleep(0.2)
+
+
 def through_gunicorn(index_root: Path, asked: list[Ask]) -> str:
     """Each address asked of the real app as scripts/serve runs it (deploy/gunicorn.conf.py,
     one worker, preloaded and warmed up), first and then again, over loopback: its worker's
@@ -214,8 +225,8 @@ def through_gunicorn(index_root: Path, asked: list[Ask]) -> str:
     rows = []
     with Server.production(index_root, free_port(), workers=1) as server:
         server.wait_for("/healthz")
-        time.sleep(1)  # the worker's own warm-up (post_worker_init) done
         workers = server.worker_pids()
+        _settled(workers)  # the worker's own warm-up (post_worker_init) done
         for ask in asked:
             cells = []
             for _ in range(2):

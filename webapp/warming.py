@@ -24,7 +24,7 @@ from flask import Flask
 # The C heap a worker touches before its first request and keeps for its requests' arrays, and
 # glibc's mallopt parameters: arrays up to twice that from the heap, freed memory kept up to
 # four times that (a worker's resident memory after a long question is about that anyway).
-HEAP_KEPT = 16 * 2**20
+HEAP_KEPT = 8 * 2**20
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 
 # A long question in everyday words of the game, in English and in Simplified Chinese, each
