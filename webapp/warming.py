@@ -50,10 +50,9 @@ def keep_heap() -> None:
 
 
 def warm(app: Flask) -> None:
-    """Asks `app` what a worker asks itself, its heap kept (`keep_heap`); an error is logged,
+    """Asks `app` what a worker asks itself, then keeps its heap (`keep_heap`); an error is logged,
     never raised (with no index yet, the answers are in the error shape and the worker
     serves anyway)."""
-    keep_heap()
     client = app.test_client()
     coded = {"Accept-Encoding": "gzip, br, zstd"}
     tool_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -68,3 +67,4 @@ def warm(app: Flask) -> None:
             client.open(address, method="POST" if body else "GET", headers=headers, json=body)
         except Exception:  # a warm-up never keeps a worker from serving
             app.logger.exception("warming up the worker with %s", address)
+    keep_heap()  # last: above what the asks left in the heap
