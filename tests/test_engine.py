@@ -13,6 +13,7 @@ from indexer.documents.bounded_cache import entry_bytes
 from indexer.search.clauses import _clauses_bytes
 from indexer.search.query import parse_query
 from indexer.search.schema import FIELD_WEIGHTS, RECALL_FIELD
+from indexer.search.term_sums import TermSums
 from indexer.search.whoosh_engine import _ScoredPostings
 
 EXTRA_QUERIES = [
@@ -169,3 +170,22 @@ def test_summed_postings_are_each_term_added_in_turn(cards_library):
     assert part[first:last].tobytes() == summed[first:last].tobytes() and part_found[first:last].any()
     assert np.array_equal(part_found[first:last], found[first:last])
     assert not part[:first].any() and not part[last:].any() and not part_found[:first].any()
+
+
+def test_named_only_documents_count_by_their_names_in_every_run():
+    """`TermSums` skips the named-only documents outside the name fields however they are
+    numbered (a build writes them in one run; here in two, and one at the very end)."""
+    postings = {("names", "finks"): ([2, 7, 9], [1.0, 2.0, 4.0]),
+                ("body", "persist"): ([0, 2, 3, 5, 7, 8, 9], [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0])}
+
+    class Postings:
+        def get(self, field, token):
+            docs, scores = postings.get((field, token), ([], []))
+            return np.array(docs, np.int32), np.array(scores)
+    sums = TermSums(Postings(), 10, np.array([2, 3, 7, 9]))
+    terms = {("names", "finks"): 2.0, ("body", "persist"): 1.0}
+    scores, matched = sums.scores(terms, {}, names_only=True)
+    assert scores.tolist() == [1.0, 0, 2.0, 0, 0, 2.5, 0, 4.0, 3.5, 8.0]
+    assert np.flatnonzero(matched).tolist() == [0, 2, 5, 7, 8, 9]
+    everything, _ = sums.scores(terms, {})
+    assert everything.tolist() == [1.0, 0, 3.5, 2.0, 0, 2.5, 0, 7.0, 3.5, 12.0]
