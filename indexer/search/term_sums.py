@@ -94,14 +94,6 @@ class TermSums:
                 pieces.append((docs, scores, boost, field != RECALL_FIELD))
         return pieces
 
-    def found_by_name(self, terms: dict) -> np.ndarray:
-        """The documents a term of a name field matched (`schema.NAME_FIELDS`)."""
-        found = np.zeros(self._doc_count, bool)
-        for field, tok in terms:
-            if field in NAME_FIELDS:
-                found[self._postings.get(field, tok)[0]] = True
-        return found
-
     def required(self, scores: np.ndarray, matched: np.ndarray | None,
                  must: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
         """Only documents holding every phrase token (and matching a term, when there are

@@ -482,8 +482,10 @@ class WhooshBackend(SearchBackend):
                 scores, matched = sums.required(scores, matched if terms else None, must)
             if allowed is not None:
                 matched &= allowed
-            if named_only is not None and (matched & named_only).any():
-                matched &= sums.found_by_name(terms) | ~named_only
+            # With terms, a named-only document matched only by a name field's (`names_only`);
+            # without, only by a phrase, which names no card.
+            if named_only is not None and not terms:
+                matched &= ~named_only
             docs = np.flatnonzero(matched)
             found = scores[docs]
             if len(docs) > limit:  # the best `limit` and any tied with the last of them
