@@ -71,6 +71,16 @@ def test_one_lower_case_word_or_a_capital_at_a_sentence_s_start_is_no_card(quest
     assert names.found("Clone copies it, right?") == []
 
 
+@pytest.mark.parametrize("q", ["對手的<刑期>能結附在我的鵬洛客上嗎?", "對手的【刑期】能結附在我的鵬洛客上嗎?"])
+def test_a_chinese_name_of_two_characters_between_a_name_s_marks_is_the_card(question_cards_library, q):
+    """Two characters are a common word as often as a name, unless marked: <刑期> is Prison
+    Term, as Chinese forums write cards; the angle brackets of a comparison are no marks."""
+    names = CardNames(question_cards_library.catalogue)
+    assert [c.record.names["en"] for c in names.found(q)] == ["Prison Term"]
+    assert names.found("對手的刑期能結附在我的鵬洛客上嗎?") == []
+    assert names.found("a creature with power <2 and toughness> 3") == []
+
+
 def test_without_the_stage_the_names_are_searched_as_words(question_cards_library):
     """The `named_cards` stage, off: no card is listed and the name is the query's words."""
     library = Library(question_cards_library.folder, stages=Stages().without("named_cards"))

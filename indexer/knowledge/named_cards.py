@@ -31,9 +31,10 @@ from .lookups import RuleLookups, card_key
 
 # A piece of a text as names are matched: one Han character, or a run of letters and digits.
 _PIECE = re.compile(f"[{HAN}]|[^\\W_{HAN}]+")
-# Marks a name may be written between ("Clone", 《复制》, [[Clone]]).
-_OPENING = frozenset("\"'“‘「『《〈[")
-_CLOSING = frozenset("\"'”’」』》〉]")
+# Marks a name may be written between ("Clone", 《复制》, <刑期>, 【刑期】, [[Clone]]): Chinese
+# forums write a card as <卡名> most.
+_OPENING = frozenset("\"'“‘「『《〈【<[")
+_CLOSING = frozenset("\"'”’」』》〉】>]")
 # Where a sentence starts: a capital there is no sign of a name.
 _SENTENCE_END = re.compile(r"(?:^|[.!?。！？:：;；]\s*|\n\s*)$")
 # The fewest Han characters an unquoted Chinese name needs (two are a common word as often).
