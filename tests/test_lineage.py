@@ -66,6 +66,18 @@ def test_rules_written_from_one_template_are_not_parts_of_each_other(forward, ol
     assert new not in [(e.to_edition, e.to_key) for e in forward.get(old, [])]
 
 
+@pytest.mark.parametrize("old, new", [
+    (("2010-02-01", "702.70b"), ("2016-09-30", "702.89f")),  # multiple changeling / multiple infect
+    (("2008-05-01", "424.3"), ("2009-07-11", "116.4")),      # unpayable costs / costs with {X}
+    (("2008-05-01", "term:order"), ("2009-07-11", "term:damage-assignment-order")),  # a library's order
+    (("2008-05-01", "419.6g"), ("2009-07-11", "613.2")),     # modal replacement effects / damage's
+    (("2010-02-01", "806.2"), ("2016-09-30", "810.2")),      # no multiplayer options / shared turns
+])
+def test_rules_that_share_words_but_not_a_rule_are_not_linked(forward, old, new):
+    """Left over on both sides, each the other's nearest in words: still two rules."""
+    assert new not in [(e.to_edition, e.to_key) for e in forward.get(old, [])]
+
+
 def test_every_entry_of_every_edition_has_a_place(rules_records, edges):
     """Each rule and glossary entry of an edition leads somewhere in the next (or is removed),
     and each of the next comes from somewhere (or is added): nothing falls out of the table."""
