@@ -72,9 +72,12 @@ def test_rules_written_from_one_template_are_not_parts_of_each_other(forward, ol
     (("2008-05-01", "term:order"), ("2009-07-11", "term:damage-assignment-order")),  # a library's order
     (("2008-05-01", "419.6g"), ("2009-07-11", "613.2")),     # modal replacement effects / damage's
     (("2010-02-01", "806.2"), ("2016-09-30", "810.2")),      # no multiplayer options / shared turns
+    (("2022-11-18", "719.3"), ("2026-01-16", "720.3")),      # casting a prototype / an omen card
+    (("2016-09-30", "106.10"), ("2022-11-18", "106.11")),    # generic mana added / snow mana added
+    (("2016-09-30", "704.5j"), ("2022-11-18", "704.5j")),    # planeswalker uniqueness / legend rule
 ])
 def test_rules_that_share_words_but_not_a_rule_are_not_linked(forward, old, new):
-    """Left over on both sides, each the other's nearest in words: still two rules."""
+    """Each the other's nearest in words, or one's text found in the other's: still two rules."""
     assert new not in [(e.to_edition, e.to_key) for e in forward.get(old, [])]
 
 

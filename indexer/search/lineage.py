@@ -533,6 +533,7 @@ class _Pair:
             if b.key not in self.back:
                 for a in self._gap(self.new, at, self.back, self.old, old_at):
                     relate(a, b)
+        _without_repeats(self, split, merged)
         of, to = Counter(a for a, _ in split | merged), Counter(b for _, b in split | merged)
         for a_key, b_key in sorted(grown):
             if of[a_key] == to[b_key] == 1 and a_key not in self.forward and b_key not in self.back:
@@ -574,6 +575,26 @@ class _Pair:
             if b.key not in self.back and b.key not in reached:
                 out.append(Edge(old_edition, "", new_edition, b.key, "added", 0))
         return out
+
+
+def _without_repeats(pair: _Pair, split: set[tuple[str, str]], merged: set[tuple[str, str]]) -> None:
+    """Parts of splits and merges (`_Pair._parts`) that are words repeated, not a rule split or
+    merged, taken out: an old rule kept whole elsewhere is no part of another, nor the only
+    source of a new rule (2022's prototype rule 719.3 and 2026's omen rule 720.3; 2016's 106.10
+    generic mana and 2022's snow mana 106.11), unless that new rule is nearer its text than the
+    one it went to: then it went there (2016's 703.4b untapping, grown in 2022's 703.4c)."""
+    to = Counter(b for _, b in split | merged)
+    for a_key, b_key in sorted(split | merged):
+        matched = pair.forward.get(a_key)
+        if matched is None or matched == b_key:
+            continue
+        only_source = (a_key, b_key) in merged and to[b_key] == 1 and b_key not in pair.back
+        if pair.scores[a_key] == 100 or only_source:
+            split.discard((a_key, b_key))
+            merged.discard((a_key, b_key))
+        if only_source and fuzz.ratio(pair.old_by[a_key].masked, pair.new_by[b_key].masked) > pair.scores[a_key]:
+            del pair.back[matched]
+            pair.take(pair.old_by[a_key], pair.new_by[b_key])
 
 
 def _absorbed(pair: _Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
