@@ -444,8 +444,8 @@ class _Pair:
                 self.take(self.old_by[a_key], self.new_by[b_key])
 
     def _renamed(self) -> None:
-        """Glossary entries left over, each the other's only one by a name holding the other's
-        name's words (the comment above `MOVED`)."""
+        """Glossary entries left over, each the other's only one by a name with the other's
+        name's words, or holding them (RENAMED_TEXT_AT's comment)."""
         words = {e.key: content_words(e.masked) - POINTER_WORDS for e in (*self.old, *self.new) if e.depth == 3}
 
         def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], same: bool) -> bool:
