@@ -35,10 +35,15 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    (`partial_ratio` at least `CONTAINED_AT`) in the text of an entry of the other edition
    in the gap it sits in (between the partners of the nearest matched entries before and
    after it, at most `GAP` entries), or holds one's text, was split from it (`split`, on
-   every edge of the entry split) or merged into it (`merged`).
-8. What is left is `added` (no entry before) or `removed` (none after).
+   every edge of the entry split) or merged into it (`merged`); not words one rule repeats
+   from another (`lineage_leftovers.without_repeats`).
+8. to 11. Over what is still left over (`indexer.search.lineage_leftovers`): glossary entries
+   renamed, rules reworded as they moved, rules that went whole into another, the only rule
+   left over under a rule.
+12. What is left is `added` (no entry before) or `removed` (none after).
 
-The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome.
+The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome;
+tests/lineage_read.tsv, links read against the files, measures it (`benchmarks.lineage_reading`).
 """
 from __future__ import annotations
 
@@ -56,8 +61,15 @@ from rapidfuzz import fuzz, process
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
-from indexer.search.analysis import english_stem
-from indexer.search.query import FUNCTION_WORDS
+from indexer.search.lineage_leftovers import (
+    MOVED,
+    absorbed,
+    content_words,
+    moved_rules,
+    only_children,
+    renamed_terms,
+    without_repeats,
+)
 
 FILE = "lineage.tsv"
 COLUMNS = ("from_edition", "from_key", "to_edition", "to_key", "relation", "score")
@@ -95,7 +107,7 @@ CONTAINED_MIN = 40
 REWORDED_AT = 0.8
 REWORDED_MIN_WORDS = 6
 # And only with partial_ratio at least REWORDED_SIMILAR, under a rule that the old text's rule
-# became (`_Pair._kin`), and with no word of a rule's title left out that the other edition
+# became (`Pair.kin`), and with no word of a rule's title left out that the other edition
 # uses: rules written from one template for different things ("each vanguard card is
 # controlled by its owner", "each conspiracy card ...") share their other words too, while a
 # rewording leaves out words the other edition does not use ("in play" before "battlefield").
@@ -104,73 +116,11 @@ TITLE_WORDS = 3
 MERGED_SHARE = 0.5
 # The widest gap between matched entries searched for the parts of a split or merge.
 GAP = 12
-# A glossary entry left over is renamed to the one left over in the next edition whose name has
-# its name's words, stemmed ("Flip a Coin" is "Flipping a Coin", "State Triggers" "State
-# Trigger"), or holds them or is held in them ("Postcombat" is "Postcombat Main Phase") when
-# their texts share RENAMED_TEXT_AT of their words by Dice's share ("Order", of a library's
-# cards, shares 0.12 with "Damage Assignment Order"; a renamed entry cut to a pointer 0.3):
-# the only such pair of either.
-RENAMED_TEXT_AT = 0.25
-# A rule left over, reworded past every ratio above as it moved (2008's 217.8d, "a phased-out
-# token ceases to exist", is 2009's 702.23j of phasing), is the entry left over of the next
-# edition that shares the most of its content words, when that entry shares the most with it
-# too. Two shares are read, each with its own thresholds (`Moved`, `MOVED`): Dice's, of both
-# texts' words; and how much of the shorter text's words the longer holds, for a rule that
-# grew or was cut as it moved (2008's 200.8 "an object is ..." is the first sentence of 2009's
-# 109.1). Read against the files, rules that merely share the rules' vocabulary share 0.3 to
-# 0.5 by Dice, the same rule reworded 0.5 to 0.9 (docs/lineage.md).
-MOVED_TOKENS_AT = 75
-# Texts of fewer than SHORT_WORDS content words share a few by chance: under a rule the old
-# rule's rule became, they need SHORT_SHARE more, unless they kept their number.
-SHORT_WORDS = 10
-SHORT_SHARE = 0.15
-# A pair that kept its number may be told by fewer words (2016's 201.2a "same name").
-KEPT_MIN_WORDS = 5
-# An old rule left over, and no part of a split or merge, whose content words (ABSORBED_MIN_WORDS
-# at least) are ABSORBED_AT of them in one entry of the next edition, under a rule the old
-# rule's rule became, ABSORBED_MARGIN ahead of any other entry, was merged into it (2010's
-# 903.10 and 903.11, two Commander deck rules, into 2016's 903.9), or moved to it when nothing
-# else went there; ABSORBED_MARGIN ahead, too, of what the old rule that became that entry
-# held of it. Read against the files: of 12 such, 10 are, 1 is a judgement call.
-ABSORBED_AT = 0.7
-ABSORBED_MARGIN = 0.1
-ABSORBED_MIN_WORDS = 6
-# Words every pointer holds ("See rule 702.5"): no sign of the same rule.
-POINTER_WORDS = frozenset({"see", "rule", "rules"})
-
-
-@dataclass(frozen=True)
-class Moved:
-    """One share of content words that `_Pair._moved` pairs entries by, and its thresholds: a
-    pair under a rule the old rule's rule became (`_Pair._kin`) is the same rule from
-    `kin_at`; anywhere else from `at`, `margin` ahead of either's next best, with
-    MOVED_TOKENS_AT of rapidfuzz's token_set_ratio; glossary entries, compared with their
-    names, from `term_at` (None: not by this share). Texts of fewer than `min_words` content
-    words (headings, short pointers) are too few words to tell."""
-
-    held: bool          # False: Dice's share; True: the share of the shorter text's words
-    kin_at: float
-    at: float
-    margin: float
-    term_at: float | None
-    min_words: int
-
-    def share(self, a: set[str], b: set[str], kept: bool = False) -> float:
-        """The share of words of two texts; 0 when one has too few, fewer for a kept number."""
-        if min(len(a), len(b)) < (KEPT_MIN_WORDS if kept else self.min_words):
-            return 0.0
-        return len(a & b) / min(len(a), len(b)) if self.held else dice(a, b)
-
-
-MOVED = (Moved(held=False, kin_at=0.45, at=0.6, margin=0.1, term_at=0.5, min_words=5),
-         Moved(held=True, kin_at=0.6, at=0.8, margin=0.15, term_at=None, min_words=8))
-
 _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": "-", "–": "-", "−": "-", "™": ""})
 _SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")
 _SUBRULE = re.compile(r"[a-z]$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"[a-z]{3,}")
 
 
 def plain(text: str) -> str:
@@ -197,17 +147,6 @@ class Entry:
     name: str = ""      # a glossary entry's name, folded, without "(Obsolete)"
 
 
-def content_words(text: str) -> set[str]:
-    """A text's words that say something (no function words), a plural's s left off."""
-    return {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
-            for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
-
-
-def dice(a: set[str], b: set[str]) -> float:
-    """Dice's share of two sets of words: the common words over their mean size."""
-    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
-
-
 def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:
     """If `share` of the sentences of `part` long enough to tell (REWORDED_MIN_WORDS content
     words), and at least one, have REWORDED_AT of their content words in `whole`: the words
@@ -219,21 +158,6 @@ def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:
     if not found_in or len(found_in) < share * len(sentences):
         return None
     return set().union(*found_in) - words
-
-
-def name_stems(entry: Entry) -> list[frozenset[str]]:
-    """A glossary entry's names (several, comma-separated, for an obsolete one), each as the
-    stems of its words."""
-    return [found for name in entry.name.split(",")
-            if (found := frozenset(english_stem(w) for w in _WORD.findall(name) if w not in FUNCTION_WORDS))]
-
-
-def named_apart(a: Entry, b: Entry, names_of_things: set[str]) -> bool:
-    """Whether two texts are written from one template for two things: each holds a rule
-    title of one word (`names_of_things`) that the other does not ("Multiple instances of
-    changeling are redundant", "... of infect ...")."""
-    a_words, b_words = content_words(a.masked), content_words(b.masked)
-    return bool((a_words - b_words) & names_of_things and (b_words - a_words) & names_of_things)
 
 
 def _needed(length: int) -> float:
@@ -275,7 +199,7 @@ class Edge:
     score: int          # similarity of the texts, 0-100 (100: the same, typography aside)
 
 
-class _Pair:
+class Pair:
     """The alignment of two consecutive editions' entries (the passes of the module's doc)."""
 
     def __init__(self, old: list[Entry], new: list[Entry]):
@@ -404,66 +328,6 @@ class _Pair:
                 if short and fuzz.partial_ratio(short, long) >= CONTAINED_AT:
                     self.take(a, b)
 
-    def _moved(self, moved: Moved, parts: set[tuple[str, str]]) -> None:
-        """Entries left over on both sides, and no part of a split or merge (`parts`), that are
-        one rule reworded as it moved, by one share of their words (`Moved`): each the other's
-        best, best pairs first, one to one."""
-        of, to = {k for k, _ in parts}, {k for _, k in parts}
-        old_words = {a.key: content_words(a.masked) - POINTER_WORDS for a in self.left(self.old, self.forward)
-                     if a.key not in of}
-        new_words = {b.key: content_words(b.masked) - POINTER_WORDS for b in self.left(self.new, self.back)
-                     if b.key not in to}
-        shares = {(a_key, b_key): value for a_key, a_words in old_words.items() for b_key, b_words in new_words.items()
-                  if (self.old_by[a_key].depth == 3) == (self.new_by[b_key].depth == 3)
-                  and (value := moved.share(a_words, b_words, a_key == b_key))}
-        ranked: tuple[dict[str, list[float]], ...] = (defaultdict(list), defaultdict(list))  # shares, best first
-        for (a_key, b_key), value in shares.items():
-            ranked[0][a_key].append(value)
-            ranked[1][b_key].append(value)
-        for values in (*ranked[0].values(), *ranked[1].values()):
-            values.sort(reverse=True)
-            values.append(0.0)
-        candidates = []
-        for (a_key, b_key), value in shares.items():
-            a, b = self.old_by[a_key], self.new_by[b_key]
-            mine, theirs = ranked[0][a_key], ranked[1][b_key]
-            if value < mine[0] or value < theirs[0] or named_apart(a, b, self.names_of_things):
-                continue
-            if a.depth == 3:
-                taken = moved.term_at is not None and value >= moved.term_at
-            elif self._kin(a, b):
-                short = a_key != b_key and min(len(old_words[a_key]), len(new_words[b_key])) < SHORT_WORDS
-                taken = value >= moved.kin_at + SHORT_SHARE * short
-            else:
-                taken = (value >= moved.at and value - max(mine[1], theirs[1]) >= moved.margin
-                         and fuzz.token_set_ratio(a.masked, b.masked) >= MOVED_TOKENS_AT)
-            if taken:
-                candidates.append((-value, self.old_at[a_key], a_key, b_key))
-        for _, _, a_key, b_key in sorted(candidates):
-            if a_key not in self.forward and b_key not in self.back:
-                self.take(self.old_by[a_key], self.new_by[b_key])
-
-    def _renamed(self) -> None:
-        """Glossary entries left over, each the other's only one by a name with the other's
-        name's words, or holding them (RENAMED_TEXT_AT's comment)."""
-        words = {e.key: content_words(e.masked) - POINTER_WORDS for e in (*self.old, *self.new) if e.depth == 3}
-
-        def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], same: bool) -> bool:
-            if same:
-                return any(x == y for x in a_names for y in b_names)
-            return (any(x <= y or y <= x for x in a_names for y in b_names)
-                    and dice(words[a], words[b]) >= RENAMED_TEXT_AT)
-
-        for same in (True, False):  # the same words first, then words held
-            olds = {a.key: name_stems(a) for a in self.left(self.old, self.forward, (True,))}
-            news = {b.key: name_stems(b) for b in self.left(self.new, self.back, (True,))}
-            pairs = [(a, b) for a, a_names in olds.items() for b, b_names in news.items()
-                     if related(a, a_names, b, b_names, same)]
-            of, to = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-            for a, b in pairs:
-                if of[a] == to[b] == 1:
-                    self.take(self.old_by[a], self.new_by[b])
-
     def _gap(self, side: list[Entry], at: int, matched: dict[str, str], other: list[Entry],
              positions: dict[str, int]) -> list[Entry]:
         """The entries of the other edition in the gap an unmatched entry sits in: between
@@ -488,14 +352,14 @@ class _Pair:
             return "found"
         # Reworded, a part must be left over (a rule matched whole elsewhere is not also a part).
         if (part.depth == 3 or similar < REWORDED_SIMILAR or part.key in (self.back if part is new else self.forward)
-                or not self._kin(old, new)):
+                or not self.kin(old, new)):
             return None
         # An old rule merged may have lost a sentence on the way (2008's 212.6b: other zones).
         left_out = reworded_in(part.masked, whole.masked, MERGED_SHARE if part is old else 1.0)
         whole_side = self.vocabulary[0 if whole is old else 1]
         return "reworded" if left_out is not None and not left_out & self.title_words & whole_side else None
 
-    def _kin(self, old: Entry, new: Entry) -> bool:
+    def kin(self, old: Entry, new: Entry) -> bool:
         """Whether `old`, or the rule or section right above it, became `new` or an entry above
         it (a subrule's section is too wide: every keyword ability is in 702)."""
         above_new = set()
@@ -533,7 +397,7 @@ class _Pair:
             if b.key not in self.back:
                 for a in self._gap(self.new, at, self.back, self.old, old_at):
                     relate(a, b)
-        _without_repeats(self, split, merged)
+        without_repeats(self, split, merged)
         of, to = Counter(a for a, _ in split | merged), Counter(b for _, b in split | merged)
         for a_key, b_key in sorted(grown):
             if of[a_key] == to[b_key] == 1 and a_key not in self.forward and b_key not in self.back:
@@ -545,11 +409,12 @@ class _Pair:
         self.align()
         split, merged = self._parts()
         parts = split | merged
-        self._renamed()
+        renamed_terms(self)
         for moved in MOVED:
-            self._moved(moved, parts)
-        merged |= _absorbed(self, parts)
+            moved_rules(self, moved, parts)
+        merged |= absorbed(self, parts)
         parts = split | merged
+        only_children(self, parts)
         splitting = {a for a, _ in split}
         merging = {b for _, b in merged}
         out = []
@@ -577,55 +442,6 @@ class _Pair:
         return out
 
 
-def _without_repeats(pair: _Pair, split: set[tuple[str, str]], merged: set[tuple[str, str]]) -> None:
-    """Parts of splits and merges (`_Pair._parts`) that are words repeated, not a rule split or
-    merged, taken out: an old rule kept whole elsewhere is no part of another, nor the only
-    source of a new rule (2022's prototype rule 719.3 and 2026's omen rule 720.3; 2016's 106.10
-    generic mana and 2022's snow mana 106.11), unless that new rule is nearer its text than the
-    one it went to: then it went there (2016's 703.4b untapping, grown in 2022's 703.4c)."""
-    to = Counter(b for _, b in split | merged)
-    for a_key, b_key in sorted(split | merged):
-        matched = pair.forward.get(a_key)
-        if matched is None or matched == b_key:
-            continue
-        only_source = (a_key, b_key) in merged and to[b_key] == 1 and b_key not in pair.back
-        if pair.scores[a_key] == 100 or only_source:
-            split.discard((a_key, b_key))
-            merged.discard((a_key, b_key))
-        if only_source and fuzz.ratio(pair.old_by[a_key].masked, pair.new_by[b_key].masked) > pair.scores[a_key]:
-            del pair.back[matched]
-            pair.take(pair.old_by[a_key], pair.new_by[b_key])
-
-
-def _absorbed(pair: _Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """(old key, new key) of the old rules left over that went whole into an entry of the next
-    edition (ABSORBED_AT): merges; one that alone went into an entry left over is taken as
-    that entry's (`_Pair.take`) instead."""
-    of = {k for k, _ in parts}
-    new_words = [(b, content_words(b.masked) - POINTER_WORDS) for b in pair.new if b.depth < 3]
-    found: dict[str, str] = {}
-    for a in pair.left(pair.old, pair.forward, (False,)):
-        words = content_words(a.masked) - POINTER_WORDS
-        if a.key in of or len(words) < ABSORBED_MIN_WORDS:
-            continue
-        held = sorted(((len(words & b_words) / len(words), n) for n, (_, b_words) in enumerate(new_words)),
-                      reverse=True)
-        (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
-        b = new_words[at][0]
-        # The entry must hold more of it than the old rule that became the entry held: else
-        # its words are that rule's (2016's planeswalker uniqueness rule and its legend rule).
-        came = pair.back.get(b.key)
-        before = len(words & (content_words(pair.old_by[came].masked) if came else set())) / len(words)
-        if best >= ABSORBED_AT and best - max(runner_up, before) >= ABSORBED_MARGIN and pair._kin(a, b):
-            found[a.key] = b.key
-    into = Counter(found.values())
-    for a_key, b_key in list(found.items()):
-        if b_key not in pair.back and into[b_key] == 1:
-            pair.take(pair.old_by[a_key], pair.new_by[b_key])
-            del found[a_key]
-    return set(found.items())
-
-
 def rules_file_records(records: Iterable[Record]) -> dict[str, list[Record]]:
     """Each edition held as a rules file: its own records (not the documents quoting it)."""
     editions: dict[str, list[Record]] = defaultdict(list)
@@ -643,7 +459,7 @@ def align(records: Iterable[Record]) -> list[Edge]:
     previous = entries(editions[names[0]]) if names else []
     for old, new in itertools.pairwise(names):
         following = entries(editions[new])
-        out.extend(_Pair(previous, following).edges(old, new))
+        out.extend(Pair(previous, following).edges(old, new))
         previous = following
     return out
 

@@ -1,0 +1,271 @@
+"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 11):
+glossary entries renamed, rules reworded as they moved, rules that went whole into another,
+the only rule left over under a rule; the parts of splits and merges that are words repeated
+(step 7); and the words every pass compares (`content_words`, `dice`). Each reads and changes
+a `lineage.Pair`, the alignment of two editions, through its `take`."""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from typing import Protocol
+
+from rapidfuzz import fuzz
+
+from indexer.search.analysis import english_stem
+from indexer.search.query import FUNCTION_WORDS
+
+
+class Entry(Protocol):
+    """What the passes read of an entry (`lineage.Entry`)."""
+
+    key: str
+    parent: str | None
+    depth: int
+    masked: str
+    name: str
+
+
+class Pair(Protocol):
+    """What the passes read and change of the alignment of two editions (`lineage.Pair`)."""
+
+    old: list
+    new: list
+    old_by: dict
+    new_by: dict
+    old_at: dict[str, int]
+    forward: dict[str, str]
+    back: dict[str, str]
+    scores: dict[str, int]
+    names_of_things: set[str]
+
+    def take(self, a, b) -> None: ...
+
+    def left(self, side: list, matched: dict[str, str], kinds: tuple[bool, ...] = (False, True)) -> list: ...
+
+    def kin(self, old, new) -> bool: ...
+
+# A glossary entry left over is renamed to the one left over in the next edition whose name has
+# its name's words, stemmed ("Flip a Coin" is "Flipping a Coin", "State Triggers" "State
+# Trigger"), or holds them or is held in them ("Postcombat" is "Postcombat Main Phase") when
+# their texts share RENAMED_TEXT_AT of their words by Dice's share ("Order", of a library's
+# cards, shares 0.12 with "Damage Assignment Order"; a renamed entry cut to a pointer 0.3):
+# the only such pair of either.
+RENAMED_TEXT_AT = 0.25
+# A rule left over, reworded past every ratio above as it moved (2008's 217.8d, "a phased-out
+# token ceases to exist", is 2009's 702.23j of phasing), is the entry left over of the next
+# edition that shares the most of its content words, when that entry shares the most with it
+# too. Two shares are read, each with its own thresholds (`Moved`, `MOVED`): Dice's, of both
+# texts' words; and how much of the shorter text's words the longer holds, for a rule that
+# grew or was cut as it moved (2008's 200.8 "an object is ..." is the first sentence of 2009's
+# 109.1). Read against the files, rules that merely share the rules' vocabulary share 0.3 to
+# 0.5 by Dice, the same rule reworded 0.5 to 0.9 (docs/lineage.md).
+MOVED_TOKENS_AT = 75
+# Texts of fewer than SHORT_WORDS content words share a few by chance: under a rule the old
+# rule's rule became, they need SHORT_SHARE more, unless they kept their number.
+SHORT_WORDS = 10
+SHORT_SHARE = 0.15
+# A pair that kept its number may be told by fewer words (2016's 201.2a "same name").
+KEPT_MIN_WORDS = 5
+# An old rule left over, and no part of a split or merge, whose content words (ABSORBED_MIN_WORDS
+# at least) are ABSORBED_AT of them in one entry of the next edition, under a rule the old
+# rule's rule became, ABSORBED_MARGIN ahead of any other entry, was merged into it (2010's
+# 903.10 and 903.11, two Commander deck rules, into 2016's 903.9), or moved to it when nothing
+# else went there; ABSORBED_MARGIN ahead, too, of what the old rule that became that entry
+# held of it. Read against the files: of 12 such, 10 are, 1 is a judgement call.
+ABSORBED_AT = 0.7
+ABSORBED_MARGIN = 0.1
+ABSORBED_MIN_WORDS = 6
+# The one rule left over under a rule, when the rule it became has one left over too, is the same
+# rule from this Dice's share of their words: each step's "the active player gets priority",
+# renumbered as a step lost a rule (2010's 509.5 is 2016's 509.4), shares 0.3 to 0.5.
+ONLY_CHILD_AT = 0.3
+# Words every pointer holds ("See rule 702.5"): no sign of the same rule.
+POINTER_WORDS = frozenset({"see", "rule", "rules"})
+
+
+@dataclass(frozen=True)
+class Moved:
+    """One share of content words that `moved_rules` pairs entries by, and its thresholds: a
+    pair under a rule the old rule's rule became (`Pair.kin`) is the same rule from
+    `kin_at`; anywhere else from `at`, `margin` ahead of either's next best, with
+    MOVED_TOKENS_AT of rapidfuzz's token_set_ratio; glossary entries, compared with their
+    names, from `term_at` (None: not by this share). Texts of fewer than `min_words` content
+    words (headings, short pointers) are too few words to tell."""
+
+    held: bool          # False: Dice's share; True: the share of the shorter text's words
+    kin_at: float
+    at: float
+    margin: float
+    term_at: float | None
+    min_words: int
+
+    def share(self, a: set[str], b: set[str], kept: bool = False) -> float:
+        """The share of words of two texts; 0 when one has too few, fewer for a kept number."""
+        if min(len(a), len(b)) < (KEPT_MIN_WORDS if kept else self.min_words):
+            return 0.0
+        return len(a & b) / min(len(a), len(b)) if self.held else dice(a, b)
+
+
+MOVED = (Moved(held=False, kin_at=0.45, at=0.6, margin=0.1, term_at=0.5, min_words=5),
+         Moved(held=True, kin_at=0.6, at=0.8, margin=0.15, term_at=None, min_words=8))
+
+_WORD = re.compile(r"[a-z]{3,}")
+
+
+def content_words(text: str) -> set[str]:
+    """A text's words that say something (no function words), a plural's s left off."""
+    return {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
+            for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
+
+
+def dice(a: set[str], b: set[str]) -> float:
+    """Dice's share of two sets of words: the common words over their mean size."""
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
+
+
+def name_stems(entry: Entry) -> list[frozenset[str]]:
+    """A glossary entry's names (several, comma-separated, for an obsolete one), each as the
+    stems of its words."""
+    return [found for name in entry.name.split(",")
+            if (found := frozenset(english_stem(w) for w in _WORD.findall(name) if w not in FUNCTION_WORDS))]
+
+
+def named_apart(a: Entry, b: Entry, names_of_things: set[str]) -> bool:
+    """Whether two texts are written from one template for two things: each holds a rule
+    title of one word (`names_of_things`) that the other does not ("Multiple instances of
+    changeling are redundant", "... of infect ...")."""
+    a_words, b_words = content_words(a.masked), content_words(b.masked)
+    return bool((a_words - b_words) & names_of_things and (b_words - a_words) & names_of_things)
+
+
+def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
+    """Entries left over on both sides, and no part of a split or merge (`parts`), that are
+    one rule reworded as it moved, by one share of their words (`Moved`): each the other's
+    best, best pairs first, one to one."""
+    of, to = {k for k, _ in parts}, {k for _, k in parts}
+    old_words = {a.key: content_words(a.masked) - POINTER_WORDS for a in pair.left(pair.old, pair.forward)
+                 if a.key not in of}
+    new_words = {b.key: content_words(b.masked) - POINTER_WORDS for b in pair.left(pair.new, pair.back)
+                 if b.key not in to}
+    shares = {(a_key, b_key): value for a_key, a_words in old_words.items() for b_key, b_words in new_words.items()
+              if (pair.old_by[a_key].depth == 3) == (pair.new_by[b_key].depth == 3)
+              and (value := moved.share(a_words, b_words, a_key == b_key))}
+    ranked: tuple[dict[str, list[float]], ...] = (defaultdict(list), defaultdict(list))  # shares, best first
+    for (a_key, b_key), value in shares.items():
+        ranked[0][a_key].append(value)
+        ranked[1][b_key].append(value)
+    for values in (*ranked[0].values(), *ranked[1].values()):
+        values.sort(reverse=True)
+        values.append(0.0)
+    candidates = []
+    for (a_key, b_key), value in shares.items():
+        a, b = pair.old_by[a_key], pair.new_by[b_key]
+        mine, theirs = ranked[0][a_key], ranked[1][b_key]
+        if value < mine[0] or value < theirs[0] or named_apart(a, b, pair.names_of_things):
+            continue
+        if a.depth == 3:
+            taken = moved.term_at is not None and value >= moved.term_at
+        elif pair.kin(a, b):
+            short = a_key != b_key and min(len(old_words[a_key]), len(new_words[b_key])) < SHORT_WORDS
+            taken = value >= moved.kin_at + SHORT_SHARE * short
+        else:
+            taken = (value >= moved.at and value - max(mine[1], theirs[1]) >= moved.margin
+                     and fuzz.token_set_ratio(a.masked, b.masked) >= MOVED_TOKENS_AT)
+        if taken:
+            candidates.append((-value, pair.old_at[a_key], a_key, b_key))
+    for _, _, a_key, b_key in sorted(candidates):
+        if a_key not in pair.forward and b_key not in pair.back:
+            pair.take(pair.old_by[a_key], pair.new_by[b_key])
+
+def renamed_terms(pair: Pair) -> None:
+    """Glossary entries left over, each the other's only one by a name with the other's
+    name's words, or holding them (RENAMED_TEXT_AT's comment)."""
+    words = {e.key: content_words(e.masked) - POINTER_WORDS for e in (*pair.old, *pair.new) if e.depth == 3}
+
+    def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], same: bool) -> bool:
+        if same:
+            return any(x == y for x in a_names for y in b_names)
+        return (any(x <= y or y <= x for x in a_names for y in b_names)
+                and dice(words[a], words[b]) >= RENAMED_TEXT_AT)
+
+    for same in (True, False):  # the same words first, then words held
+        olds = {a.key: name_stems(a) for a in pair.left(pair.old, pair.forward, (True,))}
+        news = {b.key: name_stems(b) for b in pair.left(pair.new, pair.back, (True,))}
+        pairs = [(a, b) for a, a_names in olds.items() for b, b_names in news.items()
+                 if related(a, a_names, b, b_names, same)]
+        of, to = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+        for a, b in pairs:
+            if of[a] == to[b] == 1:
+                pair.take(pair.old_by[a], pair.new_by[b])
+
+
+def without_repeats(pair: Pair, split: set[tuple[str, str]], merged: set[tuple[str, str]]) -> None:
+    """Parts of splits and merges (`Pair.parts`) that are words repeated, not a rule split or
+    merged, taken out: an old rule kept whole elsewhere is no part of another, nor the only
+    source of a new rule (2022's prototype rule 719.3 and 2026's omen rule 720.3; 2016's 106.10
+    generic mana and 2022's snow mana 106.11), unless that new rule is nearer its text than the
+    one it went to: then it went there (2016's 703.4b untapping, grown in 2022's 703.4c)."""
+    to = Counter(b for _, b in split | merged)
+    for a_key, b_key in sorted(split | merged):
+        matched = pair.forward.get(a_key)
+        if matched is None or matched == b_key:
+            continue
+        only_source = (a_key, b_key) in merged and to[b_key] == 1 and b_key not in pair.back
+        if pair.scores[a_key] == 100 or only_source:
+            split.discard((a_key, b_key))
+            merged.discard((a_key, b_key))
+        if only_source and fuzz.ratio(pair.old_by[a_key].masked, pair.new_by[b_key].masked) > pair.scores[a_key]:
+            del pair.back[matched]
+            pair.take(pair.old_by[a_key], pair.new_by[b_key])
+
+
+def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
+    """The one rule left over under a section or rule, when the one that became has one left
+    over under it too, and no part of a split or merge: the same rule when they share
+    ONLY_CHILD_AT of their words, and are not written from one template for two things
+    (`named_apart`)."""
+    of, to = {k for k, _ in parts}, {k for _, k in parts}
+    olds: dict[str, list[Entry]] = defaultdict(list)
+    news: dict[str, list[Entry]] = defaultdict(list)
+    for a in pair.left(pair.old, pair.forward, (False,)):
+        if a.parent and a.key not in of:
+            olds[a.parent].append(a)
+    for b in pair.left(pair.new, pair.back, (False,)):
+        if b.parent and b.key not in to:
+            news[b.parent].append(b)
+    for parent, left in olds.items():
+        there = news.get(pair.forward.get(parent, ""), [])
+        if len(left) == len(there) == 1 and not named_apart(left[0], there[0], pair.names_of_things):
+            words = [content_words(e.masked) - POINTER_WORDS for e in (left[0], there[0])]
+            if dice(*words) >= ONLY_CHILD_AT:
+                pair.take(left[0], there[0])
+
+
+def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(old key, new key) of the old rules left over that went whole into an entry of the next
+    edition (ABSORBED_AT): merges; one that alone went into an entry left over is taken as
+    that entry's (`Pair.take`) instead."""
+    of = {k for k, _ in parts}
+    new_words = [(b, content_words(b.masked) - POINTER_WORDS) for b in pair.new if b.depth < 3]
+    found: dict[str, str] = {}
+    for a in pair.left(pair.old, pair.forward, (False,)):
+        words = content_words(a.masked) - POINTER_WORDS
+        if a.key in of or len(words) < ABSORBED_MIN_WORDS:
+            continue
+        held = sorted(((len(words & b_words) / len(words), n) for n, (_, b_words) in enumerate(new_words)),
+                      reverse=True)
+        (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
+        b = new_words[at][0]
+        # The entry must hold more of it than the old rule that became the entry held: else
+        # its words are that rule's (2016's planeswalker uniqueness rule and its legend rule).
+        came = pair.back.get(b.key)
+        before = len(words & (content_words(pair.old_by[came].masked) if came else set())) / len(words)
+        if best >= ABSORBED_AT and best - max(runner_up, before) >= ABSORBED_MARGIN and pair.kin(a, b):
+            found[a.key] = b.key
+    into = Counter(found.values())
+    for a_key, b_key in list(found.items()):
+        if b_key not in pair.back and into[b_key] == 1:
+            pair.take(pair.old_by[a_key], pair.new_by[b_key])
+            del found[a_key]
+    return set(found.items())
