@@ -45,6 +45,7 @@ class Pair(Protocol):
 
     def kin(self, old, new) -> bool: ...
 
+
 # A glossary entry left over is renamed to the one left over in the next edition whose name has
 # its name's words, stemmed ("Flip a Coin" is "Flipping a Coin", "State Triggers" "State
 # Trigger"), or holds them or is held in them ("Postcombat" is "Postcombat Main Phase") when
@@ -52,7 +53,7 @@ class Pair(Protocol):
 # cards, shares 0.12 with "Damage Assignment Order"; a renamed entry cut to a pointer 0.3):
 # the only such pair of either.
 RENAMED_TEXT_AT = 0.25
-# A rule left over, reworded past every ratio above as it moved (2008's 217.8d, "a phased-out
+# A rule left over, reworded past every ratio of the first passes as it moved (2008's 217.8d, "a phased-out
 # token ceases to exist", is 2009's 702.23j of phasing), is the entry left over of the next
 # edition that shares the most of its content words, when that entry shares the most with it
 # too. Two shares are read, each with its own thresholds (`Moved`, `MOVED`): Dice's, of both
@@ -201,7 +202,7 @@ def renamed_terms(pair: Pair) -> None:
 
 
 def without_repeats(pair: Pair, split: set[tuple[str, str]], merged: set[tuple[str, str]]) -> None:
-    """Parts of splits and merges (`Pair.parts`) that are words repeated, not a rule split or
+    """Parts of splits and merges (`lineage.Pair._parts`) that are words repeated, not a rule split or
     merged, taken out: an old rule kept whole elsewhere is no part of another, nor the only
     source of a new rule (2022's prototype rule 719.3 and 2026's omen rule 720.3; 2016's 106.10
     generic mana and 2022's snow mana 106.11), unless that new rule is nearer its text than the
