@@ -52,7 +52,7 @@ import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -63,6 +63,7 @@ from indexer.documents.records import Record, from_rules_file
 from indexer.documents.references import rule_sort_key
 from indexer.search.lineage_leftovers import (
     MOVED,
+    POINTER_WORDS,
     absorbed,
     content_words,
     moved_rules,
@@ -145,6 +146,11 @@ class Entry:
     keyword: str | None
     heading: bool       # a titled rule whose text is its title (702.79 "Persist")
     name: str = ""      # a glossary entry's name, folded, without "(Obsolete)"
+    # The content words the passes over what is left over compare, pointers ("see rule") left out.
+    words: frozenset[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.words = frozenset(content_words(self.masked) - POINTER_WORDS)
 
 
 def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:

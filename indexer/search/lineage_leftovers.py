@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Set
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,6 +25,7 @@ class Entry(Protocol):
     depth: int
     masked: str
     name: str
+    words: frozenset[str]
 
 
 class Pair(Protocol):
@@ -101,7 +103,7 @@ class Moved:
     term_at: float | None
     min_words: int
 
-    def share(self, a: set[str], b: set[str], kept: bool = False) -> float:
+    def share(self, a: Set[str], b: Set[str], kept: bool = False) -> float:
         """The share of words of two texts; 0 when one has too few, fewer for a kept number."""
         if min(len(a), len(b)) < (KEPT_MIN_WORDS if kept else self.min_words):
             return 0.0
@@ -120,7 +122,7 @@ def content_words(text: str) -> set[str]:
             for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
 
 
-def dice(a: set[str], b: set[str]) -> float:
+def dice(a: Set[str], b: Set[str]) -> float:
     """Dice's share of two sets of words: the common words over their mean size."""
     return 2 * len(a & b) / (len(a) + len(b)) if a or b else 0.0
 
@@ -145,10 +147,8 @@ def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
     one rule reworded as it moved, by one share of their words (`Moved`): each the other's
     best, best pairs first, one to one."""
     of, to = {k for k, _ in parts}, {k for _, k in parts}
-    old_words = {a.key: content_words(a.masked) - POINTER_WORDS for a in pair.left(pair.old, pair.forward)
-                 if a.key not in of}
-    new_words = {b.key: content_words(b.masked) - POINTER_WORDS for b in pair.left(pair.new, pair.back)
-                 if b.key not in to}
+    old_words = {a.key: a.words for a in pair.left(pair.old, pair.forward) if a.key not in of}
+    new_words = {b.key: b.words for b in pair.left(pair.new, pair.back) if b.key not in to}
     shares = {(a_key, b_key): value for a_key, a_words in old_words.items() for b_key, b_words in new_words.items()
               if (pair.old_by[a_key].depth == 3) == (pair.new_by[b_key].depth == 3)
               and (value := moved.share(a_words, b_words, a_key == b_key))}
@@ -179,16 +179,15 @@ def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
         if a_key not in pair.forward and b_key not in pair.back:
             pair.take(pair.old_by[a_key], pair.new_by[b_key])
 
+
 def renamed_terms(pair: Pair) -> None:
     """Glossary entries left over, each the other's only one by a name with the other's
     name's words, or holding them (RENAMED_TEXT_AT's comment)."""
-    words = {e.key: content_words(e.masked) - POINTER_WORDS for e in (*pair.old, *pair.new) if e.depth == 3}
-
     def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], same: bool) -> bool:
         if same:
             return any(x == y for x in a_names for y in b_names)
         return (any(x <= y or y <= x for x in a_names for y in b_names)
-                and dice(words[a], words[b]) >= RENAMED_TEXT_AT)
+                and dice(pair.old_by[a].words, pair.new_by[b].words) >= RENAMED_TEXT_AT)
 
     for same in (True, False):  # the same words first, then words held
         olds = {a.key: name_stems(a) for a in pair.left(pair.old, pair.forward, (True,))}
@@ -237,10 +236,9 @@ def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
             news[b.parent].append(b)
     for parent, left in olds.items():
         there = news.get(pair.forward.get(parent, ""), [])
-        if len(left) == len(there) == 1 and not named_apart(left[0], there[0], pair.names_of_things):
-            words = [content_words(e.masked) - POINTER_WORDS for e in (left[0], there[0])]
-            if dice(*words) >= ONLY_CHILD_AT:
-                pair.take(left[0], there[0])
+        if (len(left) == len(there) == 1 and not named_apart(left[0], there[0], pair.names_of_things)
+                and dice(left[0].words, there[0].words) >= ONLY_CHILD_AT):
+            pair.take(left[0], there[0])
 
 
 def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
@@ -248,20 +246,19 @@ def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
     edition (ABSORBED_AT): merges; one that alone went into an entry left over is taken as
     that entry's (`Pair.take`) instead."""
     of = {k for k, _ in parts}
-    new_words = [(b, content_words(b.masked) - POINTER_WORDS) for b in pair.new if b.depth < 3]
+    news = [b for b in pair.new if b.depth < 3]
     found: dict[str, str] = {}
     for a in pair.left(pair.old, pair.forward, (False,)):
-        words = content_words(a.masked) - POINTER_WORDS
+        words = a.words
         if a.key in of or len(words) < ABSORBED_MIN_WORDS:
             continue
-        held = sorted(((len(words & b_words) / len(words), n) for n, (_, b_words) in enumerate(new_words)),
-                      reverse=True)
+        held = sorted(((len(words & b.words) / len(words), n) for n, b in enumerate(news)), reverse=True)
         (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
-        b = new_words[at][0]
+        b = news[at]
         # The entry must hold more of it than the old rule that became the entry held: else
         # its words are that rule's (2016's planeswalker uniqueness rule and its legend rule).
         came = pair.back.get(b.key)
-        before = len(words & (content_words(pair.old_by[came].masked) if came else set())) / len(words)
+        before = len(words & (pair.old_by[came].words if came else frozenset())) / len(words)
         if best >= ABSORBED_AT and best - max(runner_up, before) >= ABSORBED_MARGIN and pair.kin(a, b):
             found[a.key] = b.key
     into = Counter(found.values())
