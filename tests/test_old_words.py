@@ -86,6 +86,14 @@ def test_an_older_editions_entry_names_todays_entry_for_it(kb_library):
     assert term_view(kb_library, kb_library.get("cr-2026-04-17:term:persist"), None)["today_entry"] is None
 
 
+def test_an_older_editions_entry_whose_text_went_into_a_rule_names_todays_rule(kb_library):
+    """2008's glossary entry Tie became no entry: its text is the rule of ties, 608.5 in 2009."""
+    view = term_view(kb_library, kb_library.get("cr-2008-05-01:term:tie"), None)
+    now = kb_library.records[kb_library.catalogue.placement.today_of(kb_library.get("cr-2008-05-01:term:tie"))["id"]]
+    assert now.kind == "rule" and "no default for ties" in now.text["en"]
+    assert view["today_entry"]["url"] == f"/rules/{now.number}?edition=2026-04-17"
+
+
 def test_an_obsolete_terms_rule_is_the_most_specific_or_the_entry_it_sends_to(kb_library):
     """2008's glossary said "In Play ... See rule 217, Zones": its rule is 217.5, In Play. An
     entry no edition held alive names the rules of the entry it sends the reader to ("See

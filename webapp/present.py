@@ -485,8 +485,12 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     view["forms"] += [{"lang": None, "text": alias} for alias in record.aliases]
     del view["references"]
     view["defining_rules"] = [_defining_rule(library, ref) for ref in record.references if ref.where == "attrs"]
-    # An older edition's entry: today's entry for it (Mana Burn of 2008: Mana Burn (Obsolete)).
-    now = library.catalogue.placement.current_twin(record)
+    # An older edition's entry: today's entry for it (Mana Burn of 2008: Mana Burn (Obsolete)),
+    # or today's rule its text went into (2008's Tie: 608.5).
+    placement = library.catalogue.placement
+    now = placement.current_twin(record)
+    if now is None and (today := placement.today_of(record)) and "id" in today:
+        now = library.records[today["id"]]
     view["today_entry"] = {"title": display_title(now, script), "url": record_url(now)} if now else None
     view["mentions"] = [summary(library, r, script) for r in library.mentions(record, MENTIONS_SHOWN)]
     # A project glossary entry's kind and documents, as words a reader uses: its kind's label

@@ -422,7 +422,8 @@ class Pair:
         parts = split | merged
         only_children(self, parts)
         splitting = {a for a, _ in split}
-        merging = {b for _, b in merged}
+        # A rule a glossary entry went into is still the rule that became it, not a merge.
+        merging = {b for a, b in merged if self.old_by[a].depth < 3}
         out = []
         for a in self.old:
             b_key = self.forward.get(a.key)

@@ -1,7 +1,7 @@
 """The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 11):
-glossary entries renamed, rules reworded as they moved, rules that went whole into another,
-the only rule left over under a rule; the parts of splits and merges that are words repeated
-(step 7); and the words every pass compares (`content_words`, `dice`). Each reads and changes
+glossary entries renamed, rules reworded as they moved, rules and glossary entries that went
+whole into a rule, the only rule left over under a rule; the parts of splits and merges that
+are words repeated (step 7); and the words every pass compares (`content_words`, `dice`). Each reads and changes
 a `lineage.Pair`, the alignment of two editions, through its `take`."""
 from __future__ import annotations
 
@@ -79,6 +79,13 @@ KEPT_MIN_WORDS = 5
 ABSORBED_AT = 0.7
 ABSORBED_MARGIN = 0.1
 ABSORBED_MIN_WORDS = 6
+# Anywhere else (2008's 401.1 "a spell is a card on the stack" went into 2009's 111.1, in the
+# new section of objects), and for a glossary entry whose text went into a rule (2008's Tie
+# into 2009's 608.5), it takes twice the margin and eight words, as a rule moved by the share
+# of its words held does (`MOVED`): seven words are held by chance (2010's "No multiplayer
+# options are used in Two-Headed Giant games" by 2016's 805.1 of the shared team turns option).
+ABSORBED_APART_MARGIN = 2 * ABSORBED_MARGIN
+ABSORBED_APART_MIN_WORDS = 8
 # The one rule left over under a rule, when the rule it became has one left over too, is the same
 # rule from this Dice's share of their words: each step's "the active player gets priority",
 # renumbered as a step lost a rule (2010's 509.5 is 2016's 509.4), shares 0.3 to 0.5.
@@ -242,28 +249,32 @@ def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
 
 
 def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """(old key, new key) of the old rules left over that went whole into an entry of the next
-    edition (ABSORBED_AT): merges; one that alone went into an entry left over is taken as
-    that entry's (`Pair.take`) instead."""
+    """(old key, new key) of the old rules and glossary entries left over that went whole into
+    a rule of the next edition (ABSORBED_AT): merges; a rule that alone went
+    into a rule left over is taken as that rule's (`Pair.take`) instead."""
     of = {k for k, _ in parts}
     news = [b for b in pair.new if b.depth < 3]
     found: dict[str, str] = {}
-    for a in pair.left(pair.old, pair.forward, (False,)):
+    for a in pair.left(pair.old, pair.forward):
         words = a.words
         if a.key in of or len(words) < ABSORBED_MIN_WORDS:
             continue
         held = sorted(((len(words & b.words) / len(words), n) for n, b in enumerate(news)), reverse=True)
         (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
         b = news[at]
-        # The entry must hold more of it than the old rule that became the entry held: else
-        # its words are that rule's (2016's planeswalker uniqueness rule and its legend rule).
-        came = pair.back.get(b.key)
+        # The entry must hold more of a rule than the old rule that became the entry held: else
+        # its words are that rule's (2016's planeswalker uniqueness rule and its legend rule). A
+        # glossary entry repeats its rule's words, and goes where they went.
+        came = pair.back.get(b.key) if a.depth < 3 else None
         before = len(words & (pair.old_by[came].words if came else frozenset())) / len(words)
-        if best >= ABSORBED_AT and best - max(runner_up, before) >= ABSORBED_MARGIN and pair.kin(a, b):
+        kin = pair.kin(a, b)
+        margin = ABSORBED_MARGIN if kin else ABSORBED_APART_MARGIN
+        if (best >= ABSORBED_AT and best - max(runner_up, before) >= margin
+                and (kin or len(words) >= ABSORBED_APART_MIN_WORDS)):
             found[a.key] = b.key
     into = Counter(found.values())
     for a_key, b_key in list(found.items()):
-        if b_key not in pair.back and into[b_key] == 1:
+        if b_key not in pair.back and into[b_key] == 1 and pair.old_by[a_key].depth < 3:
             pair.take(pair.old_by[a_key], pair.new_by[b_key])
             del found[a_key]
     return set(found.items())
