@@ -5,6 +5,7 @@ are words repeated (step 7); and the words every pass compares (`content_words`,
 a `lineage.Pair`, the alignment of two editions, through its `take`."""
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter, defaultdict
 from collections.abc import Set
@@ -90,6 +91,10 @@ ABSORBED_APART_MIN_WORDS = 8
 # rule from this Dice's share of their words: each step's "the active player gets priority",
 # renumbered as a step lost a rule (2010's 509.5 is 2016's 509.4), shares 0.3 to 0.5.
 ONLY_CHILD_AT = 0.3
+# Where one is left over on one side and several on the other (2010's draw step lost its rule
+# of triggers as well: 504.2 and 504.3 left over, 2016's 504.2 alone), the nearest of the several,
+# this far ahead of the next: nearer pairs, at 0.1, are rules that share the words of costs.
+ONLY_CHILD_MARGIN = 0.2
 # Words every pointer holds ("See rule 702.5"): no sign of the same rule.
 POINTER_WORDS = frozenset({"see", "rule", "rules"})
 
@@ -229,9 +234,9 @@ def without_repeats(pair: Pair, split: set[tuple[str, str]], merged: set[tuple[s
 
 def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
     """The one rule left over under a section or rule, when the one that became has one left
-    over under it too, and no part of a split or merge: the same rule when they share
-    ONLY_CHILD_AT of their words, and are not written from one template for two things
-    (`named_apart`)."""
+    over under it too (or either has several, and one is nearest: ONLY_CHILD_MARGIN), and no
+    part of a split or merge: the same rule when they share ONLY_CHILD_AT of their words, and
+    are not written from one template for two things (`named_apart`)."""
     of, to = {k for k, _ in parts}, {k for _, k in parts}
     olds: dict[str, list[Entry]] = defaultdict(list)
     news: dict[str, list[Entry]] = defaultdict(list)
@@ -243,9 +248,15 @@ def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
             news[b.parent].append(b)
     for parent, left in olds.items():
         there = news.get(pair.forward.get(parent, ""), [])
-        if (len(left) == len(there) == 1 and not named_apart(left[0], there[0], pair.names_of_things)
-                and dice(left[0].words, there[0].words) >= ONLY_CHILD_AT):
-            pair.take(left[0], there[0])
+        if min(len(left), len(there)) != 1:
+            continue
+        # One on one side, several on the other: the nearest, ONLY_CHILD_MARGIN ahead.
+        shares = sorted(((dice(a.words, b.words), n, a, b) for n, (a, b) in enumerate(itertools.product(left, there))),
+                        key=lambda found: found[:2], reverse=True)
+        best, _, a, b = shares[0]
+        if (best >= ONLY_CHILD_AT and (len(shares) == 1 or best - shares[1][0] >= ONLY_CHILD_MARGIN)
+                and not named_apart(a, b, pair.names_of_things)):
+            pair.take(a, b)
 
 
 def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
