@@ -54,7 +54,9 @@ class Pair(Protocol):
 # Trigger"), or holds them or is held in them ("Postcombat" is "Postcombat Main Phase") when
 # their texts share RENAMED_TEXT_AT of their words by Dice's share ("Order", of a library's
 # cards, shares 0.12 with "Damage Assignment Order"; a renamed entry cut to a pointer 0.3):
-# the only such pair of either.
+# the only such pair of either. Then, as sure, a name with one word of the longer name
+# replaced ("State-Based Effects" is "State-Based Actions", "Leaves Play" "Leaves the
+# Battlefield").
 RENAMED_TEXT_AT = 0.25
 # A rule left over, reworded past every ratio of the first passes as it moved (2008's 217.8d, "a phased-out
 # token ceases to exist", is 2009's 702.23j of phasing), is the entry left over of the next
@@ -194,18 +196,22 @@ def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
 
 def renamed_terms(pair: Pair) -> None:
     """Glossary entries left over, each the other's only one by a name with the other's
-    name's words, or holding them (RENAMED_TEXT_AT's comment)."""
-    def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], same: bool) -> bool:
-        if same:
+    name's words, or holding them, or with one word of the longer name replaced
+    (RENAMED_TEXT_AT's comment)."""
+    def related(a: str, a_names: list[frozenset[str]], b: str, b_names: list[frozenset[str]], how: str) -> bool:
+        if how == "same":
             return any(x == y for x in a_names for y in b_names)
-        return (any(x <= y or y <= x for x in a_names for y in b_names)
-                and dice(pair.old_by[a].words, pair.new_by[b].words) >= RENAMED_TEXT_AT)
+        if how == "held":
+            close = any(x <= y or y <= x for x in a_names for y in b_names)
+        else:
+            close = any(len(x & y) == max(len(x), len(y)) - 1 >= 1 for x in a_names for y in b_names)
+        return close and dice(pair.old_by[a].words, pair.new_by[b].words) >= RENAMED_TEXT_AT
 
-    for same in (True, False):  # the same words first, then words held
+    for how in ("same", "held", "replaced"):
         olds = {a.key: name_stems(a) for a in pair.left(pair.old, pair.forward, (True,))}
         news = {b.key: name_stems(b) for b in pair.left(pair.new, pair.back, (True,))}
         pairs = [(a, b) for a, a_names in olds.items() for b, b_names in news.items()
-                 if related(a, a_names, b, b_names, same)]
+                 if related(a, a_names, b, b_names, how)]
         of, to = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
         for a, b in pairs:
             if of[a] == to[b] == 1:
