@@ -38,9 +38,11 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    every edge of the entry split) or merged into it (`merged`); not words one rule repeats
    from another (`lineage_leftovers.without_repeats`).
 8. to 11. Over what is still left over (`indexer.search.lineage_leftovers`): glossary entries
-   renamed, rules reworded as they moved, rules that went whole into another, the only rule
-   left over under a rule.
-12. What is left is `added` (no entry before) or `removed` (none after).
+   renamed, rules reworded as they moved, rules and glossary entries that went whole into a
+   rule, the only rule left over under a rule.
+12. The sentences of a matched rule that went to a rule beside or under the one it became:
+   parts of a split (`lineage_leftovers.sentence_parts`).
+13. What is left is `added` (no entry before) or `removed` (none after).
 
 The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome;
 tests/lineage_read.tsv, links read against the files, measures it (`benchmarks.lineage_reading`).
@@ -69,6 +71,8 @@ from indexer.search.lineage_leftovers import (
     moved_rules,
     only_children,
     renamed_terms,
+    reworded_in,
+    sentence_parts,
     without_repeats,
 )
 
@@ -98,16 +102,8 @@ NUMBER_BONUS = 5
 # similarity, and it is at least CONTAINED_MIN characters long (shorter ones are in everything).
 CONTAINED_AT = 90
 CONTAINED_MIN = 40
-# A text reworded as it was split or merged is part of another when each of its sentences of
-# REWORDED_MIN_WORDS content words or more has REWORDED_AT of them in the other's words: the
-# 2009 renumbering split 2008's 502.5b (haste) into 702.10b and 702.10c, rewording both
-# ("hasn't been controlled ... since the start of his or her most recent turn" → "since his or
-# her most recent turn began"), and 212.9d (loyalty) into 306.5a-c ("in play" → "on the
-# battlefield"): 0.83 to 0.92 of their words are the old rule's. Fewer words than that are
-# the vocabulary of every rule.
-REWORDED_AT = 0.8
-REWORDED_MIN_WORDS = 6
-# And only with partial_ratio at least REWORDED_SIMILAR, under a rule that the old text's rule
+# A text reworded as it was split or merged is part of another (`reworded_in`) only with
+# partial_ratio at least REWORDED_SIMILAR, under a rule that the old text's rule
 # became (`Pair.kin`), and with no word of a rule's title left out that the other edition
 # uses: rules written from one template for different things ("each vanguard card is
 # controlled by its owner", "each conspiracy card ...") share their other words too, while a
@@ -121,7 +117,6 @@ _QUOTES = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "—": 
 _SPACE = re.compile(r"\s+")
 _NUMBER = re.compile(r"\b\d{3}(?:\.\d+[a-z]?(?:-[a-z])?)?\b")
 _SUBRULE = re.compile(r"[a-z]$")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def plain(text: str) -> str:
@@ -151,19 +146,6 @@ class Entry:
 
     def __post_init__(self) -> None:
         self.words = frozenset(content_words(self.masked) - POINTER_WORDS)
-
-
-def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:
-    """If `share` of the sentences of `part` long enough to tell (REWORDED_MIN_WORDS content
-    words), and at least one, have REWORDED_AT of their content words in `whole`: the words
-    of those sentences that `whole` lacks; else None."""
-    words = content_words(whole)
-    sentences = [found for sentence in _SENTENCE_END.split(part)
-                 if len(found := content_words(sentence)) >= REWORDED_MIN_WORDS]
-    found_in = [found for found in sentences if len(found & words) >= REWORDED_AT * len(found)]
-    if not found_in or len(found_in) < share * len(sentences):
-        return None
-    return set().union(*found_in) - words
 
 
 def _needed(length: int) -> float:
@@ -421,6 +403,8 @@ class Pair:
         merged |= absorbed(self, parts)
         parts = split | merged
         only_children(self, parts)
+        sentence_parts(self, split)
+        parts = split | merged
         splitting = {a for a, _ in split}
         # A rule a glossary entry went into is still the rule that became it, not a merge.
         merging = {b for a, b in merged if self.old_by[a].depth < 3}

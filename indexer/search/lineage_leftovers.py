@@ -1,8 +1,9 @@
-"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 11):
+"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 12):
 glossary entries renamed, rules reworded as they moved, rules and glossary entries that went
-whole into a rule, the only rule left over under a rule; the parts of splits and merges that
-are words repeated (step 7); and the words every pass compares (`content_words`, `dice`). Each reads and changes
-a `lineage.Pair`, the alignment of two editions, through its `take`."""
+whole into a rule, the only rule left over under a rule, sentences that went to a rule beside;
+the parts of splits and merges that are words repeated (step 7); and the words every pass
+compares (`content_words`, `dice`, `reworded_in`). Each reads and changes a `lineage.Pair`,
+the alignment of two editions, through its `take`."""
 from __future__ import annotations
 
 import itertools
@@ -97,6 +98,22 @@ ONLY_CHILD_AT = 0.3
 # of triggers as well: 504.2 and 504.3 left over, 2016's 504.2 alone), the nearest of the several,
 # this far ahead of the next: nearer pairs, at 0.1, are rules that share the words of costs.
 ONLY_CHILD_MARGIN = 0.2
+# A text reworded as it was split or merged is part of another when each of its sentences of
+# REWORDED_MIN_WORDS content words or more has REWORDED_AT of them in the other's words: the
+# 2009 renumbering split 2008's 502.5b (haste) into 702.10b and 702.10c, rewording both
+# ("hasn't been controlled ... since the start of his or her most recent turn" → "since his or
+# her most recent turn began"), and 212.9d (loyalty) into 306.5a-c ("in play" → "on the
+# battlefield"): 0.83 to 0.92 of their words are the old rule's. Fewer words than that are
+# the vocabulary of every rule.
+REWORDED_AT = 0.8
+REWORDED_MIN_WORDS = 6
+# A sentence of a rule matched whole (REWORDED_MIN_WORDS content words or more) that the rule
+# it became lacks went to a rule beside that one, or under it, that holds REWORDED_AT of its
+# words, SENTENCE_MARGIN ahead of any other there and of what the rule that became it held:
+# a part of a split (2008's 310.1, the combat damage step, is 2009's 510.1 and, for its
+# triggers, 510.3; 2016's 112.10 is 2022's 113.10 and, for "the most recent one prevails",
+# 113.10c).
+SENTENCE_MARGIN = 0.15
 # Words every pointer holds ("See rule 702.5"): no sign of the same rule.
 POINTER_WORDS = frozenset({"see", "rule", "rules"})
 
@@ -128,12 +145,26 @@ MOVED = (Moved(held=False, kin_at=0.45, at=0.6, margin=0.1, term_at=0.5, min_wor
          Moved(held=True, kin_at=0.6, at=0.8, margin=0.15, term_at=None, min_words=8))
 
 _WORD = re.compile(r"[a-z]{3,}")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
 def content_words(text: str) -> set[str]:
     """A text's words that say something (no function words), a plural's s left off."""
     return {w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith("ss") else w
             for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
+
+
+def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:
+    """If `share` of the sentences of `part` long enough to tell (REWORDED_MIN_WORDS content
+    words), and at least one, have REWORDED_AT of their content words in `whole`: the words
+    of those sentences that `whole` lacks; else None."""
+    words = content_words(whole)
+    sentences = [found for sentence in _SENTENCE_END.split(part)
+                 if len(found := content_words(sentence)) >= REWORDED_MIN_WORDS]
+    found_in = [found for found in sentences if len(found & words) >= REWORDED_AT * len(found)]
+    if not found_in or len(found_in) < share * len(sentences):
+        return None
+    return set().union(*found_in) - words
 
 
 def dice(a: Set[str], b: Set[str]) -> float:
@@ -295,3 +326,35 @@ def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
             pair.take(pair.old_by[a_key], pair.new_by[b_key])
             del found[a_key]
     return set(found.items())
+
+
+def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
+    """Parts of splits: the rules beside or under a matched rule's successor that a sentence
+    of it went to (SENTENCE_MARGIN's comment)."""
+    children: dict[str, list[Entry]] = defaultdict(list)
+    for b in pair.new:
+        if b.parent:
+            children[b.parent].append(b)
+    for a in pair.old:
+        if a.depth == 3 or a.key not in pair.forward:
+            continue
+        sentences = [found for sentence in _SENTENCE_END.split(a.masked)
+                     if len(found := content_words(sentence) - POINTER_WORDS) >= REWORDED_MIN_WORDS]
+        if len(sentences) < 2:
+            continue
+        now = pair.new_by[pair.forward[a.key]]
+        mine = {b for old, b in split if old == a.key} | {now.key}
+        near = {b.key: b for b in (*children.get(now.parent or "", []), *children.get(now.key, []))}
+        for words in sentences:
+            if any(len(words & pair.new_by[key].words) >= REWORDED_AT * len(words) for key in mine):
+                continue
+            held = sorted(((len(words & b.words) / len(words), key) for key, b in near.items() if key not in mine),
+                          reverse=True)
+            if not held:
+                continue
+            (best, key), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
+            came = pair.back.get(key)
+            before = len(words & pair.old_by[came].words) / len(words) if came else 0.0
+            if best >= REWORDED_AT and best - max(runner_up, before) >= SENTENCE_MARGIN:
+                split.add((a.key, key))
+                mine.add(key)
