@@ -294,16 +294,22 @@ class Pair:
         for a in self.old:
             if a.parent:
                 children[a.parent].append(a.key)
+        # The rules they became vote with the rule above them; a section's may have become
+        # subrules (2008's 415, Targeted Spells and Abilities, is 2009's 113, Targets, where
+        # 415.1 is 113.1a), so they vote with their section too, when that decides nothing.
+        ups = [lambda key: self.new_by[key].parent] + ([lambda key: key.split(".")[0]] if depth == 0 else [])
         for a in self.left(self.old, self.forward, (False,)):
             if a.depth != depth or not children.get(a.key):
                 continue
-            votes = Counter(self.new_by[self.forward[c]].parent for c in children[a.key] if c in self.forward)
-            if not votes:
-                continue
-            parent, count = votes.most_common(1)[0]
-            b = self.new_by.get(parent or "")
-            if b is not None and b.key not in self.back and count >= max(1, len(children[a.key]) / 2):
-                self.take(a, b)
+            for up in ups:
+                votes = Counter(up(self.forward[c]) for c in children[a.key] if c in self.forward)
+                if not votes:
+                    break
+                parent, count = votes.most_common(1)[0]
+                b = self.new_by.get(parent or "")
+                if b is not None and b.key not in self.back and count >= max(1, len(children[a.key]) / 2):
+                    self.take(a, b)
+                    break
 
     def _kept_number(self) -> None:
         """A rule left unmatched whose number the next edition still has, unmatched, with a
