@@ -486,7 +486,7 @@ def term_view(library: Library, record: Record, script: str | None) -> dict:
     del view["references"]
     view["defining_rules"] = [_defining_rule(library, ref) for ref in record.references if ref.where == "attrs"]
     # An older edition's entry: today's entry for it (Mana Burn of 2008: Mana Burn (Obsolete)),
-    # or today's rule its text went into (2008's Tie: 608.5).
+    # or today's rule its text went into (2008's Tie: the rule of ties).
     placement = library.catalogue.placement
     now = placement.current_twin(record)
     if now is None and (today := placement.today_of(record)) and "id" in today:

@@ -298,8 +298,8 @@ def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
 
 def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """(old key, new key) of the old rules and glossary entries left over that went whole into
-    a rule of the next edition (ABSORBED_AT): merges; a rule that alone went
-    into a rule left over is taken as that rule's (`Pair.take`) instead."""
+    a rule of the next edition (ABSORBED_AT): merges; a rule that alone went into a rule left
+    over is taken as that rule's (`Pair.take`) instead."""
     of = {k for k, _ in parts}
     news = [b for b in pair.new if b.depth < 3]
     found: dict[str, str] = {}
