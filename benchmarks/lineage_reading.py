@@ -1,5 +1,6 @@
-"""`python -m benchmarks.lineage_reading`: how much of tests/lineage_read.tsv (links of the
-lineage read against the rules files) the lineage of corpus/rules agrees with, per sample.
+"""`python -m benchmarks.lineage_reading`: how much of tests/lineage_read.tsv and
+tests/lineage_read_2.tsv (links of the lineage read against the rules files, two samples) the
+lineage of corpus/rules agrees with, per sample.
 
 A link read as right (`agree`) agrees when the lineage still has it; one read as wrong
 (`disagree`) when the lineage has what the reading says instead: every rule of a split or
@@ -17,10 +18,11 @@ from indexer.documents.comprules import read_rules_files
 from indexer.documents.ingest import DEFAULT_CORPUS
 from indexer.search.lineage import Edge, align
 
-READ = Path(__file__).resolve().parent.parent / "tests" / "lineage_read.tsv"
+TESTS = Path(__file__).resolve().parent.parent / "tests"
+READS = (TESTS / "lineage_read.tsv", TESTS / "lineage_read_2.tsv")
 
 
-def readings(path: Path = READ) -> list[dict[str, str]]:
+def readings(path: Path = READS[0]) -> list[dict[str, str]]:
     with open(path, encoding="utf-8", newline="") as fh:
         return list(csv.DictReader((line for line in fh if not line.startswith("#")), delimiter="\t"))
 
@@ -51,21 +53,22 @@ def main() -> int:
     for e in edges:
         forward[(e.from_edition, e.from_key)].append(e)
         back[(e.to_edition, e.to_key)].append(e)
-    counted: Counter[str] = Counter()
-    loose: Counter[str] = Counter()
-    exact: Counter[str] = Counter()
-    for row in readings():
-        if row["verdict"] not in ("agree", "disagree"):
-            continue
-        found = agreement(row, forward, back)
-        counted[row["sample"]] += 1
-        loose[row["sample"]] += found[0]
-        exact[row["sample"]] += found[1]
-    print("| sample | read | agreed, loosely | agreed, every part |\n|---|---|---|---|")
-    for sample in [*sorted(counted), "all"]:
-        n, lo, ex = ((sum(c.values()) for c in (counted, loose, exact)) if sample == "all"
-                     else (counted[sample], loose[sample], exact[sample]))
-        print(f"| {sample} | {n} | {lo} ({lo / n:.3f}) | {ex} ({ex / n:.3f}) |")
+    for path in READS:
+        counted: Counter[str] = Counter()
+        loose: Counter[str] = Counter()
+        exact: Counter[str] = Counter()
+        for row in readings(path):
+            if row["verdict"] not in ("agree", "disagree"):
+                continue
+            found = agreement(row, forward, back)
+            counted[row["sample"]] += 1
+            loose[row["sample"]] += found[0]
+            exact[row["sample"]] += found[1]
+        print(f"\n{path.name}\n\n| sample | read | agreed, loosely | agreed, every part |\n|---|---|---|---|")
+        for sample in [*sorted(counted), "all"]:
+            n, lo, ex = ((sum(c.values()) for c in (counted, loose, exact)) if sample == "all"
+                         else (counted[sample], loose[sample], exact[sample]))
+            print(f"| {sample} | {n} | {lo} ({lo / n:.3f}) | {ex} ({ex / n:.3f}) |")
     return 0
 
 

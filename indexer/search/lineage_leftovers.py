@@ -108,7 +108,8 @@ ONLY_CHILD_MARGIN = 0.2
 REWORDED_AT = 0.8
 REWORDED_MIN_WORDS = 6
 # A sentence of a rule matched whole (REWORDED_MIN_WORDS content words or more) that the rule
-# it became lacks went to a rule beside that one, or under it, that holds REWORDED_AT of its
+# it became lacks went to a rule beside that one, or under it, or a new rule under one beside
+# it (long rules there hold a sentence's words by chance), that holds REWORDED_AT of its
 # words, SENTENCE_MARGIN ahead of any other there and of what the rule that became it held:
 # a part of a split (2008's 310.1, the combat damage step, is 2009's 510.1 and, for its
 # triggers, 510.3; 2016's 112.10 is 2022's 113.10 and, for "the most recent one prevails",
@@ -344,7 +345,11 @@ def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
             continue
         now = pair.new_by[pair.forward[a.key]]
         mine = {b for old, b in split if old == a.key} | {now.key}
-        near = {b.key: b for b in (*children.get(now.parent or "", []), *children.get(now.key, []))}
+        # Beside it, under it, and under the rules beside it where no old entry went (2008's
+        # 408.1c, priority, is 2009's 115.4, all players passing, and the new 115.3a, who gets it).
+        beside = children.get(now.parent or "", [])
+        new_under_beside = [c for b in beside for c in children.get(b.key, []) if c.key not in pair.back]
+        near = {b.key: b for b in (*beside, *children.get(now.key, []), *new_under_beside)}
         for words in sentences:
             if any(len(words & pair.new_by[key].words) >= REWORDED_AT * len(words) for key in mine):
                 continue
