@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.lineage_reading import READS, readings
 from indexer.search import lineage
 
 GOLD = Path(__file__).with_name("lineage_gold.tsv")
@@ -113,3 +114,18 @@ def test_the_table_reads_back_and_refuses_what_is_not_one(edges, tmp_path):
     (tmp_path / "bad.tsv").write_text("from_edition\tnot\n", encoding="utf-8")
     with pytest.raises(ValueError):
         lineage.read(tmp_path / "bad.tsv")
+
+
+@pytest.mark.parametrize("path", READS, ids=lambda path: path.name)
+def test_each_reading_names_entries_the_files_hold(edges, path):
+    """The links read against the files (`benchmarks.lineage_reading`'s samples) name entries of
+    their editions, with a verdict, and a correction wherever they disagree: a reading of an
+    entry no file holds would measure nothing."""
+    held = {(e.from_edition, e.from_key) for e in edges} | {(e.to_edition, e.to_key) for e in edges}
+    rows = readings(path)
+    assert len(rows) >= 150
+    for row in rows:
+        assert row["verdict"] in ("agree", "disagree", "unsure"), row
+        assert row["verdict"] != "disagree" or row["correct"], row
+        for edition, key in ((row["from_edition"], row["from_key"]), (row["to_edition"], row["to_key"])):
+            assert not key or (edition, key) in held, row
