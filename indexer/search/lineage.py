@@ -38,8 +38,8 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    every edge of the entry split) or merged into it (`merged`); not words one rule repeats
    from another (`lineage_leftovers.without_repeats`).
 8. to 11. Over what is still left over (`indexer.search.lineage_leftovers`): glossary entries
-   renamed, rules reworded as they moved, rules and glossary entries that went whole into a
-   rule, the only rule left over under a rule.
+   renamed, a kept number given up for a rule beside, rules reworded as they moved, rules and
+   glossary entries that went whole into a rule, the only rule left over under a rule.
 12. The sentences of a matched rule that went to a rule beside or under the one it became:
    parts of a split (`lineage_leftovers.sentence_parts`).
 13. What is left is `added` (no entry before) or `removed` (none after).
@@ -69,6 +69,7 @@ from indexer.search.lineage_leftovers import (
     absorbed,
     content_words,
     moved_rules,
+    nearer_beside,
     only_children,
     renamed_terms,
     reworded_in,
@@ -404,6 +405,7 @@ class Pair:
         split, merged = self._parts()
         parts = split | merged
         renamed_terms(self)
+        nearer_beside(self, parts)
         for moved in MOVED:
             moved_rules(self, moved, parts)
         merged |= absorbed(self, parts)

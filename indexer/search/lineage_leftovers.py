@@ -1,9 +1,10 @@
 """The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 12):
-glossary entries renamed, rules reworded as they moved, rules and glossary entries that went
-whole into a rule, the only rule left over under a rule, sentences that went to a rule beside;
-the parts of splits and merges that are words repeated (step 7); and the words every pass
-compares (`content_words`, `dice`, `reworded_in`). Each reads and changes a `lineage.Pair`,
-the alignment of two editions, through its `take`."""
+glossary entries renamed, a kept number given up for a rule beside, rules reworded as they
+moved, rules and glossary entries that went whole into a rule, the only rule left over under a
+rule, sentences that went to a rule beside; the parts of splits and merges that are words
+repeated (step 7); and the words every pass compares (`content_words`, `dice`,
+`reworded_in`). Each reads and changes a `lineage.Pair`, the alignment of two editions,
+through its `take`."""
 from __future__ import annotations
 
 import itertools
@@ -98,6 +99,13 @@ ONLY_CHILD_AT = 0.3
 # of triggers as well: 504.2 and 504.3 left over, 2016's 504.2 alone), the nearest of the several,
 # this far ahead of the next: nearer pairs, at 0.1, are rules that share the words of costs.
 ONLY_CHILD_MARGIN = 0.2
+# A rule matched at its own number whose text it barely shares (a kept number's pair), when a
+# rule left over beside it shares NEARER_MARGIN more of the new rule's words, by Dice's share,
+# and ONLY_CHILD_AT at least: that rule is the new one, and the first is left over again. 2010's
+# steps lost their rules of triggers in 2016, and the rule of priority took their number
+# (2010's 511.2 "Second, the active player gets priority" is 2016's 511.1; 2010's 511.1, the
+# end of combat's triggers, was not). At 0.1 the same pairs are taken.
+NEARER_MARGIN = 0.15
 # A text reworded as it was split or merged is part of another when each of its sentences of
 # REWORDED_MIN_WORDS content words or more has REWORDED_AT of them in the other's words: the
 # 2009 renumbering split 2008's 502.5b (haste) into 702.10b and 702.10c, rewording both
@@ -363,3 +371,27 @@ def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
             if best >= REWORDED_AT and best - max(runner_up, before) >= SENTENCE_MARGIN:
                 split.add((a.key, key))
                 mine.add(key)
+
+
+def nearer_beside(pair: Pair, parts: set[tuple[str, str]]) -> None:
+    """A kept number's pair given up for a rule left over beside it that is nearer the new
+    rule's text (NEARER_MARGIN's comment); no part of a split or merge is moved."""
+    of, to = {k for k, _ in parts}, {k for _, k in parts}
+    left: dict[str, list[Entry]] = defaultdict(list)
+    for a in pair.left(pair.old, pair.forward, (False,)):
+        if a.parent and a.key not in of:
+            left[a.parent].append(a)
+    for a in pair.old:
+        b_key = pair.forward.get(a.key)
+        if b_key != a.key or not a.parent or pair.scores[a.key] == 100 or b_key in to:
+            continue
+        b = pair.new_by[b_key]
+        shares = [(dice(x.words, b.words), n, x) for n, x in enumerate(left.get(a.parent, []))
+                  if x.key not in pair.forward]
+        if not shares:
+            continue
+        best, _, nearer = max(shares, key=lambda found: found[:2])
+        if (best >= ONLY_CHILD_AT and best - dice(a.words, b.words) >= NEARER_MARGIN
+                and not named_apart(nearer, b, pair.names_of_things)):
+            del pair.forward[a.key]
+            pair.take(nearer, b)
