@@ -130,8 +130,8 @@ POINTER_WORDS = frozenset({"see", "rule", "rules"})
 @dataclass(frozen=True)
 class Moved:
     """One share of content words that `moved_rules` pairs entries by, and its thresholds: a
-    pair under a rule the old rule's rule became (`Pair.kin`) is the same rule from
-    `kin_at`; anywhere else from `at`, `margin` ahead of either's next best, with
+    pair under a rule the old rule's rule became (`Pair.kin`), or at the number it kept, is
+    the same rule from `kin_at`; anywhere else from `at`, `margin` ahead of either's next best, with
     MOVED_TOKENS_AT of rapidfuzz's token_set_ratio; glossary entries, compared with their
     names, from `term_at` (None: not by this share). Texts of fewer than `min_words` content
     words (headings, short pointers) are too few words to tell."""
@@ -221,7 +221,7 @@ def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
             continue
         if a.depth == 3:
             taken = moved.term_at is not None and value >= moved.term_at
-        elif pair.kin(a, b):
+        elif pair.kin(a, b) or a_key == b_key:  # its rule's successor holds it, or its own number
             short = a_key != b_key and min(len(old_words[a_key]), len(new_words[b_key])) < SHORT_WORDS
             taken = value >= moved.kin_at + SHORT_SHARE * short
         else:
