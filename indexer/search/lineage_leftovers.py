@@ -163,13 +163,19 @@ def content_words(text: str) -> set[str]:
             for w in _WORD.findall(text) if w not in FUNCTION_WORDS}
 
 
+def long_sentences(text: str, leave_out: Set[str] = frozenset()) -> list[set[str]]:
+    """The content words (but `leave_out`) of each sentence of a text long enough to tell
+    (REWORDED_MIN_WORDS of them)."""
+    return [found for sentence in _SENTENCE_END.split(text)
+            if len(found := content_words(sentence) - leave_out) >= REWORDED_MIN_WORDS]
+
+
 def reworded_in(part: str, whole: str, share: float = 1.0) -> set[str] | None:
     """If `share` of the sentences of `part` long enough to tell (REWORDED_MIN_WORDS content
     words), and at least one, have REWORDED_AT of their content words in `whole`: the words
     of those sentences that `whole` lacks; else None."""
     words = content_words(whole)
-    sentences = [found for sentence in _SENTENCE_END.split(part)
-                 if len(found := content_words(sentence)) >= REWORDED_MIN_WORDS]
+    sentences = long_sentences(part)
     found_in = [found for found in sentences if len(found & words) >= REWORDED_AT * len(found)]
     if not found_in or len(found_in) < share * len(sentences):
         return None
@@ -347,8 +353,7 @@ def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
     for a in pair.old:
         if a.depth == 3 or a.key not in pair.forward:
             continue
-        sentences = [found for sentence in _SENTENCE_END.split(a.masked)
-                     if len(found := content_words(sentence) - POINTER_WORDS) >= REWORDED_MIN_WORDS]
+        sentences = long_sentences(a.masked, POINTER_WORDS)
         if len(sentences) < 2:
             continue
         now = pair.new_by[pair.forward[a.key]]
