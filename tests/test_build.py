@@ -7,11 +7,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from corpus_support import corpus_copy
 
 from indexer.knowledge.library import Library
-from indexer.search import build as build_stage, whoosh_engine
+from indexer.search import build as build_stage
 from indexer.search.build import BuildError, build, current_folder, current_meta, inputs_hash
 from webapp import offline_copy
 
@@ -57,31 +58,35 @@ def test_card_files_in_a_folder_are_inputs(tmp_path):
     assert inputs_hash([*corpus, cards]) not in (plain, with_rulings)
 
 
-def test_cards_analysed_by_the_second_process_index_the_same(monkeypatch, tmp_path):
-    """A build large enough for a second process hands it the cards' analysis, in pieces: the
-    index and every side file are the same bytes as a build that does it all in turn."""
+def test_cards_written_apart_index_the_same(monkeypatch, tmp_path):
+    """A build large enough for a second process has it write the cards' segment while this
+    one writes the others' and the side files: the index has a segment for each run of
+    records, in their order, and its scored postings, the offline copy's frequencies and
+    every side file are the same bytes as a build of one segment written in turn."""
     corpus = corpus_copy(tmp_path)
     inputs = [corpus, ROOT / "tests" / "fixtures" / "scryfall"]
+    monkeypatch.setattr(build_stage, "PARALLEL_RECORDS", 10**9)
     alone = build(inputs, root=tmp_path / "alone")
-    handed = []
-    real_hand_off = build_stage.ENGINE.hand_off
-
-    def hand_off(records, segmenter, helper):
-        handed.append(real_hand_off(records, segmenter, helper))
-        return handed[-1]
     monkeypatch.setattr(build_stage, "PARALLEL_RECORDS", 1)
-    monkeypatch.setattr(whoosh_engine, "HANDED_DOCUMENTS", 7)
-    monkeypatch.setattr(build_stage.ENGINE, "hand_off", hand_off)
     two = build(inputs, root=tmp_path / "two")
-    assert len(handed) == 1 and not handed[0]._pieces  # every piece read
     names = {p.name for p in alone.folder.iterdir()} - {"meta.json", "manifest.json", "_records_1.toc"}
     assert {"postings-docs.npy", "folded.txt", "records.jsonl"} <= names
     for name in sorted(names - {p.name for p in alone.folder.glob("records_*.seg")}):
         assert (two.folder / name).read_bytes() == (alone.folder / name).read_bytes(), name
-    library = Library(two.folder)
-    found = library.search("kind:card equipment", limit=5)["results"]
-    assert found and all(library.get(r["id"]).kind == "card" for r in found)
-    library.close()
+    assert len(list(alone.folder.glob("records_*.seg"))) == 1
+    assert len(list(two.folder.glob("records_*.seg"))) == 3  # the corpus's, the cards', the glossary's
+    assert not [p for p in two.folder.iterdir() if p.is_dir()]  # no writer's runs left behind
+    libraries = [Library(alone.folder), Library(two.folder)]
+    within = np.ones(libraries[0].engine._doc_count, bool)
+    within[::3] = False
+    for field in ("names", "title"):
+        stats, terms = zip(*(library.engine.term_frequencies(field, within) for library in libraries), strict=True)
+        assert stats[0] == stats[1]
+        assert list(terms[0]) == list(terms[1])
+    found = libraries[1].search("kind:card equipment", limit=5)["results"]
+    assert found and all(libraries[1].get(r["id"]).kind == "card" for r in found)
+    for library in libraries:
+        library.close()
 
 
 def test_a_build_with_a_later_stage_follows_the_code_and_data_the_stage_reads(monkeypatch, tmp_path):

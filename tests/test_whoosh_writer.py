@@ -1,13 +1,14 @@
 """The build's segment writer (`indexer.search.whoosh_writer`) writes what Whoosh's own writes:
 every file of the segment the same bytes, with its postings sorted in memory or spilled to
-runs of several pieces, and with documents analysed apart."""
+runs of several pieces; and an index of several segments, written at once, scores as one."""
 from __future__ import annotations
 
 import hashlib
-import marshal
-from concurrent.futures import Executor, Future
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 from whoosh import index
 from whoosh.filedb.compound import CompoundStorage
@@ -18,7 +19,7 @@ from indexer.search import analysis, whoosh_engine, whoosh_writer
 from indexer.search.analysis import attach_segmenter
 from indexer.search.build import user_words
 from indexer.search.schema import build_schema, document
-from indexer.search.whoosh_writer import BuildStorage, BuildWriter, analysed
+from indexer.search.whoosh_writer import BuildStorage, BuildWriter, commit_segments, write_segment
 
 NAME = "records"
 
@@ -35,18 +36,12 @@ def _segment_files(folder: Path) -> dict[str, str]:
     return files
 
 
-def _write(records, folder: Path, ix: FileIndex, writer, analysed_apart: bool = False) -> dict[str, str]:
-    words = frozenset(user_words(records))
-    segmenter = analysis.segmenter_for(words)
+def _write(records, folder: Path, ix: FileIndex, writer) -> dict[str, str]:
+    segmenter = analysis.segmenter_for(frozenset(user_words(records)))
     for name in writer.schema.names():
         attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
-    documents = [document(record) for record in records]
-    if analysed_apart:
-        for fields, postings in zip(documents, marshal.loads(analysed(documents, words)), strict=True):
-            writer.add_analysed(fields, postings)
-    else:
-        for fields in documents:
-            writer.add_document(**fields)
+    for record in records:
+        writer.add_document(**document(record))
     writer.commit()
     ix.close()
     return _segment_files(folder)
@@ -79,27 +74,32 @@ def test_the_segment_is_whooshs_own(ingested, whooshs_own, tmp_path, monkeypatch
         assert len(spilled) > 2 and max(spilled) > 2 * whoosh_writer.RUN_PIECE
 
 
-def test_documents_analysed_apart_make_the_same_segment(ingested, whooshs_own, tmp_path):
-    ix = FileIndex.create(BuildStorage(str(tmp_path)), build_schema(), NAME)
-    assert _write(ingested.records[:3000], tmp_path, ix, BuildWriter(ix, limitmb=1), analysed_apart=True) == whooshs_own
-
-
-class _Idle(Executor):
-    """Another process that never starts what it is handed."""
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        return Future()
-
-
-def test_pieces_the_other_process_has_not_started_are_analysed_here(ingested, monkeypatch):
-    monkeypatch.setattr(whoosh_engine, "HANDED_DOCUMENTS", 5)
-    records = ingested.records[:23]
+def test_segments_written_at_once_score_as_one(ingested, tmp_path):
+    """An index written as segments, one of them by another process at the same time, each
+    writer spilling its own runs: its scored postings are those of one segment of the same
+    records, term for term, in the same order and the same floats."""
+    records = ingested.records[:1500]
     segmenter = analysis.segmenter_for(frozenset(user_words(records)))
-    handed = whoosh_engine._Handed(records, segmenter, _Idle())
-    expected = marshal.loads(analysed([document(r) for r in records], frozenset(segmenter.words)))
-    assert [handed.next(record) for record in records] == [
-        (document(record), postings) for record, postings in zip(records, expected, strict=True)]
-    assert not handed._pieces
+    whole_folder, split_folder = tmp_path / "whole", tmp_path / "split"
+    whole_folder.mkdir()
+    split_folder.mkdir()
+    whole = FileIndex.create(BuildStorage(str(whole_folder)), build_schema(), NAME)
+    commit_segments(whole, [write_segment(whole, [document(r) for r in records], segmenter)])
+    split = FileIndex.create(BuildStorage(str(split_folder)), build_schema(), NAME)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as other:
+        apart = other.submit(whoosh_writer.write_segment_apart, str(split_folder), NAME,
+                             [document(r) for r in records[400:1100]], frozenset(segmenter.words))
+        first = write_segment(split, [document(r) for r in records[:400]], segmenter)
+        last = write_segment(split, [document(r) for r in records[1100:]], segmenter)
+        commit_segments(split, [first, apart.result(), last])
+    assert not [p for p in split_folder.iterdir() if p.is_dir()]
+    with whole.searcher() as one, split.searcher() as three:
+        assert len(three.leaf_searchers()) == 3
+        for field in ("names", "body", "grams", "kind"):
+            expected = whoosh_engine._ScoredPostings(one).field(field)
+            found = whoosh_engine._ScoredPostings(three).field(field)
+            assert expected[:2] == found[:2], field
+            assert np.array_equal(expected[2], found[2]) and np.array_equal(expected[3], found[3]), field
 
 
 def test_a_counted_file_knows_its_position_after_seeks(tmp_path):

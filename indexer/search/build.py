@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import inspect
 import json
@@ -23,8 +24,6 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-
-from tqdm import tqdm
 
 from indexer.documents.corpus import METADATA, CorpusError, load_sources
 from indexer.documents.glossary import Glossary
@@ -136,10 +135,10 @@ def user_words(records: list[Record]) -> set[str]:
     return {w for w in words if w and len(w) <= 12}
 
 
-# A build of at least this many records writes its side files, analyses what the engine hands
-# off, and runs all its extras but the first, in a second process while this one builds the
-# index and the first extra. A smaller build does them in turn (a process started costs more
-# than it saves).
+# A build of at least this many records has a second process write the part of the index the
+# engine writes apart (or else the side files) and run all its extras but the first, while this
+# one writes the rest and runs the first extra. A smaller build does them in turn (a process
+# started costs more than it saves).
 PARALLEL_RECORDS = 10_000
 
 # A further file a build writes into its folder before the switch, made by a later stage of
@@ -203,14 +202,13 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
         words = analysis.write_user_dictionary(tmp / USER_WORDS_FILE, user_words(result.records))
         segmenter = analysis.segmenter_for(frozenset(words))
         with _second_process(len(result.records)) as second:
-            # The second process first analyses what the engine hands it (the index needs
-            # that before it needs the side files), then writes the side files.
-            handed = ENGINE.hand_off(result.records, segmenter, second) if second else None
-            side = second.submit(_side_files, tmp) if second else None
-            if side is None:
-                _write_side_files(result.records, tmp)
-            records = tqdm(result.records, desc="indexing", unit=" records", disable=not progress)
-            ENGINE.build(records, tmp, segmenter, handed)
+            # The second process writes the part of the index the engine writes apart (the
+            # card data's), while this one writes the rest and then the side files; with no
+            # such part, it writes the side files while this one writes the index.
+            apart = second if second and ENGINE.writes_apart(result.records) else None
+            side = second.submit(_side_files, tmp) if second and not apart else None
+            here = None if side else functools.partial(_write_side_files, result.records, tmp)
+            ENGINE.build(result.records, tmp, segmenter, apart, meanwhile=here, progress=progress)
             if side is not None:
                 side.result()
             meta = {"corpus_hash": digest, "records": len(result.records), "built": time.time(),

@@ -7,11 +7,10 @@ implementation (`indexer.search.whoosh_engine`).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -35,15 +34,17 @@ class SearchBackend(ABC):
 
     @classmethod
     @abstractmethod
-    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter, handed: Any = None) -> None:
+    def build(cls, records: list[Record], directory: Path, segmenter: Segmenter, helper: Executor | None = None,
+              meanwhile: Callable[[], None] | None = None, progress: bool = False) -> None:
         """Write a complete index of `records` into the empty folder `directory`, Chinese
-        segmented by `segmenter`; `handed` is what `hand_off` returned for them."""
+        segmented by `segmenter`, with a progress bar if asked. With `helper` (another
+        process), the part `writes_apart` names is written there, and this process does
+        `meanwhile` while it waits for it."""
 
     @classmethod
-    def hand_off(cls, records: list[Record], segmenter: Segmenter, helper: Executor) -> Any:
-        """Start on `helper` (another process) the part of building an index of `records`
-        that can be done apart; what it returns is given to `build`. None: no such part."""
-        return None
+    def writes_apart(cls, records: list[Record]) -> bool:
+        """Whether `build` gives a part of an index of `records` to a helper."""
+        return False
 
     @classmethod
     @abstractmethod

@@ -10,23 +10,23 @@ tests hold the two together."""
 from __future__ import annotations
 
 import json
-import marshal
 import threading
 from array import array
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
-from itertools import accumulate
+from itertools import accumulate, groupby
 from math import log
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 from whoosh import index
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import FileIndex
 from whoosh.query import And, AndMaybe, AndNot, Not, Or, Require, Term
+from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
@@ -34,7 +34,7 @@ from indexer.documents.chinese import HAN_RUN
 from indexer.documents.records import Record
 
 from . import highlighting
-from .analysis import Segmenter, attach_segmenter
+from .analysis import Segmenter
 from .clauses import COMMON_SHARE, QueryClauses
 from .engine import EngineQuery, IndexUnavailable, SearchBackend
 from .query import FILTERS
@@ -49,7 +49,7 @@ from .schema import (
 )
 from .term_sums import TermSums
 from .term_table import TermTable
-from .whoosh_writer import BuildStorage, BuildWriter, analysed
+from .whoosh_writer import BuildStorage, commit_segments, write_segment, write_segment_apart
 
 INDEX_NAME = "records"
 # Whoosh's BM25F with its own parameters (B, K1), the same for every field: the searcher's
@@ -63,8 +63,6 @@ POSTINGS_DOCS, POSTINGS_SCORES, POSTINGS_TERMS = "postings-docs.npy", "postings-
 # Bytes of query tokens and clauses an opened index remembers, each (whole answers are
 # remembered by the library, per query).
 CACHE_BYTES = 8 * 2**20
-# Documents another process analyses at a time for a build (`WhooshBackend.hand_off`).
-HANDED_DOCUMENTS = 2000
 
 
 class _ScoredPostings:
@@ -118,39 +116,25 @@ class _ScoredPostings:
 
     def field(self, field: str) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
         """Every term of `field` in Whoosh's order: (tokens, postings per token, document
-        numbers, scores), the scores those of `_score`. An index of one segment without
-        deletions (every build's) is read in one pass over its term table, each term's
-        postings read from the term information the pass gives and all of them scored at
-        once: looking each term up three times, and scoring it alone, was most of a build's
-        scoring (a quarter of a minute with every card). Any other index term by term."""
+        numbers, scores), the scores those of `_score`. Each segment without deletions (every
+        build's) is read in one pass over its term table, each term's postings read from the
+        term information the pass gives, and the segments' terms merged in order; then all
+        are scored at once: looking each term up three times, and scoring it alone, was most
+        of a build's scoring (a quarter of a minute with every card). Any other index term
+        by term."""
         leaves = self._searcher.leaf_searchers()
-        reader = leaves[0][0].reader() if len(leaves) == 1 else None
-        if reader is None or reader.has_deletions() or not hasattr(reader, "_terms"):
+        readers = [leaf.reader() for leaf, _ in leaves]
+        if any(reader.has_deletions() or not hasattr(reader, "_terms") for reader in readers):
             return self._field_by_term(field)
-        tokens: list[str] = []
-        counts: list[int] = []
-        ids: list[int] = []
-        weights: list[float] = []
-        idfs: list[float] = []
-        documents = self._searcher.doc_count_all()
-        terms, field_format = reader._terms, reader.schema[field].format
-        for (name, token), info in terms.items_from(field, b""):
-            if name != field:
-                break
-            matcher = reader._codec.postings_reader(terms._postfile, info, field_format, term=(field, token))
-            count = len(ids)
-            for block_ids, block_weights in _posting_blocks(matcher):
-                ids.extend(block_ids)
-                weights.extend(block_weights)
-            tokens.append(token.decode("utf-8"))
-            counts.append(len(ids) - count)
-            idfs.append(log(documents / (info.doc_frequency() + 1)) + 1)  # Whoosh's `idf`
-        docs = np.asarray(ids, np.int32)
-        if not reader.schema[field].scorable:  # an exact-value field: membership only
+        parts = [_segment_terms(reader, field, offset) for reader, (_, offset) in zip(readers, leaves, strict=True)]
+        tokens, counts, docs, frequencies, doc_frequencies = _merged(parts)
+        if not self._searcher.schema[field].scorable:  # an exact-value field: membership only
             return tokens, counts, docs, np.zeros(len(docs))
-        scores = bm25(np.repeat(np.asarray(idfs, np.float64), counts), np.asarray(weights, np.float64),
-                      self._field_lengths(leaves[0][0], 0, field)[docs], self._searcher.avg_field_length(field) or 1,
-                      WEIGHTING.B, WEIGHTING.K1)
+        documents = self._searcher.doc_count_all()
+        idfs = np.asarray([log(documents / (frequency + 1)) + 1 for frequency in doc_frequencies])  # Whoosh's `idf`
+        lengths = np.concatenate([self._field_lengths(leaf, offset, field) for leaf, offset in leaves])
+        scores = bm25(np.repeat(idfs, counts), frequencies, lengths[docs],
+                      self._searcher.avg_field_length(field) or 1, WEIGHTING.B, WEIGHTING.K1)
         return tokens, counts, docs, scores
 
     def _field_by_term(self, field: str) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
@@ -174,6 +158,60 @@ class _ScoredPostings:
         if lengths is None:
             lengths = self._lengths[key] = _quantised_lengths(leaf, field)
         return lengths
+
+
+def _segment_terms(reader, field: str, offset: int) -> tuple[list[bytes], list[int], list, list, list[int]]:
+    """One segment's terms of `field` in its term table's order: (tokens, postings per token,
+    global document numbers, term frequencies, document frequencies)."""
+    tokens: list[bytes] = []
+    counts: list[int] = []
+    ids: list[int] = []
+    weights: list[float] = []
+    doc_frequencies: list[int] = []
+    terms, field_format = reader._terms, reader.schema[field].format
+    for (name, token), info in terms.items_from(field, b""):
+        if name != field:
+            break
+        matcher = reader._codec.postings_reader(terms._postfile, info, field_format, term=(field, token))
+        count = len(ids)
+        for block_ids, block_weights in _posting_blocks(matcher):
+            ids.extend(block_ids)
+            weights.extend(block_weights)
+        tokens.append(token)
+        counts.append(len(ids) - count)
+        doc_frequencies.append(info.doc_frequency())
+    return tokens, counts, [offset + doc for doc in ids] if offset else ids, weights, doc_frequencies
+
+
+def _merged(parts: list[tuple]) -> tuple[list[str], list[int], np.ndarray, np.ndarray, list[int]]:
+    """The terms of several segments (`_segment_terms`, in the segments' order) as one index's:
+    each token once, in byte order (Whoosh's), its postings those of each segment in turn (so
+    in document order), its document frequency their sum."""
+    entries = sorted((token, k, at) for k, part in enumerate(parts) for at, token in enumerate(part[0]))
+    starts = [list(accumulate(part[1], initial=0)) for part in parts]
+    bases = list(accumulate((len(part[2]) for part in parts), initial=0))
+    tokens: list[str] = []
+    counts: list[int] = []
+    doc_frequencies: list[int] = []
+    begins: list[int] = []  # where each (segment, term)'s postings start in the segments' arrays, in order
+    lengths: list[int] = []
+    for token, group in groupby(entries, key=lambda entry: entry[0]):
+        count = frequency = 0
+        for _, k, at in group:
+            begins.append(bases[k] + starts[k][at])
+            lengths.append(parts[k][1][at])
+            count += parts[k][1][at]
+            frequency += parts[k][4][at]
+        tokens.append(token.decode("utf-8"))
+        counts.append(count)
+        doc_frequencies.append(frequency)
+    docs = np.concatenate([np.asarray(part[2], np.int32) for part in parts]) if parts else np.empty(0, np.int32)
+    weights = np.concatenate([np.asarray(part[3], np.float64) for part in parts]) if parts else np.empty(0)
+    if len(parts) > 1:
+        begin, length = np.asarray(begins, np.int64), np.asarray(lengths, np.int64)
+        order = np.repeat(begin - (np.cumsum(length) - length), length) + np.arange(int(length.sum()))
+        docs, weights = docs[order], weights[order]
+    return tokens, counts, docs, weights, doc_frequencies
 
 
 def _quantised_lengths(leaf, field: str) -> np.ndarray:
@@ -300,48 +338,10 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
         matcher._next_block()
 
 
-def _handed_off(record: Record) -> bool:
-    """Whether a build hands the record's analysis to another process: the card data's."""
+def _written_apart(record: Record) -> bool:
+    """Whether a large build writes the record's document in a segment of another process:
+    the card data's (`schema.NAMED_ONLY_SOURCE`), most of a build that has it."""
     return record.source == NAMED_ONLY_SOURCE
-
-
-class _Handed:
-    """The card data's documents (`schema.NAMED_ONLY_SOURCE`: most of a build that has it)
-    analysed by another process in pieces of HANDED_DOCUMENTS, in order, while this one
-    indexes the others first (`WhooshBackend.hand_off`): each one's fields and postings.
-    Rather than wait for a piece, this process analyses the last one the other has not
-    started, so that neither waits while the other works."""
-
-    def __init__(self, records: list[Record], segmenter: Segmenter, helper: Executor):
-        documents = [document(record) for record in records]
-        self._words = frozenset(segmenter.words)
-        self._documents = iter(documents)
-        pieces = (documents[start:start + HANDED_DOCUMENTS] for start in range(0, len(documents), HANDED_DOCUMENTS))
-        # (each piece's documents and its analysis, let go once read)
-        self._pieces = deque((piece, helper.submit(analysed, piece, self._words)) for piece in pieces)
-        self._postings: Iterator[dict] = iter(())
-
-    def next(self, record: Record) -> tuple[dict, dict]:
-        fields = next(self._documents)
-        if fields["id"] != record.id:
-            raise ValueError(f"{record.id}: handed off as {fields['id']}")
-        postings = next(self._postings, None)
-        if postings is None:
-            self._postings = iter(self._next_piece())
-            postings = next(self._postings)
-        return fields, postings
-
-    def _next_piece(self) -> list[dict]:
-        pieces = self._pieces
-        while not pieces[0][1].done():
-            unstarted = next((at for at in range(len(pieces) - 1, -1, -1) if pieces[at][1].cancel()), None)
-            if unstarted is None:  # the other process is at work on the next piece
-                break
-            documents = pieces[unstarted][0]
-            here: Future = Future()
-            here.set_result(analysed(documents, self._words))
-            pieces[unstarted] = (documents, here)
-        return marshal.loads(pieces.popleft()[1].result())
 
 
 class WhooshBackend(SearchBackend):
@@ -370,28 +370,38 @@ class WhooshBackend(SearchBackend):
         self._sums = TermSums(postings, self._doc_count, named_only)
 
     @classmethod
-    def build(cls, records: Iterable[Record], directory: Path, segmenter: Segmenter,
-              handed: _Handed | None = None) -> None:
+    def build(cls, records: list[Record], directory: Path, segmenter: Segmenter, helper: Executor | None = None,
+              meanwhile: Callable[[], None] | None = None, progress: bool = False) -> None:
+        """With `helper`, the index is written as one segment for each run of records that
+        are, or are not, written apart (`_written_apart`), in the records' order: `helper`
+        writes the former's while this process writes the others' and then does `meanwhile`.
+        Without it, one segment of every record. The scored postings are the same either way."""
         ix = FileIndex.create(BuildStorage(str(directory)), build_schema(), INDEX_NAME)
-        writer = BuildWriter(ix, limitmb=256)
-        for name in writer.schema.names():
-            attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
+        runs = [(apart, list(run)) for apart, run in groupby(records, _written_apart)] if helper else [(False, records)]
+        words = frozenset(segmenter.words)
+        segments: list[Any] = [
+            helper.submit(write_segment_apart, str(directory), INDEX_NAME, [document(r) for r in run], words)
+            if apart and helper else None for apart, run in runs]
         try:
-            for record in records:
-                if handed is not None and _handed_off(record):
-                    writer.add_analysed(*handed.next(record))
-                else:
-                    writer.add_document(**document(record))
+            for at, (apart, run) in enumerate(runs):
+                if not apart:
+                    shown = tqdm(run, desc="indexing", unit=" records", disable=not progress)
+                    segments[at] = write_segment(ix, (document(record) for record in shown), segmenter)
+            if meanwhile is not None:
+                meanwhile()
+            segments = [segment.result() if isinstance(segment, Future) else segment for segment in segments]
         except BaseException:
-            writer.cancel()
+            for segment in segments:
+                if isinstance(segment, Future):
+                    segment.cancel()
             raise
-        writer.commit()
+        commit_segments(ix, segments)
         with ix.searcher(weighting=WEIGHTING) as searcher:
             _PostingsFile.write(searcher, directory, (*FIELD_WEIGHTS, *FILTERS))
 
     @classmethod
-    def hand_off(cls, records: list[Record], segmenter: Segmenter, helper: Executor) -> _Handed:
-        return _Handed([record for record in records if _handed_off(record)], segmenter, helper)
+    def writes_apart(cls, records: list[Record]) -> bool:
+        return any(_written_apart(record) for record in records)
 
     @classmethod
     def open(cls, directory: Path, segmenter: Segmenter, cache_bytes: int = CACHE_BYTES,
@@ -519,7 +529,7 @@ class WhooshBackend(SearchBackend):
         def terms() -> Iterator[tuple[str, bool, int, list[tuple[str, int]]]]:
             most = COMMON_SHARE * self._doc_count
             try:
-                reader = searcher.reader()
+                readers = [(leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
                 held = self._postings.held(field, within) if within is not None else None
                 inside = within.tolist() if within is not None else None  # read per posting
                 for token in self._postings.tokens(field):  # Whoosh's order, read from memory
@@ -527,11 +537,17 @@ class WhooshBackend(SearchBackend):
                         frequency = self._postings.frequency(field, token)
                         yield token, frequency > most, frequency, []
                         continue
-                    postings, frequency = [], 0
-                    for ids, tfs in _posting_blocks(reader.postings(field, token)):
-                        frequency += len(ids)
-                        postings += [(self._record_id(doc), int(tf)) for doc, tf in zip(ids, tfs, strict=True)
-                                     if inside is None or inside[doc]]
+                    postings = []
+                    for reader, offset in readers:  # each segment's documents in turn: in document order
+                        try:
+                            matcher = reader.postings(field, token)
+                        except TermNotFound:  # (a segment without the term)
+                            continue
+                        for ids, tfs in _posting_blocks(matcher):
+                            postings += [(self._record_id(doc + offset), int(tf))
+                                         for doc, tf in zip(ids, tfs, strict=True)
+                                         if inside is None or inside[doc + offset]]
+                    frequency = self._postings.frequency(field, token)
                     yield token, frequency > most, frequency, postings
             finally:
                 searcher.close()

@@ -5,31 +5,36 @@ column file (or looks for one) for every posting it writes, and sorts a large bu
 on disk one marshalled posting at a time: on a build of every card, a third of the build
 (docs/decisions/0076-whoosh-written-without-its-costs-per-posting.md). This writer writes the
 same files: positions are counted as the bytes are written, lengths are read once per field,
-and a run is written and read in pieces. A document may also come analysed already
-(`analysed`, run in another process), its postings added as they are. Its output is held to
-Whoosh's own by `tests/test_whoosh_writer.py`."""
+and a run is written and read in pieces. A segment may be written by another process
+(`write_segment_apart`): each writer spills its runs into a folder of its own. Its output is
+held to Whoosh's own by `tests/test_whoosh_writer.py`."""
 from __future__ import annotations
 
 import heapq
 import marshal
+import os
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from struct import Struct
+from typing import Any
 
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import StructFile
+from whoosh.index import TOC, clean_files
 from whoosh.util.numeric import byte_to_length
 from whoosh.writing import PostingPool, SegmentWriter
 
-from .analysis import attach_segmenter, segmenter_for
-from .schema import build_schema
+from .analysis import Segmenter, attach_segmenter, segmenter_for
 
 # Postings a run holds in one marshalled piece: about 6 MB of postings read back at a time.
 RUN_PIECE = 65_536
 _PIECE_SIZE = Struct("<Q")
 # The length each of Whoosh's one-byte quantised lengths stands for (0: none recorded).
 _LENGTHS = (None, *(byte_to_length(code) for code in range(1, 256)))
+# The postings a segment's writer holds in memory before it spills a run to disk, in Whoosh's
+# estimate of their size.
+POOL_MB = 256
 
 
 class _CountedFile:
@@ -57,12 +62,19 @@ class _CountedFile:
 
 
 class BuildStorage(FileStorage):
-    """A folder an index is written into: each file it creates counts its position."""
+    """A folder an index is written into: each file it creates counts its position, and the
+    temporary folder of a segment's writer (its spilled runs and columns) is named for its
+    process, where Whoosh names one for every writer of an index: two processes writing a
+    segment each would otherwise delete each other's files. (A process writes its segments
+    one after another, and a writer deletes the folder when it is done.)"""
 
     def create_file(self, name, excl=False, mode="wb", **kwargs) -> StructFile:
         created = super().create_file(name, excl, mode, **kwargs)
         created.file = _CountedFile(created.file)
         return created
+
+    def temp_storage(self, name=None):
+        return super().temp_storage(f"{name or 'writer'}.{os.getpid()}")
 
 
 class _PiecewisePool(PostingPool):
@@ -97,11 +109,11 @@ class _LengthsInMemory:
     def __init__(self, perdoc, fields: Iterable[str]):
         self._perdoc = perdoc
         self._columns: dict[str, bytes] = {}
-        count = perdoc.doc_count_all()
+        documents = perdoc.doc_count_all()
         for field in fields:
             column = perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
             if column is not None:  # a document past the column's end has no length
-                self._columns[field] = column._dbfile.get(column._basepos, column._count).ljust(count, b"\0")
+                self._columns[field] = column._dbfile.get(column._basepos, column._count).ljust(documents, b"\0")
 
     def doc_field_length(self, docnum: int, fieldname: str, default=0):
         column = self._columns.get(fieldname)
@@ -111,53 +123,45 @@ class _LengthsInMemory:
         self._perdoc.close()
 
 
-def analysed(documents: list[dict[str, str]], words: frozenset[str]) -> bytes:
-    """Each document's postings by field, as the build's schema analyses them with the
-    segmenter of `words` (for `BuildWriter.add_analysed`, in another process), marshalled:
-    as bytes they take a third of the memory they take as objects until they are indexed."""
-    schema = build_schema()
-    segmenter = segmenter_for(words)
-    for name in schema.names():
-        attach_segmenter(getattr(schema[name], "analyzer", None), segmenter)
-    return marshal.dumps([{name: list(schema[name].index(value)) for name, value in document.items()
-                           if value is not None and schema[name].indexed} for document in documents])
-
-
 class BuildWriter(SegmentWriter):
-    """Whoosh's `SegmentWriter` with the pool and the lengths above, and documents analysed
-    elsewhere."""
+    """Whoosh's `SegmentWriter` with the pool and the lengths above."""
 
     def __init__(self, ix, limitmb: int = 128, **kwargs):
         super().__init__(ix, limitmb=limitmb, **kwargs)
         self.pool = _PiecewisePool(self._tempstorage, self.newsegment, limitmb=limitmb)
-        # What `add_analysed` leaves out of `add_document`: spelling words, term vectors, columns.
-        self._plain = not any(field.separate_spelling() or field.vector or field.column_type
-                              for _, field in self.schema.items())
-
-    def add_analysed(self, fields: dict[str, str], postings: dict[str, list[tuple]]) -> None:
-        """`add_document(**fields)`, each indexed field's postings as `analysed` made them."""
-        if not self._plain:
-            raise ValueError("a schema with spelling, vectors or columns takes documents whole")
-        self._check_state()
-        perdoc, docnum, add = self.perdocwriter, self.docnum, self.pool.add
-        docboost = self._doc_boost(fields)
-        perdoc.start_doc(docnum)
-        for name in sorted(name for name in fields if not name.startswith("_")):
-            value = fields[name]
-            if value is None:
-                continue
-            field = self.schema[name]
-            length = 0
-            if field.indexed:
-                boost = self._field_boost(fields, name, docboost)
-                for text, frequency, weight, encoded in postings[name]:
-                    if field.scorable:
-                        length += frequency
-                    add((name, text, docnum, weight * boost, encoded))
-            perdoc.add_field(name, field, value if field.stored else None, length)
-        perdoc.finish_doc()
-        self._added = True
-        self.docnum += 1
 
     def per_document_reader(self) -> _LengthsInMemory:
         return _LengthsInMemory(super().per_document_reader(), self.schema.scorable_names())
+
+
+def write_segment(ix, documents: Iterable[dict], segmenter: Segmenter) -> Any:
+    """A segment of `documents` (`schema.document`'s fields) written into the index `ix`, the
+    Chinese segmented by `segmenter`; the segment, not yet in the index's table of contents
+    (`commit_segments`). Writers of several segments of one index may run at once: none
+    takes the index's lock (the build owns its folder)."""
+    writer = BuildWriter(ix, limitmb=POOL_MB, _lk=False)
+    for name in writer.schema.names():
+        attach_segmenter(getattr(writer.schema[name], "analyzer", None), segmenter)
+    try:
+        for fields in documents:
+            writer.add_document(**fields)
+        segment = writer._finalize_segment()
+    except BaseException:
+        writer.cancel()
+        raise
+    writer._finish()
+    return segment
+
+
+def write_segment_apart(directory: str, index_name: str, documents: list[dict], words: frozenset[str]) -> Any:
+    """`write_segment` in another process: the index in `directory`, the segmenter of `words`."""
+    ix = BuildStorage(directory).open_index(index_name)
+    return write_segment(ix, documents, segmenter_for(words))
+
+
+def commit_segments(ix, segments: list) -> None:
+    """Make `segments` the index's segments, in their order (their documents are numbered in
+    it), in a new table of contents; the files of no segment are deleted."""
+    generation = ix.latest_generation() + 1
+    TOC(ix.schema, segments, generation).write(ix.storage, ix.indexname)
+    clean_files(ix.storage, ix.indexname, generation, segments)
