@@ -207,7 +207,7 @@ def build_records(result: IngestResult, digest: str, root: Path = DEFAULT_INDEX_
             # such part, it writes the side files while this one writes the index.
             apart = second if second and ENGINE.writes_apart(result.records) else None
             side = second.submit(_side_files, tmp) if second and not apart else None
-            here = None if side else functools.partial(_write_side_files, result.records, tmp)
+            here = functools.partial(_write_side_files, result.records, tmp) if side is None else None
             ENGINE.build(result.records, tmp, segmenter, apart, meanwhile=here, progress=progress)
             if side is not None:
                 side.result()
