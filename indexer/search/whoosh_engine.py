@@ -26,7 +26,6 @@ from whoosh.codec.whoosh3 import LENGTHS_COLUMN
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import FileIndex
 from whoosh.query import And, AndMaybe, AndNot, Not, Or, Require, Term
-from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F, bm25
 from whoosh.util.numeric import byte_to_length
 
@@ -87,10 +86,8 @@ class _ScoredPostings:
         quantised document length), so the sums equal what its matchers would compute."""
         top = self._searcher
         if not top.schema[field].scorable:  # an exact-value field: membership only
-            docs: list[np.ndarray] = []
-            for leaf, offset in top.leaf_searchers():
-                if (field, token) in leaf.reader():
-                    docs.append(np.fromiter(leaf.reader().postings(field, token).all_ids(), np.int32) + offset)
+            docs: list[np.ndarray] = [np.fromiter(matcher.all_ids(), np.int32) + offset
+                                      for _, offset, matcher in _segments_holding(top.leaf_searchers(), field, token)]
             found = np.concatenate(docs) if docs else np.empty(0, np.int32)
             return found, np.zeros(len(found))
         # Whoosh's own BM25 function, called once over all of a term's postings. Not
@@ -100,11 +97,8 @@ class _ScoredPostings:
         docs = []
         tfs: list[Any] = []
         lengths: list[np.ndarray] = []
-        for leaf, offset in top.leaf_searchers():
-            reader = leaf.reader()
-            if (field, token) not in reader:
-                continue
-            blocks = list(_posting_blocks(reader.postings(field, token)))
+        for leaf, offset, matcher in _segments_holding(top.leaf_searchers(), field, token):
+            blocks = list(_posting_blocks(matcher))
             ids = np.concatenate([np.asarray(ids, np.int32) for ids, _ in blocks])
             docs.append(ids + offset)
             tfs.extend(weights for _, weights in blocks)
@@ -338,6 +332,15 @@ def _posting_blocks(matcher) -> Iterable[tuple]:
         matcher._next_block()
 
 
+def _segments_holding(leaves, field: str, token: str) -> Iterator[tuple[Any, int, Any]]:
+    """(segment searcher, its first document's number, the term's matcher) of each of the
+    segments `leaves` (a searcher's `leaf_searchers`) that holds the term, in document order."""
+    for leaf, offset in leaves:
+        reader = leaf.reader()
+        if (field, token) in reader:
+            yield leaf, offset, reader.postings(field, token)
+
+
 def _written_apart(record: Record) -> bool:
     """Whether a large build writes the record's document in a segment of another process:
     the card data's (`schema.NAMED_ONLY_SOURCE`), most of a build that has it."""
@@ -529,25 +532,18 @@ class WhooshBackend(SearchBackend):
         def terms() -> Iterator[tuple[str, bool, int, list[tuple[str, int]]]]:
             most = COMMON_SHARE * self._doc_count
             try:
-                readers = [(leaf.reader(), offset) for leaf, offset in searcher.leaf_searchers()]
+                leaves = searcher.leaf_searchers()
                 held = self._postings.held(field, within) if within is not None else None
                 inside = within.tolist() if within is not None else None  # read per posting
                 for token in self._postings.tokens(field):  # Whoosh's order, read from memory
-                    if held is not None and not held[token]:
-                        frequency = self._postings.frequency(field, token)
-                        yield token, frequency > most, frequency, []
-                        continue
-                    postings = []
-                    for reader, offset in readers:  # each segment's documents in turn: in document order
-                        try:
-                            matcher = reader.postings(field, token)
-                        except TermNotFound:  # (a segment without the term)
-                            continue
-                        for ids, tfs in _posting_blocks(matcher):
-                            postings += [(self._record_id(doc + offset), int(tf))
-                                         for doc, tf in zip(ids, tfs, strict=True)
-                                         if inside is None or inside[doc + offset]]
                     frequency = self._postings.frequency(field, token)
+                    postings = []
+                    if held is None or held[token]:
+                        for _, offset, matcher in _segments_holding(leaves, field, token):
+                            for ids, tfs in _posting_blocks(matcher):
+                                postings += [(self._record_id(doc + offset), int(tf))
+                                             for doc, tf in zip(ids, tfs, strict=True)
+                                             if inside is None or inside[doc + offset]]
                     yield token, frequency > most, frequency, postings
             finally:
                 searcher.close()

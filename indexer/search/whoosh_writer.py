@@ -6,7 +6,7 @@ on disk one marshalled posting at a time: on a build of every card, a third of t
 (docs/decisions/0076-whoosh-written-without-its-costs-per-posting.md). This writer writes the
 same files: positions are counted as the bytes are written, lengths are read once per field,
 and a run is written and read in pieces. A segment may be written by another process
-(`write_segment_apart`): each writer spills its runs into a folder of its own. Its output is
+(`write_segment_apart`): each process's writer spills its runs into a folder of its own. Its output is
 held to Whoosh's own by `tests/test_whoosh_writer.py`."""
 from __future__ import annotations
 
