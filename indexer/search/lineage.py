@@ -42,7 +42,9 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    glossary entries that went whole into a rule, the only rule left over under a rule.
 12. The sentences of a matched rule that went to a rule beside or under the one it became:
    parts of a split (`lineage_leftovers.sentence_parts`).
-13. What is left is `added` (no entry before) or `removed` (none after).
+13. Between editions that rewrote most of the rules, an entry whose rarer words went into one
+   entry of the next (`lineage_leftovers.rare_words_held`).
+14. What is left is `added` (no entry before) or `removed` (none after).
 
 The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome;
 tests/lineage_read.tsv, links read against the files, measures it (`benchmarks.lineage_reading`).
@@ -71,6 +73,7 @@ from indexer.search.lineage_leftovers import (
     moved_rules,
     nearer_beside,
     only_children,
+    rare_words_held,
     renamed_terms,
     reworded_in,
     sentence_parts,
@@ -412,6 +415,7 @@ class Pair:
         parts = split | merged
         only_children(self, parts)
         sentence_parts(self, split)
+        merged |= rare_words_held(self, split | merged)
         parts = split | merged
         splitting = {a for a, _ in split}
         # A rule a glossary entry went into is still the rule that became it, not a merge.

@@ -1,13 +1,15 @@
-"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 12):
+"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 13):
 glossary entries renamed, a kept number given up for a rule beside, rules reworded as they
 moved, rules and glossary entries that went whole into a rule, the only rule left over under a
-rule, sentences that went to a rule beside; the parts of splits and merges that are words
+rule, sentences that went to a rule beside, entries whose rarer words went into one rule of an
+edition that rewrote the rules; the parts of splits and merges that are words
 repeated (step 7); and the words every pass compares (`content_words`, `dice`,
 `reworded_in`). Each reads and changes a `lineage.Pair`, the alignment of two editions,
 through its `take`."""
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Set
@@ -123,6 +125,22 @@ REWORDED_MIN_WORDS = 6
 # triggers, 510.3; 2016's 112.10 is 2022's 113.10 and, for "the most recent one prevails",
 # 113.10c).
 SENTENCE_MARGIN = 0.15
+# An old entry left over, no part of a split or merge, of RARE_MIN_WORDS content words or more,
+# went into the one entry of the next edition that holds RARE_AT of its words weighed by their
+# rarity there (a word's weight: the log of the entries over the entries that have it),
+# RARE_MARGIN ahead of any other, among the sections its own section's entries went to: 2008's
+# 410.8 (intervening "if" clauses) is in 2009's 603.4, 0.64 against 0.26, though its "in play"
+# and "triggers" are reworded. A rule that lost more than half of them was removed, whatever
+# sentence of it lives on: 2008's 300.3, mana burn, holds 0.43 of its words in 2009's 500.4,
+# the mana pools emptying. Only between editions that rewrote most of the rules, where
+# fewer than REWRITTEN_BELOW of the entries matched kept their text (the 2009 renumbering kept
+# 0.41; every later edition 0.76 or more): in the others, a rule left over was removed, and
+# what holds its rarer words is a rule of its kind (2016's planeswalker uniqueness rule and the
+# legend rule; "no multiplayer options" and the shared team turns option, 2010 and 2016).
+RARE_AT = 0.45
+RARE_MARGIN = 0.15
+RARE_MIN_WORDS = 5
+REWRITTEN_BELOW = 0.6
 # Words every pointer holds ("See rule 702.5"): no sign of the same rule.
 POINTER_WORDS = frozenset({"see", "rule", "rules"})
 
@@ -338,6 +356,47 @@ def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
     into = Counter(found.values())
     for a_key, b_key in list(found.items()):
         if b_key not in pair.back and into[b_key] == 1 and pair.old_by[a_key].depth < 3:
+            pair.take(pair.old_by[a_key], pair.new_by[b_key])
+            del found[a_key]
+    return set(found.items())
+
+
+def section(entry: Entry) -> str:
+    """The section an entry is in (702 for 702.79a); the glossary is one section."""
+    return "glossary" if entry.depth == 3 else entry.key.partition(".")[0]
+
+
+def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """(old key, new key) of the old entries left over whose rarer words went into one entry
+    of the next edition, where it rewrote most of the rules (RARE_AT's comment): merges; an
+    entry that alone went into one left over is taken as its (`Pair.take`) instead."""
+    kept = sum(score == 100 for score in pair.scores.values())
+    if kept >= REWRITTEN_BELOW * len(pair.scores):
+        return set()
+    of = {k for k, _ in parts}
+    having = Counter(w for b in pair.new for w in b.words)
+    everyone = math.log(len(pair.new))
+    went: dict[str, set[str]] = defaultdict(set)
+    for a_key, b_key in pair.forward.items():
+        went[section(pair.old_by[a_key])].add(section(pair.new_by[b_key]))
+    found: dict[str, str] = {}
+    for a in pair.left(pair.old, pair.forward):
+        if a.key in of or len(a.words) < RARE_MIN_WORDS:
+            continue
+        weight = {w: everyone - math.log(having[w]) if having[w] else everyone for w in a.words}
+        whole = sum(weight.values())
+        places = went.get(section(a), set())
+        held = sorted(((sum(weight[w] for w in a.words & b.words) / whole, n) for n, b in enumerate(pair.new)
+                       if section(b) in places), reverse=True)
+        if not held:
+            continue
+        (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
+        b = pair.new[at]
+        if best >= RARE_AT and best - runner_up >= RARE_MARGIN and not named_apart(a, b, pair.names_of_things):
+            found[a.key] = b.key
+    into = Counter(found.values())
+    for a_key, b_key in list(found.items()):
+        if b_key not in pair.back and into[b_key] == 1:
             pair.take(pair.old_by[a_key], pair.new_by[b_key])
             del found[a_key]
     return set(found.items())
