@@ -117,13 +117,13 @@ NEARER_MARGIN = 0.15
 # the vocabulary of every rule.
 REWORDED_AT = 0.8
 REWORDED_MIN_WORDS = 6
-# A sentence of a rule matched whole (REWORDED_MIN_WORDS content words or more) that the rule
-# it became lacks went to a rule beside that one, or under it, or a new rule under one beside
-# it (long rules there hold a sentence's words by chance), that holds REWORDED_AT of its
-# words, SENTENCE_MARGIN ahead of any other there and of what the rule that became it held:
-# a part of a split (2008's 310.1, the combat damage step, is 2009's 510.1 and, for its
-# triggers, 510.3; 2016's 112.10 is 2022's 113.10 and, for "the most recent one prevails",
-# 113.10c).
+# A sentence of a rule matched whole, or split (REWORDED_MIN_WORDS content words or more),
+# that no rule it became holds went to a rule beside one of them, or under it, or a new rule
+# under one beside it (long rules there hold a sentence's words by chance), that holds
+# REWORDED_AT of its words, SENTENCE_MARGIN ahead of any other there and of what the rule that
+# became it held: a part of a split (2008's 310.1, the combat damage step, is 2009's 510.1
+# and, for its triggers, 510.3; 2016's 112.10 is 2022's 113.10 and, for "the most recent one
+# prevails", 113.10c; 2008's 300.2, split into 2009's 500.3, is 500.2 and 500.11 too).
 SENTENCE_MARGIN = 0.15
 # An old entry left over, no part of a split or merge, of RARE_MIN_WORDS content words or more,
 # went into the one entry of the next edition that holds RARE_AT of its words weighed by their
@@ -403,25 +403,29 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
 
 
 def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
-    """Parts of splits: the rules beside or under a matched rule's successor that a sentence
-    of it went to (SENTENCE_MARGIN's comment)."""
+    """Parts of splits: the rules beside or under a matched or split rule's successors that a
+    sentence of it went to (SENTENCE_MARGIN's comment)."""
     children: dict[str, list[Entry]] = defaultdict(list)
     for b in pair.new:
         if b.parent:
             children[b.parent].append(b)
+    parts_of: dict[str, set[str]] = defaultdict(set)
+    for a_key, b_key in split:
+        parts_of[a_key].add(b_key)
     for a in pair.old:
-        if a.depth == 3 or a.key not in pair.forward:
+        mine = parts_of[a.key] | ({pair.forward[a.key]} if a.key in pair.forward else set())
+        if a.depth == 3 or not mine:
             continue
         sentences = long_sentences(a.masked, POINTER_WORDS)
         if len(sentences) < 2:
             continue
-        now = pair.new_by[pair.forward[a.key]]
-        mine = {b for old, b in split if old == a.key} | {now.key}
-        # Beside it, under it, and under the rules beside it where no old entry went (2008's
-        # 408.1c, priority, is 2009's 115.4, all players passing, and the new 115.3a, who gets it).
-        beside = children.get(now.parent or "", [])
-        new_under_beside = [c for b in beside for c in children.get(b.key, []) if c.key not in pair.back]
-        near = {b.key: b for b in (*beside, *children.get(now.key, []), *new_under_beside)}
+        near: dict[str, Entry] = {}
+        for now in [pair.new_by[key] for key in sorted(mine)]:
+            # Beside it, under it, and under the rules beside it where no old entry went (2008's
+            # 408.1c, priority, is 2009's 115.4, all players passing, and the new 115.3a, who gets it).
+            beside = children.get(now.parent or "", [])
+            new_under_beside = [c for b in beside for c in children.get(b.key, []) if c.key not in pair.back]
+            near.update((b.key, b) for b in (*beside, *children.get(now.key, []), *new_under_beside))
         for words in sentences:
             if any(len(words & pair.new_by[key].words) >= REWORDED_AT * len(words) for key in mine):
                 continue
