@@ -24,7 +24,7 @@ from indexer.search.folding import fold_key
 
 from .catalogue import Catalogue
 from .questions import DATA, Concept, data_rows
-from .statements import bm25
+from .statements import Joined, bm25
 
 ANSWERED = DATA / "answered.tsv"
 # BM25's saturation and length normalisation over a rule's answered questions: a rule that
@@ -108,8 +108,7 @@ class Answered:
         # The questions as one text, a line each, and where each starts: a piece is looked for
         # once in all of them (a line break is in no piece, so no match spans two), and a
         # rule's count is the sum of its questions' (`_of_rule`, rules by questions).
-        self._all = b"\n".join(encoded)
-        self._starts = np.cumsum([0, *(len(q) + 1 for q in encoded[:-1])]) if encoded else np.zeros(0, np.int64)
+        self._joined = Joined(encoded, b"\n")
         self._of_rule = np.zeros((len(self.questions_of), len(encoded)))
         for row, numbers in enumerate(self.questions_of):
             self._of_rule[row, numbers] = 1.0
@@ -134,6 +133,4 @@ class Answered:
 
     def _counts(self, piece: bytes) -> np.ndarray:
         """How many times the piece is in each rule's questions (not overlapping, as `bytes.count`)."""
-        found = [m.start() for m in re.finditer(re.escape(piece), self._all)]
-        at = np.searchsorted(self._starts, found, side="right") - 1
-        return self._of_rule @ np.bincount(at, minlength=len(self._starts)).astype(np.float64)
+        return self._of_rule @ self._joined.counts(piece)
