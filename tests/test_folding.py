@@ -75,3 +75,13 @@ def test_lines_are_searched_where_they_lie_in_the_file(tmp_path):
         assert folded.holding([2], b"a") == [] and folded.holding([2], b"") == [2]
     finally:
         folded.close()
+
+
+def test_many_needles_are_found_in_the_lines_as_each_alone(tmp_path):
+    """`holding_each` joins the lines once for all its needles: the same answers as `holding`,
+    in the order and with the repeats of the positions given, none across two lines."""
+    write(records(), tmp_path)
+    folded = RecordLines(tmp_path / FILE, 3)
+    needles = ["夺魂红帽客".encode(), b"persist", b"dealdamage", b"damagepersist", b"ability\n", b"a", b"", b"zzz"]
+    for positions in ([0, 1, 2], [2, 1, 0], [0, 0], [1], []):
+        assert folded.holding_each(positions, needles) == [folded.holding(positions, n) for n in needles]

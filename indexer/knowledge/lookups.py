@@ -181,6 +181,10 @@ class RuleLookups:
         are compared in (`indexer.search.folding`), hold a folded string, given as UTF-8."""
         return self._folded_texts.holding(positions, needle)
 
+    def holding_each(self, positions: list[int], needles: list[bytes]) -> list[list[int]]:
+        """`holding` for each of `needles`, the texts read once for all of them."""
+        return self._folded_texts.holding_each(positions, needles)
+
     def folded_text(self, position: int) -> str:
         """The record's texts in the form queries are compared in, as `holding` searches them."""
         return self._folded_texts[position]

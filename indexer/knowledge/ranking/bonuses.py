@@ -156,7 +156,7 @@ class Bonuses:
                 given[at] = True
             recorded("concept", bonus, given)
         if len(words) >= 2 and on("coverage"):
-            held = [at for w in words for at in catalogue.holding(candidates, w.encode())]
+            held = [at for found in catalogue.holding_each(candidates, [w.encode() for w in words]) for at in found]
             found, count = np.unique(np.array(held, np.int64), return_counts=True)
             shares = count / len(words)
             bonus[found] += weights.coverage * shares ** 2 * self._kind_weight[found]
