@@ -1,6 +1,5 @@
 """A question's pieces counted in its candidates' statements all at once, as each would count."""
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from indexer.knowledge.statements import Joined
 

@@ -50,11 +50,12 @@ class RecordLines:
         starts = self._starts
         lines = [self._data[starts[p]:starts[p + 1]] for p in positions]  # each ends its line
         joined = b"".join(lines)
-        begins, at = [], 0
+        begins: list[int] = []
+        at = 0
         for line in lines:
             begins.append(at)
             at += len(line)
-        out = []
+        out: list[list[int]] = []
         for needle in needles:
             if b"\n" in needle:  # a line's end is its own, as `holding` reads it
                 out.append([])
