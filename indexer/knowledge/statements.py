@@ -20,12 +20,12 @@ and a colloquial question's words are seldom the translation's.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 import numpy as np
 
 from indexer.search.folding import fold_key
+from indexer.search.record_lines import found_at
 
 from .catalogue import Catalogue
 from .questions import Concept
@@ -71,8 +71,7 @@ class Joined:
 
     def counts(self, piece: bytes) -> np.ndarray:
         """How many times `piece` is in each text, not overlapping (as `bytes.count`)."""
-        found = [m.start() for m in re.finditer(re.escape(piece), self.all)]
-        at = np.searchsorted(self.starts, found, side="right") - 1
+        at = np.searchsorted(self.starts, found_at(self.all, piece), side="right") - 1
         return np.bincount(at, minlength=len(self.starts)).astype(np.float64)
 
 
