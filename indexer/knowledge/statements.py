@@ -71,6 +71,8 @@ class Joined:
 
     def counts(self, piece: bytes) -> np.ndarray:
         """How many times `piece` is in each text, not overlapping (as `bytes.count`)."""
+        if not len(self.starts):
+            return np.zeros(0)
         at = np.searchsorted(self.starts, found_at(self.all, piece), side="right") - 1
         return np.bincount(at, minlength=len(self.starts)).astype(np.float64)
 
