@@ -4,6 +4,9 @@ apart from the results, and never searched as rules words."""
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import questions_split
@@ -18,6 +21,7 @@ from indexer.search.query import parse_query
 from webapp import create_app
 
 REAL = QUESTION_CARDS.parents[1] / "questions_real.tsv"
+ROOT = Path(__file__).parents[1]
 
 
 def _written() -> dict[str, str]:
@@ -165,3 +169,19 @@ def test_the_start_of_a_term_the_results_hold_is_not_respelt(question_cards_libr
     assert answer["did_you_mean"] is None
     assert answer["results"][0]["title"].endswith("Protection")
     assert question_cards_library.search("protectoin")["did_you_mean"] == "protection"
+
+
+@pytest.mark.parametrize("q, whole", [
+    ("A" + "a" * 60 + " then", False),
+    (" ".join(["Fortificationsx"] * 40) + " then", False),
+    ("Bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb-Ccccccccccccccccccccccccc'ddddddddddddddd Eeeeeeeeeeeeeeeeeeeeee", True),
+])
+def test_a_long_capitalised_word_is_read_as_a_name_or_not_in_one_pass(q, whole):
+    """Whether a whole query reads as a name, and the names in it, without trying every way to
+    split a run of letters into words (2^n ways to fail: 60 letters would be centuries). In a
+    process of its own, killed after a minute, as a search that never ends would not be."""
+    code = ("from indexer.knowledge import named_cards as n; import sys; q = sys.argv[1];"
+            "print(n.CardNames.named_whole(q), len(n._RUN.findall(q)))")
+    out = subprocess.run([sys.executable, "-c", code, q], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                         check=True)
+    assert out.stdout.split()[0] == str(whole)

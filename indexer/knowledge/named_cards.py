@@ -47,7 +47,10 @@ CONTEXT_CHARS = 160
 ORACLE_CHARS = 200
 _REMINDER = re.compile(r"\([^()]*\)")
 # A capitalised word (Rune-Eyes, Urza's), and the lower-case words a name may hold between two.
-_CAPITALISED = re.compile(rf"[A-Z](?:{LATIN_WORD}|-)*")
+# Each run of letters is taken whole (an atomic group, repeated possessively): a run of letters
+# split every way into words is 2^n ways to fail, which a whole query read as a name
+# (`named_whole`) tried, seconds for one long capitalised word.
+_CAPITALISED = re.compile(rf"[A-Z](?>{LATIN_WORD}|-)*+")
 _JOINING = "of|the|from|to|and|a|an|in|on|with"
 _RUN = re.compile(rf"{_CAPITALISED.pattern}(?:[ ,]+(?:(?:{_JOINING})[ ]+)*{_CAPITALISED.pattern})*")
 _LATIN = re.compile(LATIN_WORD)
