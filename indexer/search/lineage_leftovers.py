@@ -130,9 +130,9 @@ SENTENCE_MARGIN = 0.15
 # rarity there (a word's weight: the log of the entries over the entries that have it),
 # RARE_MARGIN ahead of any other, among the sections its own section's entries went to: 2008's
 # 410.8 (intervening "if" clauses) is in 2009's 603.4, 0.64 against 0.26, though its "in play"
-# and "triggers" are reworded. A rule that lost more than half of them was removed, whatever
-# sentence of it lives on: 2008's 300.3, mana burn, holds 0.43 of its words in 2009's 500.4,
-# the mana pools emptying. Only between editions that rewrote most of the rules, where
+# and "triggers" are reworded. A rule held below RARE_AT was removed, whatever sentence of it
+# lives on: 2008's 300.3, mana burn, holds 0.43 of its words in 2009's 500.4, the mana pools
+# emptying. Only between editions that rewrote most of the rules, where
 # fewer than REWRITTEN_BELOW of the entries matched kept their text (the 2009 renumbering kept
 # 0.41; every later edition 0.76 or more): in the others, a rule left over was removed, and
 # what holds its rarer words is a rule of its kind (2016's planeswalker uniqueness rule and the
