@@ -353,10 +353,19 @@ def absorbed(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
         if (best >= ABSORBED_AT and best - max(runner_up, before) >= margin
                 and (kin or len(words) >= ABSORBED_APART_MIN_WORDS)):
             found[a.key] = b.key
+    return _merged_or_taken(pair, found)
+
+
+def _merged_or_taken(pair: Pair, found: dict[str, str]) -> set[tuple[str, str]]:
+    """(old key, new key) of the old entries left over that went into an entry of the next
+    edition (`found`): merges; an entry that alone went into one left over of its own kind
+    (a rule into a rule, a glossary entry into a glossary entry) is taken as its (`Pair.take`)
+    instead, and a glossary entry gone into a rule stays a merge."""
     into = Counter(found.values())
     for a_key, b_key in list(found.items()):
-        if b_key not in pair.back and into[b_key] == 1 and pair.old_by[a_key].depth < 3:
-            pair.take(pair.old_by[a_key], pair.new_by[b_key])
+        a, b = pair.old_by[a_key], pair.new_by[b_key]
+        if b_key not in pair.back and into[b_key] == 1 and (a.depth == 3) == (b.depth == 3):
+            pair.take(a, b)
             del found[a_key]
     return set(found.items())
 
@@ -394,12 +403,7 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
         b = pair.new[at]
         if best >= RARE_AT and best - runner_up >= RARE_MARGIN and not named_apart(a, b, pair.names_of_things):
             found[a.key] = b.key
-    into = Counter(found.values())
-    for a_key, b_key in list(found.items()):
-        if b_key not in pair.back and into[b_key] == 1:
-            pair.take(pair.old_by[a_key], pair.new_by[b_key])
-            del found[a_key]
-    return set(found.items())
+    return _merged_or_taken(pair, found)
 
 
 def sentence_parts(pair: Pair, split: set[tuple[str, str]]) -> None:
