@@ -1,7 +1,7 @@
 """A question's pieces counted in its candidates' statements all at once, as each would count."""
 from hypothesis import given, strategies as st
 
-from indexer.knowledge.statements import Joined
+from indexer.search.record_lines import Joined
 
 texts = st.lists(st.text(alphabet="ab .", max_size=30).map(str.encode), max_size=8)
 pieces = st.text(alphabet="ab .", max_size=3).map(str.encode)

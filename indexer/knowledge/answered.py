@@ -21,10 +21,11 @@ import numpy as np
 from indexer.documents.chinese import to_hans
 from indexer.documents.obsolete_terms import OBSOLETE_MARK
 from indexer.search.folding import fold_key
+from indexer.search.record_lines import Joined
 
 from .catalogue import Catalogue
 from .questions import DATA, Concept, data_rows
-from .statements import Joined, bm25
+from .statements import bm25
 
 ANSWERED = DATA / "answered.tsv"
 # BM25's saturation and length normalisation over a rule's answered questions: a rule that

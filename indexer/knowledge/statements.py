@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from indexer.search.folding import fold_key
-from indexer.search.record_lines import found_at
+from indexer.search.record_lines import Joined
 
 from .catalogue import Catalogue
 from .questions import Concept
@@ -59,22 +59,6 @@ class Statements:
         rules)."""
         joined = Joined([self._texts.get(at, b"") for at in positions.tolist()], b"\0")
         return bm25(concepts, joined.counts, self._length[positions] / self.mean_length, K1, B)
-
-
-class Joined:
-    """Texts as one, each after a byte that no piece holds: a piece is looked for once in all of
-    them, not once in each (a long question's hundred pieces in hundreds of candidates)."""
-
-    def __init__(self, texts: list[bytes], between: bytes):
-        self.all = between.join(texts)
-        self.starts = np.cumsum([0, *(len(t) + 1 for t in texts[:-1])]) if texts else np.zeros(0, np.int64)
-
-    def counts(self, piece: bytes) -> np.ndarray:
-        """How many times `piece` is in each text, not overlapping (as `bytes.count`)."""
-        if not len(self.starts):
-            return np.zeros(0)
-        at = np.searchsorted(self.starts, found_at(self.all, piece), side="right") - 1
-        return np.bincount(at, minlength=len(self.starts)).astype(np.float64)
 
 
 def bm25(concepts: tuple[Concept, ...], count_in: Callable[[bytes], np.ndarray], relative_lengths: np.ndarray,

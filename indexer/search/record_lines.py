@@ -9,9 +9,10 @@ is a SIGBUS at the first read past its new end, which kills the worker
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
 from collections.abc import Iterable
 from pathlib import Path
+
+import numpy as np
 
 
 class RecordLines:
@@ -42,32 +43,19 @@ class RecordLines:
         return [p for p in positions if find(needle, starts[p], starts[p + 1] - 1) >= 0]
 
     def holding_each(self, positions: list[int], needles: list[bytes]) -> list[list[int]]:
-        """`holding` for each of `needles`: the lines joined once, and each needle looked for
-        once in them (a long question's words in hundreds of candidates, not in each)."""
-        if not positions:
-            return [[] for _ in needles]
+        """`holding` for each of `needles`: the lines joined once (`Joined`), and each needle
+        looked for once in them (a long question's words in hundreds of candidates, not in each)."""
         starts = self._starts
-        lines = [self._data[starts[p]:starts[p + 1]] for p in positions]  # each ends its line
-        joined = b"".join(lines)
-        begins: list[int] = []
-        at = 0
-        for line in lines:
-            begins.append(at)
-            at += len(line)
-        out: list[list[int]] = []
-        for needle in needles:
-            if b"\n" in needle:  # a line's end is its own, as `holding` reads it
-                out.append([])
-                continue
-            found = sorted({bisect_right(begins, at) - 1 for at in found_at(joined, needle)})
-            out.append([positions[n] for n in found])
-        return out
+        joined = Joined([self._data[starts[p]:starts[p + 1] - 1] for p in positions], b"\n")
+        # A line's end is its own, as `holding` reads it: no needle holding one is found.
+        return [[] if b"\n" in needle else [positions[n] for n in np.flatnonzero(joined.counts(needle)).tolist()]
+                for needle in needles]
 
     def close(self) -> None:
         """Nothing to release: the lines are bytes, freed with the object."""
 
 
-def found_at(text: bytes, piece: bytes) -> list[int]:
+def _found_at(text: bytes, piece: bytes) -> list[int]:
     """Where `piece` starts in `text`, not overlapping (as `bytes.count` counts it): found by
     `bytes.find`, as a regular expression compiled for each of a new question's pieces cost more."""
     found, step = [], max(len(piece), 1)
@@ -76,3 +64,19 @@ def found_at(text: bytes, piece: bytes) -> list[int]:
         found.append(at)
         at = text.find(piece, at + step)
     return found
+
+
+class Joined:
+    """Texts as one, each after a byte that no piece holds: a piece is looked for once in all of
+    them, not once in each (a long question's hundred pieces in hundreds of candidates)."""
+
+    def __init__(self, texts: list[bytes], between: bytes):
+        self.all = between.join(texts)
+        self.starts = np.cumsum([0, *(len(t) + 1 for t in texts[:-1])]) if texts else np.zeros(0, np.int64)
+
+    def counts(self, piece: bytes) -> np.ndarray:
+        """How many times `piece` is in each text, not overlapping (as `bytes.count`)."""
+        if not len(self.starts):
+            return np.zeros(0)
+        at = np.searchsorted(self.starts, _found_at(self.all, piece), side="right") - 1
+        return np.bincount(at, minlength=len(self.starts)).astype(np.float64)
