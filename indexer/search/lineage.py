@@ -42,8 +42,10 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    glossary entries that went whole into a rule, the only rule left over under a rule.
 12. The sentences of a matched rule that went to a rule beside or under the one it became:
    parts of a split (`lineage_leftovers.sentence_parts`).
-13. Between editions that rewrote most of the rules, an entry whose rarer words went into one
-   entry of the next (`lineage_leftovers.rare_words_held`).
+13. Between editions that rewrote most of the rules, the rules left over after a matched rule
+   paired in order with those after the rule it became (`lineage_leftovers.runs_in_order`),
+   then an entry whose rarer words went into one entry of the next
+   (`lineage_leftovers.rare_words_held`).
 14. What is left is `added` (no entry before) or `removed` (none after).
 
 The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome;
@@ -76,6 +78,7 @@ from indexer.search.lineage_leftovers import (
     rare_words_held,
     renamed_terms,
     reworded_in,
+    runs_in_order,
     sentence_parts,
     without_repeats,
 )
@@ -415,6 +418,7 @@ class Pair:
         parts = split | merged
         only_children(self, parts)
         sentence_parts(self, split)
+        runs_in_order(self, split | merged)
         merged |= rare_words_held(self, split | merged)
         parts = split | merged
         splitting = {a for a, _ in split}

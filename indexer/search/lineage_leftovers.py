@@ -2,9 +2,9 @@
 glossary entries renamed, a kept number given up for a rule beside, rules reworded as they
 moved, rules and glossary entries that went whole into a rule, the only rule left over under a
 rule, sentences that went to a rule beside, entries whose rarer words went into one rule of an
-edition that rewrote the rules; the parts of splits and merges that are words
-repeated (step 7); and the words every pass compares (`content_words`, `dice`,
-`reworded_in`). Each reads and changes a `lineage.Pair`, the alignment of two editions,
+edition that rewrote the rules (in order where they follow a matched rule); the parts of
+splits and merges that are words repeated (step 7); and the words every pass compares
+(`content_words`, `dice`, `reworded_in`). Each reads and changes a `lineage.Pair`, the alignment of two editions,
 through its `take`."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import itertools
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Set
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -137,6 +137,13 @@ SENTENCE_MARGIN = 0.15
 # 0.41; every later edition 0.76 or more): in the others, a rule left over was removed, and
 # what holds its rarer words is a rule of its kind (2016's planeswalker uniqueness rule and the
 # legend rule; "no multiplayer options" and the shared team turns option, 2010 and 2016).
+# Where the next edition rewrote the rules, the rules left over right after a matched rule
+# and those right after the rule it became are paired in their order, each holding RARE_AT of
+# the other's rarer words, the order that holds the most: rules written from one template hold
+# each other's words about equally, so no margin can tell them, but their order can (2008's
+# 310.2c and 310.2d, a blocked and a blocking creature's damage, hold 0.78 of each of 2009's
+# 510.1c and 510.1d, which they became; 2008's lifelink 502.68a and 502.68b are 2009's 702.13a
+# and 702.13b, rewritten from a trigger to a static ability).
 RARE_AT = 0.45
 RARE_MARGIN = 0.15
 RARE_MIN_WORDS = 5
@@ -375,16 +382,85 @@ def section(entry: Entry) -> str:
     return "glossary" if entry.depth == 3 else entry.key.partition(".")[0]
 
 
+def rewritten(pair: Pair) -> bool:
+    """Whether the next edition rewrote most of the rules: fewer than REWRITTEN_BELOW of the
+    entries matched kept their text (RARE_AT's comment)."""
+    return sum(score == 100 for score in pair.scores.values()) < REWRITTEN_BELOW * len(pair.scores)
+
+
+def rarity_held(pair: Pair) -> Callable[[Set[str], Set[str]], float]:
+    """How much of an old entry's words (RARE_MIN_WORDS at least, else 0) a new entry holds,
+    each word weighed by its rarity in the next edition: the log of its entries over the
+    entries that have it."""
+    having = Counter(w for b in pair.new for w in b.words)
+    everyone = math.log(len(pair.new))
+
+    def held(words: Set[str], there: Set[str]) -> float:
+        if len(words) < RARE_MIN_WORDS:
+            return 0.0
+        weight = {w: everyone - math.log(having[w]) if having[w] else everyone for w in words}
+        return sum(weight[w] for w in words & there) / sum(weight.values())
+    return held
+
+
+def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
+    """The rules left over right after a matched rule, and those right after the rule it
+    became, paired in their order where the next edition rewrote the rules (the comment
+    above RARE_AT): of the orders that pair each with one holding RARE_AT of its rarer words,
+    the one that holds the most."""
+    if not rewritten(pair):
+        return
+    of, to = {k for k, _ in parts}, {k for _, k in parts}
+    held = rarity_held(pair)
+    new_at = {b.key: n for n, b in enumerate(pair.new)}
+
+    def run(side: list, start: int, matched: dict[str, str], parts_there: set[str]) -> list:
+        found = []
+        for e in itertools.takewhile(lambda e: e.key not in matched and e.depth < 3, side[start:]):
+            if e.key not in parts_there:
+                found.append(e)
+        return found
+
+    for at, matched in enumerate(pair.old):
+        if matched.key not in pair.forward or matched.depth == 3:
+            continue
+        olds = run(pair.old, at + 1, pair.forward, of)
+        news = run(pair.new, new_at[pair.forward[matched.key]] + 1, pair.back, to)
+        if olds and news:
+            for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(a, b, pair.names_of_things)
+                                 else held(a.words, b.words)):
+                pair.take(a, b)
+
+
+def _aligned(olds: list, news: list, alike: Callable[[Entry, Entry], float]) -> list[tuple[Entry, Entry]]:
+    """The pairs, in order on both sides, each alike from RARE_AT, whose sum of likeness is the
+    greatest (an alignment of two sequences by dynamic programming)."""
+    score = [[alike(a, b) for b in news] for a in olds]
+    best = [[0.0] * (len(news) + 1) for _ in range(len(olds) + 1)]
+    for i in range(len(olds) - 1, -1, -1):
+        for j in range(len(news) - 1, -1, -1):
+            paired = score[i][j] + best[i + 1][j + 1] if score[i][j] >= RARE_AT else 0.0
+            best[i][j] = max(paired, best[i + 1][j], best[i][j + 1])
+    pairs, i, j = [], 0, 0
+    while i < len(olds) and j < len(news):
+        if score[i][j] >= RARE_AT and best[i][j] == score[i][j] + best[i + 1][j + 1]:
+            pairs.append((olds[i], news[j]))
+            i, j = i + 1, j + 1
+        elif best[i][j] == best[i + 1][j]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
 def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, str]]:
     """(old key, new key) of the old entries left over whose rarer words went into one entry
     of the next edition, where it rewrote most of the rules (RARE_AT's comment): merges; an
     entry that alone went into one left over is taken as its (`Pair.take`) instead."""
-    kept = sum(score == 100 for score in pair.scores.values())
-    if kept >= REWRITTEN_BELOW * len(pair.scores):
+    if not rewritten(pair):
         return set()
     of = {k for k, _ in parts}
-    having = Counter(w for b in pair.new for w in b.words)
-    everyone = math.log(len(pair.new))
+    held_in = rarity_held(pair)
     went: dict[str, set[str]] = defaultdict(set)
     for a_key, b_key in pair.forward.items():
         went[section(pair.old_by[a_key])].add(section(pair.new_by[b_key]))
@@ -392,10 +468,8 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
     for a in pair.left(pair.old, pair.forward):
         if a.key in of or len(a.words) < RARE_MIN_WORDS:
             continue
-        weight = {w: everyone - math.log(having[w]) if having[w] else everyone for w in a.words}
-        whole = sum(weight.values())
         places = went.get(section(a), set())
-        held = sorted(((sum(weight[w] for w in a.words & b.words) / whole, n) for n, b in enumerate(pair.new)
+        held = sorted(((held_in(a.words, b.words), n) for n, b in enumerate(pair.new)
                        if section(b) in places), reverse=True)
         if not held:
             continue
