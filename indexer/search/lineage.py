@@ -211,6 +211,23 @@ class Pair:
         self.title_words = set().union(*(content_words(e.masked) for e in (*old, *new)
                                          if e.heading and len(e.masked.split()) <= TITLE_WORDS))
         self.names_of_things = {e.masked for e in (*old, *new) if e.heading and len(e.masked.split()) == 1}
+        self._renamed: dict[str, set[str]] | None = None
+
+    def renamed(self) -> dict[str, set[str]]:
+        """Each word of a short title that a matched heading took in place of other words, and
+        those words (2008's 217.5 "In Play" is 2009's 403 "Battlefield": battlefield, {play}),
+        read once the headings are aligned."""
+        if self._renamed is None:
+            self._renamed = defaultdict(set)
+            for a in self.old:
+                b = self.new_by.get(self.forward.get(a.key, ""))
+                if b is None or not (a.heading and b.heading) \
+                        or max(len(a.masked.split()), len(b.masked.split())) > TITLE_WORDS:
+                    continue
+                old_words, new_words = content_words(a.masked), content_words(b.masked)
+                for word in new_words - old_words:
+                    self._renamed[word] |= old_words - new_words
+        return self._renamed
 
     def take(self, a: Entry, b: Entry) -> None:
         self.forward[a.key] = b.key

@@ -52,6 +52,8 @@ class Pair(Protocol):
 
     def kin(self, old, new) -> bool: ...
 
+    def renamed(self) -> dict[str, set[str]]: ...
+
 
 # A glossary entry left over is renamed to the one left over in the next edition whose name has
 # its name's words, stemmed ("Flip a Coin" is "Flipping a Coin", "State Triggers" "State
@@ -219,12 +221,14 @@ def name_stems(entry: Entry) -> list[frozenset[str]]:
             if (found := frozenset(english_stem(w) for w in _WORD.findall(name) if w not in FUNCTION_WORDS))]
 
 
-def named_apart(a: Entry, b: Entry, names_of_things: set[str]) -> bool:
+def named_apart(pair: Pair, a: Entry, b: Entry) -> bool:
     """Whether two texts are written from one template for two things: each holds a rule
     title of one word (`names_of_things`) that the other does not ("Multiple instances of
-    changeling are redundant", "... of infect ...")."""
+    changeling are redundant", "... of infect ..."), the new name no renaming of the old
+    (2008's "in play" is 2009's "battlefield": `Pair.renamed`)."""
     a_words, b_words = content_words(a.masked), content_words(b.masked)
-    return bool((a_words - b_words) & names_of_things and (b_words - a_words) & names_of_things)
+    a_names, b_names = (a_words - b_words) & pair.names_of_things, (b_words - a_words) & pair.names_of_things
+    return bool(a_names and {name for name in b_names if not pair.renamed().get(name, set()) & (a_words - b_words)})
 
 
 def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
@@ -248,7 +252,7 @@ def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
     for (a_key, b_key), value in shares.items():
         a, b = pair.old_by[a_key], pair.new_by[b_key]
         mine, theirs = ranked[0][a_key], ranked[1][b_key]
-        if value < mine[0] or value < theirs[0] or named_apart(a, b, pair.names_of_things):
+        if value < mine[0] or value < theirs[0] or named_apart(pair, a, b):
             continue
         if a.depth == 3:
             taken = moved.term_at is not None and value >= moved.term_at
@@ -332,7 +336,7 @@ def only_children(pair: Pair, parts: set[tuple[str, str]]) -> None:
                         key=lambda found: found[:2], reverse=True)
         best, _, a, b = shares[0]
         if (best >= ONLY_CHILD_AT and (len(shares) == 1 or best - shares[1][0] >= ONLY_CHILD_MARGIN)
-                and not named_apart(a, b, pair.names_of_things)):
+                and not named_apart(pair, a, b)):
             pair.take(a, b)
 
 
@@ -427,7 +431,7 @@ def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
         olds = run(pair.old, at + 1, pair.forward, of)
         news = run(pair.new, new_at[pair.forward[matched.key]] + 1, pair.back, to)
         if olds and news:
-            for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(a, b, pair.names_of_things)
+            for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(pair, a, b)
                                  else held(a.words, b.words)):
                 pair.take(a, b)
 
@@ -475,7 +479,7 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
             continue
         (best, at), runner_up = held[0], held[1][0] if len(held) > 1 else 0.0
         b = pair.new[at]
-        if best >= RARE_AT and best - runner_up >= RARE_MARGIN and not named_apart(a, b, pair.names_of_things):
+        if best >= RARE_AT and best - runner_up >= RARE_MARGIN and not named_apart(pair, a, b):
             found[a.key] = b.key
     return _merged_or_taken(pair, found)
 
@@ -538,6 +542,6 @@ def nearer_beside(pair: Pair, parts: set[tuple[str, str]]) -> None:
             continue
         best, _, nearer = max(shares, key=lambda found: found[:2])
         if (best >= ONLY_CHILD_AT and best - dice(a.words, b.words) >= NEARER_MARGIN
-                and not named_apart(nearer, b, pair.names_of_things)):
+                and not named_apart(pair, nearer, b)):
             del pair.forward[a.key]
             pair.take(nearer, b)
