@@ -46,7 +46,9 @@ unmatched (the thresholds are the module's constants, with the reasons beside th
    paired in order with those after the rule it became (`lineage_leftovers.runs_in_order`),
    then an entry whose rarer words went into one entry of the next
    (`lineage_leftovers.rare_words_held`).
-14. What is left is `added` (no entry before) or `removed` (none after).
+14. Two rules of one text, both matched, each to the rule where more of its siblings went;
+   the rules above them placed again by their subrules (`lineage_leftovers.twins_placed`).
+15. What is left is `added` (no entry before) or `removed` (none after).
 
 The gold list of tests/lineage_gold.tsv, found by reading the files, checks the outcome;
 tests/lineage_read.tsv, links read against the files, measures it (`benchmarks.lineage_reading`).
@@ -80,6 +82,7 @@ from indexer.search.lineage_leftovers import (
     reworded_in,
     runs_in_order,
     sentence_parts,
+    twins_placed,
     without_repeats,
 )
 
@@ -309,11 +312,11 @@ class Pair:
             if a.key not in self.forward and b.key not in self.back:
                 self.take(a, b)
 
-    def _by_children(self, depth: int) -> None:
+    def _by_children(self, depth: int, only: set[str] | None = None) -> None:
         """A heading left unmatched whose subrules went, most of them, under one unmatched
         heading of the next edition: that heading (2008's 217.5 "In Play", whose subrules
         are 2009's 403.x, is 403 "Battlefield"; 2022's 702.89 Totem Armor is 2026's Umbra
-        Armor)."""
+        Armor); `only` these headings, if given."""
         children: dict[str, list[str]] = defaultdict(list)
         for a in self.old:
             if a.parent:
@@ -323,7 +326,7 @@ class Pair:
         # 415.1 is 113.1a), so they vote with their section too, when that decides nothing.
         ups = [lambda key: self.new_by[key].parent] + ([lambda key: key.split(".")[0]] if depth == 0 else [])
         for a in self.left(self.old, self.forward, (False,)):
-            if a.depth != depth or not children.get(a.key):
+            if a.depth != depth or not children.get(a.key) or (only is not None and a.key not in only):
                 continue
             for up in ups:
                 votes = Counter(up(self.forward[c]) for c in children[a.key] if c in self.forward)
@@ -437,6 +440,9 @@ class Pair:
         sentence_parts(self, split)
         runs_in_order(self, split | merged)
         merged |= rare_words_held(self, split | merged)
+        above_twins = twins_placed(self)
+        for depth in (1, 0):
+            self._by_children(depth, above_twins)
         parts = split | merged
         splitting = {a for a, _ in split}
         # A rule a glossary entry went into is still the rule that became it, not a merge.

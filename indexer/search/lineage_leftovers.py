@@ -1,11 +1,11 @@
-"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 13):
+"""The lineage's passes over what its first passes leave over (docs/lineage.md, steps 8 to 14):
 glossary entries renamed, a kept number given up for a rule beside, rules reworded as they
 moved, rules and glossary entries that went whole into a rule, the only rule left over under a
 rule, sentences that went to a rule beside, entries whose rarer words went into one rule of an
-edition that rewrote the rules (in order where they follow a matched rule); the parts of
-splits and merges that are words repeated (step 7); and the words every pass compares
-(`content_words`, `dice`, `reworded_in`). Each reads and changes a `lineage.Pair`, the alignment of two editions,
-through its `take`."""
+edition that rewrote the rules (in order where they follow a matched rule), twins of one text
+by their place; the parts of splits and merges that are words repeated (step 7); and the words
+every pass compares (`content_words`, `dice`, `reworded_in`). Each reads and changes a
+`lineage.Pair`, the alignment of two editions, through its `take`."""
 from __future__ import annotations
 
 import itertools
@@ -545,3 +545,33 @@ def nearer_beside(pair: Pair, parts: set[tuple[str, str]]) -> None:
                 and not named_apart(pair, nearer, b)):
             del pair.forward[a.key]
             pair.take(nearer, b)
+
+
+def twins_placed(pair: Pair) -> set[str]:
+    """Two rules of one text, both matched, each to the rule where more of its siblings
+    went: their text cannot tell them apart, their place can (2008's 217.1f and 217.7e,
+    an object exiled again, are 2009's 400.8 among 217.1's rules and 406.6 among 217.7's).
+    Returns the rules above the twins moved, to be placed again by their subrules."""
+    twins: dict[str, list[Entry]] = defaultdict(list)
+    for a in pair.old:
+        if a.depth < 3 and a.key in pair.forward:
+            twins[a.masked].append(a)
+    siblings: dict[str | None, list[Entry]] = defaultdict(list)
+    for a in pair.old:
+        siblings[a.parent].append(a)
+    moved: set[str] = set()
+
+    def support(a: Entry, b_key: str) -> int:
+        parent = pair.new_by[b_key].parent
+        return sum(pair.new_by[pair.forward[s.key]].parent == parent
+                   for s in siblings[a.parent] if s is not a and s.key in pair.forward)
+
+    for two in twins.values():
+        if len(two) != 2:
+            continue
+        (a1, a2), (b1, b2) = two, (pair.forward[two[0].key], pair.forward[two[1].key])
+        if support(a1, b2) + support(a2, b1) > support(a1, b1) + support(a2, b2):
+            pair.take(a1, pair.new_by[b2])
+            pair.take(a2, pair.new_by[b1])
+            moved |= {a.parent for a in two if a.parent}
+    return moved
