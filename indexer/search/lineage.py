@@ -120,6 +120,13 @@ CONTAINED_MIN = 40
 # rewording leaves out words the other edition does not use ("in play" before "battlefield").
 REWORDED_SIMILAR = 72
 TITLE_WORDS = 3
+# A one-word rule title names a thing that two rules of one template tell apart (changeling,
+# infect, vanguard, commander: about 2% of the entries or fewer) unless THING_SHARE of the two
+# editions' entries have the word: then it is the game's own vocabulary (stack, damage,
+# battlefield: 4.6% to 12%), which a rule may gain or lose as it is rewritten (2010's 511.1, "at
+# end of combat" abilities going on the stack, is 2016's 511.2, which speaks of the combat
+# damage step instead).
+THING_SHARE = 0.04
 MERGED_SHARE = 0.5
 # The widest gap between matched entries searched for the parts of a split or merge.
 GAP = 12
@@ -213,7 +220,9 @@ class Pair:
         self.vocabulary = [set().union(*(content_words(e.masked) for e in side)) for side in (old, new)]
         self.title_words = set().union(*(content_words(e.masked) for e in (*old, *new)
                                          if e.heading and len(e.masked.split()) <= TITLE_WORDS))
-        self.names_of_things = {e.masked for e in (*old, *new) if e.heading and len(e.masked.split()) == 1}
+        having = Counter(w for e in (*old, *new) for w in e.words)
+        self.names_of_things = {e.masked for e in (*old, *new) if e.heading and len(e.masked.split()) == 1
+                                and having[e.masked] < THING_SHARE * (len(old) + len(new))}
         self._renamed: dict[str, set[str]] | None = None
 
     def renamed(self) -> dict[str, set[str]]:
