@@ -223,9 +223,10 @@ def name_stems(entry: Entry) -> list[frozenset[str]]:
 
 def named_apart(pair: Pair, a: Entry, b: Entry) -> bool:
     """Whether two texts are written from one template for two things: each holds a rule
-    title of one word (`names_of_things`) that the other does not ("Multiple instances of
-    changeling are redundant", "... of infect ..."), the new name no renaming of the old
-    (2008's "in play" is 2009's "battlefield": `Pair.renamed`)."""
+    title of one word (`names_of_things`, not the game's own vocabulary: THING_SHARE in
+    `lineage`) that the other does not ("Multiple instances of changeling are redundant",
+    "... of infect ..."), the new name no renaming of the old (2008's "in play" is 2009's
+    "battlefield": `Pair.renamed`)."""
     a_words, b_words = content_words(a.masked), content_words(b.masked)
     a_names, b_names = (a_words - b_words) & pair.names_of_things, (b_words - a_words) & pair.names_of_things
     return bool(a_names and {name for name in b_names if not pair.renamed().get(name, set()) & (a_words - b_words)})
@@ -425,11 +426,11 @@ def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
                 found.append(e)
         return found
 
-    for at, matched in enumerate(pair.old):
-        if matched.key not in pair.forward or matched.depth == 3:
+    for at, anchor in enumerate(pair.old):
+        if anchor.key not in pair.forward or anchor.depth == 3:
             continue
         olds = run(pair.old, at + 1, pair.forward, of)
-        news = run(pair.new, new_at[pair.forward[matched.key]] + 1, pair.back, to)
+        news = run(pair.new, new_at[pair.forward[anchor.key]] + 1, pair.back, to)
         if olds and news:
             for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(pair, a, b)
                                  else held(a.words, b.words)):
