@@ -25,7 +25,7 @@ CONFIG = Path(__file__).with_name("haproxy.cfg")
 # a body declared too long, 414 for an address too long), which `errorfile` does not take.
 ERROR_STATUSES = (400, 408, 413, 500, 502, 503, 504)
 REFUSED_STATUSES = (413, 414)
-# The longest address passed on: the app refuses those over 4096 bytes itself (414), and
+# The longest address passed on: the app refuses those over 4096 characters itself (414), and
 # gunicorn reads request lines of up to 8190 (deploy/gunicorn.conf.py), method and version
 # included; nginx would refuse one over its 16 KB line buffer with no address to tell JSON by.
 MAX_URL_BYTES = 8000

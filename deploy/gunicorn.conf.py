@@ -9,7 +9,7 @@ a static file's too, read and written like any body instead of by `sendfile`, wh
 follow the head in a write of its own. Synchronous workers are gunicorn's choice behind a
 buffering proxy: nginx hands them only whole requests and takes their answers at once, so a
 slow or idle client never holds one (deploy/nginx.conf). Request lines up to 8190 bytes
-reach the app, which answers a too-long address (over 4096) with a 414.
+reach the app, which answers a too-long address (over 4096 characters, decoded) with a 414.
 
 gunicorn's control socket (for `gunicornc`) is off: its default path is one per user
 ($HOME/.gunicorn/gunicorn.ctl), so every instance on a machine, two replicas included, would

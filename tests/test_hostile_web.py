@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from urllib.parse import quote
 
 import pytest
 
@@ -53,6 +54,22 @@ def test_a_too_long_address_is_a_414_in_the_error_shape(client, path):
     assert response.get_json()["error"]["message"].startswith("The address is too long: ")
     page = client.get(path)
     assert page.status_code == 414 and "The address is too long" in page.get_data(as_text=True)
+
+
+# A question of 500 characters in a script of three bytes a character (percent-encoded, 4,500
+# bytes), and one of characters of four bytes (6,000).
+LONG_QUESTIONS = [("对手施放咒语时我用反击咒语回应，它会被反击吗？" * 25)[:500], "🂡" * 500]
+
+
+@pytest.mark.parametrize("question", LONG_QUESTIONS, ids=["chinese", "four-byte"])
+def test_a_question_of_500_characters_in_any_script_is_answered(client, question):
+    """Its address is measured decoded: percent-encoded, it is longer than the 4,096 allowed."""
+    path = "/api/search?q=" + quote(question)
+    assert len(path) > 4096
+    response = client.get(path)
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["left_out"] == []
+    assert client.get("/?q=" + quote(question)).status_code == 200
 
 
 def test_a_deeply_nested_json_body_is_a_clear_400(client):

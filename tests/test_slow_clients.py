@@ -22,7 +22,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -183,6 +183,14 @@ def test_heads_haproxy_cannot_take_are_refused_at_once(live_server, request_byte
     assert headers["content-type"] == "text/html"
     assert (got, body.split(b"</h1>")[0]) in ((400, b"<html><body><h1>400 Bad request"),
                                               (422, b"<html><body><h1>422 Unprocessable Content"))
+
+
+def test_a_question_of_500_chinese_characters_is_answered_through_every_part(live_server):
+    """Percent-encoded it is 4,500 bytes: HAProxy, nginx and gunicorn pass it, and the app
+    measures its address decoded."""
+    question = ("对手施放咒语时我用反击咒语回应，它会被反击吗？" * 25)[:500]
+    with urllib.request.urlopen(live_server.url + "/api/search?q=" + quote(question), timeout=30) as got:
+        assert got.status == 200 and json.loads(got.read())["results"]
 
 
 def test_a_long_request_line_gets_the_apps_error_shape(live_server):

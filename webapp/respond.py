@@ -12,7 +12,7 @@ import io
 import re
 from functools import cached_property
 from typing import cast
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 from flask import Request, abort, current_app, jsonify, make_response, redirect, render_template, request
 from werkzeug.datastructures import ImmutableMultiDict, MultiDict
@@ -40,8 +40,10 @@ PREFLIGHT_HEADERS = (*CORS_HEADERS, ("Access-Control-Allow-Methods", "GET, POST,
 
 
 WHOLE_NUMBER = re.compile(r"-?[0-9]{1,9}")
-# gunicorn's own limit for a whole request line is 4094 bytes; scripts/serve raises it to 8190.
-MAX_ADDRESS_BYTES = 4096
+# The longest address answered, in characters once decoded: a question of 500 characters in
+# any script fits (percent-encoded, 500 Chinese characters are 4,500 bytes; gunicorn's own
+# limit for a whole request line is 4094 bytes, and scripts/serve raises it to 8190).
+MAX_ADDRESS_CHARS = 4096
 # Addresses that only ever answer JSON, errors included.
 JSON_ONLY = ("/api/", "/healthz", "/mcp")
 # Pages the service worker fetches for itself (the offline shell, in each script): their
@@ -194,11 +196,12 @@ def flag_arg(name: str) -> bool:
 
 def check_common_args(req: AnswerRequest) -> None:
     """`format` and `script` mean the same on every GET; a bad value is a clear 400. An
-    address longer than MAX_ADDRESS_BYTES is a 414 in the error shape (scripts/serve lets
-    gunicorn pass request lines up to twice as long, so its own page is seldom what answers)."""
-    address = req.environ.get("RAW_URI") or req.full_path
-    if len(address) > MAX_ADDRESS_BYTES:
-        abort(414, f"The address is too long: {len(address)} bytes (at most {MAX_ADDRESS_BYTES}).")
+    address longer than MAX_ADDRESS_CHARS, decoded, is a 414 in the error shape (scripts/serve
+    lets gunicorn pass request lines of up to 8190 bytes, so its own page is seldom what
+    answers)."""
+    address = unquote(req.environ.get("RAW_URI") or req.full_path)
+    if len(address) > MAX_ADDRESS_CHARS:
+        abort(414, f"The address is too long: {len(address)} characters (at most {MAX_ADDRESS_CHARS}).")
     if req.method != "GET":
         return
     args = req.args
