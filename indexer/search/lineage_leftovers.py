@@ -393,19 +393,20 @@ def rewritten(pair: Pair) -> bool:
     return sum(score == 100 for score in pair.scores.values()) < REWRITTEN_BELOW * len(pair.scores)
 
 
-def rarity_held(pair: Pair) -> Callable[[Set[str], Set[str]], float]:
-    """How much of an old entry's words (RARE_MIN_WORDS at least, else 0) a new entry holds,
-    each word weighed by its rarity in the next edition: the log of its entries over the
-    entries that have it."""
+def rarity_held(pair: Pair) -> Callable[[Set[str]], Callable[[Set[str]], float]]:
+    """For an old entry's words (RARE_MIN_WORDS at least, else held nowhere), how much of them
+    a new entry holds, each word weighed by its rarity in the next edition: the log of its
+    entries over the entries that have it. The weights are reckoned once an old entry."""
     having = Counter(w for b in pair.new for w in b.words)
     everyone = math.log(len(pair.new))
 
-    def held(words: Set[str], there: Set[str]) -> float:
+    def of(words: Set[str]) -> Callable[[Set[str]], float]:
         if len(words) < RARE_MIN_WORDS:
-            return 0.0
+            return lambda there: 0.0
         weight = {w: everyone - math.log(having[w]) if having[w] else everyone for w in words}
-        return sum(weight[w] for w in words & there) / sum(weight.values())
-    return held
+        whole = sum(weight.values())
+        return lambda there: sum(weight[w] for w in words & there) / whole
+    return of
 
 
 def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
@@ -416,7 +417,7 @@ def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
     if not rewritten(pair):
         return
     of, to = {k for k, _ in parts}, {k for _, k in parts}
-    held = rarity_held(pair)
+    held_of = rarity_held(pair)
     new_at = {b.key: n for n, b in enumerate(pair.new)}
 
     def run(side: list, start: int, matched: dict[str, str], parts_there: set[str]) -> list:
@@ -432,8 +433,9 @@ def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
         olds = run(pair.old, at + 1, pair.forward, of)
         news = run(pair.new, new_at[pair.forward[anchor.key]] + 1, pair.back, to)
         if olds and news:
+            held = {a.key: held_of(a.words) for a in olds}
             for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(pair, a, b)
-                                 else held(a.words, b.words)):
+                                 else held[a.key](b.words)):
                 pair.take(a, b)
 
 
@@ -465,7 +467,7 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
     if not rewritten(pair):
         return set()
     of = {k for k, _ in parts}
-    held_in = rarity_held(pair)
+    held_of = rarity_held(pair)
     went: dict[str, set[str]] = defaultdict(set)
     for a_key, b_key in pair.forward.items():
         went[section(pair.old_by[a_key])].add(section(pair.new_by[b_key]))
@@ -474,7 +476,8 @@ def rare_words_held(pair: Pair, parts: set[tuple[str, str]]) -> set[tuple[str, s
         if a.key in of or len(a.words) < RARE_MIN_WORDS:
             continue
         places = went.get(section(a), set())
-        held = sorted(((held_in(a.words, b.words), n) for n, b in enumerate(pair.new)
+        held_in = held_of(a.words)
+        held = sorted(((held_in(b.words), n) for n, b in enumerate(pair.new)
                        if section(b) in places), reverse=True)
         if not held:
             continue
