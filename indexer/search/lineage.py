@@ -223,23 +223,10 @@ class Pair:
         having = Counter(w for e in (*old, *new) for w in e.words)
         self.names_of_things = {e.masked for e in (*old, *new) if e.heading and len(e.masked.split()) == 1
                                 and having[e.masked] < THING_SHARE * (len(old) + len(new))}
-        self._renamed: dict[str, set[str]] | None = None
-
-    def renamed(self) -> dict[str, set[str]]:
-        """Each word of a short title that a matched heading took in place of other words, and
-        those words (2008's 217.5 "In Play" is 2009's 403 "Battlefield": battlefield, {play}),
-        read once the headings are aligned."""
-        if self._renamed is None:
-            self._renamed = defaultdict(set)
-            for a in self.old:
-                b = self.new_by.get(self.forward.get(a.key, ""))
-                if b is None or not (a.heading and b.heading) \
-                        or max(len(a.masked.split()), len(b.masked.split())) > TITLE_WORDS:
-                    continue
-                old_words, new_words = content_words(a.masked), content_words(b.masked)
-                for word in new_words - old_words:
-                    self._renamed[word] |= old_words - new_words
-        return self._renamed
+        # Each word of a short title that a matched heading took in place of other words, and
+        # those words (2008's 217.5 "In Play" is 2009's 403 "Battlefield": battlefield, {play}):
+        # read when the first passes have aligned the headings (`align`).
+        self.renamed: dict[str, set[str]] = defaultdict(set)
 
     def take(self, a: Entry, b: Entry) -> None:
         self.forward[a.key] = b.key
@@ -261,6 +248,13 @@ class Pair:
         self._kept_number()
         for depth in (1, 0):
             self._by_children(depth)
+        for a in self.old:
+            b = self.new_by.get(self.forward.get(a.key, ""))
+            if b is not None and a.heading and b.heading \
+                    and max(len(a.masked.split()), len(b.masked.split())) <= TITLE_WORDS:
+                old_words, new_words = content_words(a.masked), content_words(b.masked)
+                for word in new_words - old_words:
+                    self.renamed[word] |= old_words - new_words
 
     def _parents_match(self, a: Entry, b: Entry) -> bool:
         return a.parent is not None and self.forward.get(a.parent) == b.parent

@@ -45,6 +45,7 @@ class Pair(Protocol):
     back: dict[str, str]
     scores: dict[str, int]
     names_of_things: set[str]
+    renamed: dict[str, set[str]]
 
     def take(self, a, b) -> None: ...
 
@@ -52,7 +53,6 @@ class Pair(Protocol):
 
     def kin(self, old, new) -> bool: ...
 
-    def renamed(self) -> dict[str, set[str]]: ...
 
 
 # A glossary entry left over is renamed to the one left over in the next edition whose name has
@@ -229,7 +229,7 @@ def named_apart(pair: Pair, a: Entry, b: Entry) -> bool:
     "battlefield": `Pair.renamed`)."""
     a_words, b_words = content_words(a.masked), content_words(b.masked)
     a_names, b_names = (a_words - b_words) & pair.names_of_things, (b_words - a_words) & pair.names_of_things
-    return bool(a_names and {name for name in b_names if not pair.renamed().get(name, set()) & (a_words - b_words)})
+    return bool(a_names and {name for name in b_names if not pair.renamed.get(name, set()) & (a_words - b_words)})
 
 
 def moved_rules(pair: Pair, moved: Moved, parts: set[tuple[str, str]]) -> None:
