@@ -434,8 +434,11 @@ def runs_in_order(pair: Pair, parts: set[tuple[str, str]]) -> None:
         news = run(pair.new, new_at[pair.forward[anchor.key]] + 1, pair.back, to)
         if olds and news:
             held = {a.key: held_of(a.words) for a in olds}
-            for a, b in _aligned(olds, news, lambda a, b: 0.0 if named_apart(pair, a, b)
-                                 else held[a.key](b.words)):
+
+            def alike(a: Entry, b: Entry, held: dict[str, Callable[[Set[str]], float]] = held) -> float:
+                return 0.0 if named_apart(pair, a, b) else held[a.key](b.words)
+
+            for a, b in _aligned(olds, news, alike):
                 pair.take(a, b)
 
 
